@@ -1,0 +1,7 @@
+"""Placeholder: replaced by the module's owner."""
+
+from components.config.base import ConfigModel
+
+
+class AckClusterConfig(ConfigModel):
+    """Placeholder."""

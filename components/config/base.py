@@ -1,0 +1,104 @@
+"""Shared building blocks of the stack configuration model.
+
+Every section of the stack file is a :class:`ConfigModel`: camelCase keys as Pulumi users write them, unknown keys
+rejected (a typo must never be silently ignored), immutable once loaded. A cross-field rule raises
+:class:`RuleViolation` with the key it is about, so the error names the exact key, not just the section.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic.alias_generators import to_camel
+
+PROJECT = "elastic-capacity"
+"""The Pulumi project name: the namespace of every config key this program reads."""
+
+DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+
+DnsLabel = Annotated[str, StringConstraints(pattern=DNS1123_LABEL, max_length=63)]
+"""A DNS-1123 label: the name of a namespace, or of any object whose name must be a label."""
+
+DnsSubdomain = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=253)]
+"""A DNS-1123 subdomain: the name of most Kubernetes objects (Kueue objects included)."""
+
+
+class ConfigModel(BaseModel):
+    """Base of every configuration section: camelCase keys, no unknown keys, frozen."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        str_strip_whitespace=True,
+    )
+
+
+class RuleViolation(ValueError):
+    """A cross-field rule broken inside one model.
+
+    ``key`` is relative to the model that raises it (``"userPools[0].minCount"``); the loader prefixes the path of
+    that model, so the final message names the full key as the user wrote it.
+    """
+
+    def __init__(self, key: str, value: Any, allowed: str) -> None:
+        self.key = key
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"{key}: {value!r} is not allowed; {allowed}")
+
+
+class ConfigError(Exception):
+    """Invalid stack configuration, reported before any resource is registered.
+
+    ``problems`` holds one ``(key, message)`` pair per broken rule; ``str()`` is a single line.
+    """
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{key}: {message}" for key, message in problems))
+
+    @property
+    def keys(self) -> list[str]:
+        return [key for key, _ in self.problems]
+
+
+def key_path(*parts: str | int) -> str:
+    """Join path parts the way the user writes them: ``aks.userPools[0].minCount``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part:
+            out += f".{part}" if out else part
+    return out
+
+
+def _loc_to_key(loc: tuple[str | int, ...]) -> str:
+    # pydantic puts tagged-union discriminators and function validators in the location; drop them.
+    return key_path(*(p for p in loc if isinstance(p, int) or not re.match(r"^(function-|tagged-union)", p)))
+
+
+def problems_from(error: ValidationError, prefix: str) -> list[tuple[str, str]]:
+    """Turn a pydantic error into ``(full key, message)`` pairs that name the key, the bad value and what is allowed."""
+    problems = []
+    for item in error.errors(include_url=False):
+        cause = (item.get("ctx") or {}).get("error")
+        loc = _loc_to_key(tuple(item["loc"]))
+        if isinstance(cause, RuleViolation):
+            key = key_path(prefix, loc, cause.key) if cause.key else key_path(prefix, loc)
+            problems.append((key, f"{cause.value!r} is not allowed; {cause.allowed}"))
+            continue
+        key = key_path(prefix, loc)
+        if item["type"] == "extra_forbidden":
+            problems.append((key, "unknown key; check the spelling against the README's config reference"))
+        elif item["type"] == "missing":
+            problems.append((key, "required key is missing"))
+        else:
+            message = item["msg"].removeprefix("Value error, ")
+            problems.append((key, f"{item['input']!r} is not allowed; {message}"))
+    return problems
