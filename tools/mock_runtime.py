@@ -237,7 +237,7 @@ class Recording:
         return self.by_urn(registration.provider.rsplit("::", 1)[0])
 
     def depends_on(self, dependent: Registration, dependency: Registration) -> bool:
-        """True if ``dependent`` waits for ``dependency`` through any chain of dependencies or parents.
+        """True if ``dependent`` waits for ``dependency`` through any chain of dependencies, providers or parents.
 
         A component's dependency is inherited by its children, and depending on a component means depending on
         all of its children, so both parent links count.
@@ -257,6 +257,8 @@ class Recording:
             if registration is None:
                 continue
             nexts = set(registration.all_dependencies)
+            if registration.provider:
+                nexts.add(registration.provider.rsplit("::", 1)[0])
             if registration.parent:
                 nexts.add(registration.parent)
             for dep in list(nexts):
