@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
+import pulumi
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
@@ -52,10 +53,11 @@ class RuleViolation(ValueError):
         super().__init__(f"{key}: {value!r} is not allowed; {allowed}")
 
 
-class ConfigError(Exception):
+class ConfigError(pulumi.RunError):
     """Invalid stack configuration, reported before any resource is registered.
 
-    ``problems`` holds one ``(key, message)`` pair per broken rule; ``str()`` is a single line.
+    ``problems`` holds one ``(key, message)`` pair per broken rule; ``str()`` is a single line. Being a
+    ``RunError``, the Pulumi language host prints it as a plain message, never as a traceback.
     """
 
     def __init__(self, problems: list[tuple[str, str]]) -> None:
