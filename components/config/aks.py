@@ -1,7 +1,347 @@
-"""Placeholder: replaced by the module's owner."""
+"""The ``aks`` section: the AKS cluster, its node pools and the cluster autoscaler that ProvisioningRequests drive.
 
-from components.config.base import ConfigModel
+Defaults reproduce the seed's walkthrough (seed 000 and reference aks-kueue.md §1.4): resource group
+``kueue-cas-demo`` in ``eastus2``, cluster ``kueue-cas`` with one system node, and one autoscaling user pool
+``scalepool`` (``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects through the ``agentpool`` label
+AKS stamps on every node. Enumerations mirror the ARM API that ``pulumi-azure-native`` 3.x targets.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, field_validator, model_validator
+
+from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path
+from components.versions import AKS_MIN_KUBERNETES, KubernetesVersion
+
+MAX_POOL_NODES = 1000
+"""AKS's per-pool node limit: the upper bound of every node count."""
+
+CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
+"""The taint AKS documents for a system pool that only runs critical add-ons (reference aks-kueue.md §5)."""
+
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+_QUALIFIED_NAME = re.compile(
+    r"^(?:(?P<prefix>[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?"
+    r"(?P<name>[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
+)
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+
+
+def _matching(pattern: str, allowed: str) -> AfterValidator:
+    """A string check whose error says what is allowed, in words rather than as a regular expression."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(allowed)
+        return value
+
+    return AfterValidator(check)
+
+
+def _is_qualified_name(key: str) -> bool:
+    match = _QUALIFIED_NAME.match(key)
+    return match is not None and len(match["name"]) <= 63 and len(match["prefix"] or "") <= 253
+
+
+def _is_label_value(value: str) -> bool:
+    return len(value) <= 63 and bool(_LABEL_VALUE.match(value))
+
+
+def _taint(text: str) -> str:
+    key, _, rest = text.partition("=")
+    value, _, effect = rest.rpartition(":")
+    if not (_is_qualified_name(key) and _is_label_value(value) and value and effect in TAINT_EFFECTS):
+        raise ValueError(f"write a taint as key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}")
+    return text
+
+
+def _labels(labels: dict[str, str]) -> dict[str, str]:
+    for key, value in labels.items():
+        if not _is_qualified_name(key):
+            raise ValueError(f"label key {key!r} must be a Kubernetes qualified name ([prefix/]name)")
+        if not _is_label_value(value):
+            raise ValueError(f"label value {value!r} of {key!r} must be <= 63 alphanumerics, '-', '_' or '.'")
+    return labels
+
+
+def _tags(tags: dict[str, str]) -> dict[str, str]:
+    if len(tags) > 50:
+        raise ValueError("Azure allows at most 50 tags per resource")
+    for key, value in tags.items():
+        if not key or len(key) > 512 or re.search(r"[<>%&\\?/]", key) or len(value) > 256:
+            raise ValueError(f"tag {key!r}: keys are 1-512 characters without <>%&\\?/, values <= 256 characters")
+    return tags
+
+
+def _cidr(text: str) -> str:
+    try:
+        return str(ipaddress.IPv4Network(text))
+    except ValueError:
+        raise ValueError("an IPv4 network in CIDR notation with no host bits set, e.g. 10.0.0.0/16") from None
+
+
+def _ip_address(text: str) -> str:
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        raise ValueError("an IPv4 address, e.g. 10.0.0.10") from None
+
+
+Cidr = Annotated[str, AfterValidator(_cidr)]
+IpAddress = Annotated[str, AfterValidator(_ip_address)]
+
+Taint = Annotated[str, AfterValidator(_taint)]
+"""A node taint as AKS takes it: ``key=value:Effect``."""
+
+NodeLabels = Annotated[dict[str, str], AfterValidator(_labels)]
+Tags = Annotated[dict[str, str], AfterValidator(_tags)]
+
+PoolName = Annotated[
+    str,
+    _matching(r"[a-z][a-z0-9]{0,11}", "AKS pool names are 1-12 lowercase letters or digits, starting with a letter"),
+]
+VmSize = Annotated[str, _matching(r"Standard_[A-Za-z0-9_]+", "an Azure VM size such as Standard_D4s_v3")]
+NodeCount = Annotated[int, Field(ge=0, le=MAX_POOL_NODES)]
+
+Minutes = Annotated[str, _matching(r"\d+m", "an integer number of minutes followed by 'm', e.g. '10m'")]
+Seconds = Annotated[str, _matching(r"\d+s?", "an integer number of seconds, e.g. '10' or '10s'")]
+Duration = Annotated[str, _matching(r"\d+[smh]", "an integer followed by s, m or h, e.g. '0s'")]
+Integer = Annotated[str, _matching(r"\d+", "a non-negative integer written as a string, e.g. '600'")]
+BoolString = Annotated[str, _matching(r"true|false", "'true' or 'false' (a string, as AKS wants it)")]
+Percentage = Annotated[str, _matching(r"(100|\d{1,2})", "an integer percentage 0-100 written as a string")]
+Fraction = Annotated[
+    str, _matching(r"0(\.\d+)?|1(\.0+)?", "a fraction between 0 and 1 written as a string, e.g. '0.5'")
+]
+
+
+class ResourceGroupConfig(ConfigModel):
+    """The resource group of the cluster: created by this stack, or an existing one looked up by name."""
+
+    name: Annotated[
+        str,
+        _matching(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'"),
+    ] = "kueue-cas-demo"
+    """The seed's ``RG=kueue-cas-demo`` (reference aks-kueue.md §1.4)."""
+    create: bool = True
+    """``false`` deploys into a group that already exists (shared subscriptions often forbid creating groups)."""
+
+
+class NodePoolConfig(ConfigModel):
+    """What the system pool and the user pools share."""
+
+    name: PoolName
+    vm_size: VmSize
+    labels: NodeLabels = Field(default_factory=dict)
+    taints: list[Taint] = Field(default_factory=list)
+    availability_zones: list[Literal["1", "2", "3"]] | None = None
+    max_pods: Annotated[int, Field(ge=10, le=250)] | None = None
+    """Unset keeps AKS's default (250 with Azure CNI overlay)."""
+    os_sku: Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"] | None = None
+    """Linux only: the pools run Linux batch pods and Kueue."""
+
+
+class SystemPoolConfig(NodePoolConfig):
+    """The inline pool AKS requires; Kueue's controller and the cluster add-ons run here.
+
+    It does not autoscale by default: the seed creates it with ``az aks create --node-count 1``. Setting both
+    ``minCount`` and ``maxCount`` turns the autoscaler on for it too.
+    """
+
+    name: PoolName = "system"
+    vm_size: VmSize = "Standard_D4ds_v6"
+    """The system pool size of the AKS example's Terraform module (reference aks-kueue.md §1.4)."""
+    count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 1
+    """Nodes at creation; the seed's ``--node-count 1``. A system pool never goes below one node."""
+    min_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] | None = None
+    max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] | None = None
+    only_critical_addons: bool = True
+    """Taint the pool ``CriticalAddonsOnly=true:NoSchedule`` so batch pods never land on it (Kueue tolerates it)."""
+
+    @property
+    def autoscales(self) -> bool:
+        return self.min_count is not None
+
+    @property
+    def node_taints(self) -> list[str]:
+        return [*self.taints, CRITICAL_ADDONS_TAINT] if self.only_critical_addons else list(self.taints)
+
+    @model_validator(mode="after")
+    def _autoscaling_bounds(self) -> SystemPoolConfig:
+        if (self.min_count is None) != (self.max_count is None):
+            missing = "maxCount" if self.max_count is None else "minCount"
+            raise RuleViolation(missing, None, "set both minCount and maxCount to autoscale the system pool, or none")
+        if self.min_count is not None and self.max_count is not None:
+            _check_counts(self.min_count, self.count, self.max_count, "count")
+        return self
+
+
+class UserPoolConfig(NodePoolConfig):
+    """An autoscaling pool batch jobs run on; a Kueue ResourceFlavor selects it by its ``agentpool`` label.
+
+    Every user pool autoscales: ProvisioningRequests only work through the cluster autoscaler.
+    """
+
+    name: PoolName = "scalepool"
+    vm_size: VmSize = "Standard_D4s_v3"
+    """The seed's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so three 1800m pods need more than one node."""
+    min_count: NodeCount = 1
+    """The seed's ``--min-count 1``; 0 also works and costs nothing while idle (reference aks-kueue.md §1.4)."""
+    max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 5
+    """The seed's ``--max-count 5``: the real ceiling; larger requests fail with ``CapacityIsNotFound``."""
+    initial_count: NodeCount = 1
+    """Nodes at creation (the seed's ``--node-count 1``); afterwards the autoscaler owns the count."""
+
+    @model_validator(mode="after")
+    def _count_bounds(self) -> UserPoolConfig:
+        _check_counts(self.min_count, self.initial_count, self.max_count, "initialCount")
+        return self
+
+
+def _check_counts(minimum: int, current: int, maximum: int, current_key: str) -> None:
+    if minimum > maximum:
+        raise RuleViolation("minCount", minimum, f"minCount must be <= maxCount ({maximum})")
+    if not minimum <= current <= maximum:
+        raise RuleViolation(
+            current_key, current, f"{current_key} must lie within minCount..maxCount ({minimum}..{maximum})"
+        )
+
+
+class AutoscalerProfileConfig(ConfigModel):
+    """Cluster-autoscaler settings, passed as they are to ``ManagedClusterPropertiesAutoScalerProfileArgs``.
+
+    Field names match that class's arguments; values are strings in the formats the ARM API documents. Unset keys
+    keep AKS's defaults. The AKS example suggests short scale-down times for demos (reference aks-kueue.md §1.4).
+    """
+
+    expander: Literal["least-waste", "most-pods", "priority", "random"] | None = None
+    scan_interval: Seconds | None = None
+    scale_down_unneeded_time: Minutes | None = None
+    scale_down_delay_after_add: Minutes | None = None
+    scale_down_delay_after_delete: Minutes | None = None
+    scale_down_delay_after_failure: Minutes | None = None
+    scale_down_unready_time: Minutes | None = None
+    scale_down_utilization_threshold: Fraction | None = None
+    max_graceful_termination_sec: Integer | None = None
+    max_node_provision_time: Minutes | None = None
+    max_empty_bulk_delete: Integer | None = None
+    max_total_unready_percentage: Percentage | None = None
+    ok_total_unready_count: Integer | None = None
+    new_pod_scale_up_delay: Duration | None = None
+    balance_similar_node_groups: BoolString | None = None
+    skip_nodes_with_local_storage: BoolString | None = None
+    skip_nodes_with_system_pods: BoolString | None = None
+    daemonset_eviction_for_empty_nodes: bool | None = None
+    daemonset_eviction_for_occupied_nodes: bool | None = None
+    ignore_daemonsets_utilization: bool | None = None
+
+
+class NetworkConfig(ConfigModel):
+    """The cluster network; Azure CNI overlay by default, so pods never consume VNet addresses as pools scale out."""
+
+    plugin: Literal["azure", "kubenet", "none"] = "azure"
+    plugin_mode: Literal["overlay"] | None = "overlay"
+    dataplane: Literal["azure", "cilium"] | None = None
+    policy: Literal["none", "calico", "azure", "cilium"] | None = None
+    pod_cidr: Cidr | None = None
+    service_cidr: Cidr | None = None
+    dns_service_ip: IpAddress | None = None
+    outbound_type: (
+        Literal["loadBalancer", "userDefinedRouting", "managedNATGateway", "userAssignedNATGateway", "none"] | None
+    ) = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> NetworkConfig:
+        if self.plugin_mode == "overlay" and self.plugin != "azure":
+            raise RuleViolation("pluginMode", self.plugin_mode, "overlay requires plugin 'azure'")
+        if self.policy == "cilium" and self.dataplane != "cilium":
+            raise RuleViolation("policy", self.policy, "network policy 'cilium' requires dataplane 'cilium'")
+        if self.pod_cidr is not None and self.plugin_mode != "overlay" and self.plugin != "kubenet":
+            raise RuleViolation("podCidr", self.pod_cidr, "a pod CIDR applies only to overlay or kubenet")
+        if (self.dns_service_ip is None) != (self.service_cidr is None):
+            raise RuleViolation("dnsServiceIp", self.dns_service_ip, "set serviceCidr and dnsServiceIp together")
+        if self.service_cidr is None or self.dns_service_ip is None:
+            return self
+        services = ipaddress.ip_network(self.service_cidr)
+        if ipaddress.ip_address(self.dns_service_ip) not in services:
+            raise RuleViolation("dnsServiceIp", self.dns_service_ip, f"it must lie inside serviceCidr {services}")
+        if self.pod_cidr is not None and ipaddress.ip_network(self.pod_cidr).overlaps(services):
+            raise RuleViolation("serviceCidr", self.service_cidr, f"it must not overlap podCidr {self.pod_cidr}")
+        return self
 
 
 class AksConfig(ConfigModel):
-    """Placeholder."""
+    """An AKS cluster ready for Kueue's ProvisioningRequest admission check (stack key ``elastic-capacity:aks``)."""
+
+    location: Annotated[str, _matching(r"[a-z0-9]+", "an Azure region name such as eastus2")] = "eastus2"
+    """The seed's ``LOCATION=eastus2`` (reference aks-kueue.md §1.4)."""
+    resource_group: ResourceGroupConfig = ResourceGroupConfig()
+    cluster_name: Annotated[
+        str,
+        _matching(
+            r"[A-Za-z0-9]([-\w]{0,61}[A-Za-z0-9])?", "1-63 letters, digits, '-' or '_', starting and ending alnum"
+        ),
+    ] = "kueue-cas"
+    """The seed's ``CLUSTER=kueue-cas``."""
+    dns_prefix: (
+        Annotated[
+            str,
+            _matching(
+                r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?", "1-54 letters, digits or '-', alnum at both ends"
+            ),
+        ]
+        | None
+    ) = None
+    """Unset uses the cluster name, as ``az aks create`` does."""
+    kubernetes_version: str = "1.33"
+    """ProvisioningRequest needs 1.30+; the AKS GPU lab asks for 1.33+ (reference aks-kueue.md §1.4)."""
+    sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
+    """``az aks create`` without ``--tier`` (the seed) gives Free; choose Standard for the uptime SLA."""
+    system_pool: SystemPoolConfig = SystemPoolConfig()
+    user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
+    """At least one autoscaling pool: without one no ProvisioningRequest can ever be satisfied."""
+    autoscaler_profile: AutoscalerProfileConfig = AutoscalerProfileConfig()
+    oidc_issuer: bool = True
+    workload_identity: bool = True
+    """On by default, as in the AKS example's Terraform: jobs reach Azure services without stored secrets."""
+    network: NetworkConfig = NetworkConfig()
+    upgrade_channel: Literal["rapid", "stable", "patch", "node-image", "none"] = "patch"
+    """Patch releases only: a minor upgrade is a deliberate change of ``kubernetesVersion``."""
+    node_os_upgrade_channel: Literal["None", "Unmanaged", "NodeImage", "SecurityPatch"] = "NodeImage"
+    tags: Tags = Field(default_factory=lambda: {"project": PROJECT})
+    delete_unreachable: bool = False
+    """For ephemeral stacks: let ``pulumi destroy`` drop Kubernetes objects whose cluster is already gone."""
+
+    @property
+    def effective_dns_prefix(self) -> str:
+        return self.dns_prefix or self.cluster_name
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _supports_provisioning_requests(cls, value: str) -> str:
+        if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value):
+            raise ValueError("write an AKS Kubernetes version as 1.33 or 1.33.2")
+        if not KubernetesVersion.parse(value).at_least(*AKS_MIN_KUBERNETES):
+            minimum = ".".join(map(str, AKS_MIN_KUBERNETES))
+            raise ValueError(f"ProvisioningRequest support needs Kubernetes {minimum} or later")
+        return value
+
+    @model_validator(mode="after")
+    def _unique_pool_names(self) -> AksConfig:
+        seen = {self.system_pool.name}
+        for index, pool in enumerate(self.user_pools):
+            if pool.name in seen:
+                raise RuleViolation(key_path("userPools", index, "name"), pool.name, "pool names must be unique")
+            seen.add(pool.name)
+        return self
+
+    @model_validator(mode="after")
+    def _workload_identity_needs_oidc(self) -> AksConfig:
+        if self.workload_identity and not self.oidc_issuer:
+            raise RuleViolation("oidcIssuer", False, "workloadIdentity needs the OIDC issuer")
+        return self

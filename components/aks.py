@@ -1,0 +1,218 @@
+"""The Kubernetes clusters Kueue is installed on: a new AKS cluster, or an existing cluster.
+
+Both components end in the same two outputs, a secret ``kubeconfig`` and a Kubernetes ``provider`` built from it,
+so the Kueue component never needs to know where its cluster came from.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pulumi
+from pulumi_azure_native import containerservice, resources
+from pulumi_kubernetes import Provider as KubernetesProvider
+
+from components.config.aks import AksConfig, NodePoolConfig, UserPoolConfig
+from components.config.stack import ExistingClusterConfig
+
+AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
+"""The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
+
+
+def decode_kubeconfig(credentials: containerservice.ListManagedClusterUserCredentialsResult) -> str:
+    """The first kubeconfig of an AKS credentials answer, which ARM returns base64-encoded."""
+    return base64.b64decode(credentials.kubeconfigs[0].value).decode()
+
+
+def aks_user_kubeconfig(
+    resource_group_name: pulumi.Input[str], cluster_name: pulumi.Input[str], parent: pulumi.Resource
+) -> pulumi.Output[str]:
+    """The cluster-user kubeconfig of an AKS cluster, as a secret.
+
+    Its only dependencies are its inputs, so whatever uses it waits for the cluster and nothing else.
+    """
+    credentials = containerservice.list_managed_cluster_user_credentials_output(
+        resource_group_name=resource_group_name,
+        resource_name=cluster_name,
+        opts=pulumi.InvokeOutputOptions(parent=parent),
+    )
+    return pulumi.Output.secret(credentials.apply(decode_kubeconfig))
+
+
+def kubernetes_provider(
+    name: str, kubeconfig: pulumi.Input[str], parent: pulumi.Resource, delete_unreachable: bool = False
+) -> KubernetesProvider:
+    """The provider every Kubernetes object on the cluster is created with."""
+    return KubernetesProvider(
+        f"{name}-k8s",
+        kubeconfig=kubeconfig,
+        delete_unreachable=delete_unreachable,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def _pool_settings(pool: NodePoolConfig, kubernetes_version: str, tags: dict[str, str]) -> dict[str, Any]:
+    """The arguments an inline pool profile and a separate ``AgentPool`` share."""
+    return {
+        "vm_size": pool.vm_size,
+        "os_type": containerservice.OSType.LINUX,
+        "os_sku": pool.os_sku,
+        "type": containerservice.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
+        "orchestrator_version": kubernetes_version,
+        "node_labels": pool.labels or None,
+        "availability_zones": pool.availability_zones,
+        "max_pods": pool.max_pods,
+        "tags": tags,
+    }
+
+
+class AksCluster(pulumi.ComponentResource):
+    """An AKS cluster whose user pools the cluster autoscaler grows when Kueue files a ProvisioningRequest."""
+
+    kubeconfig: pulumi.Output[str]
+    """Cluster-user kubeconfig (secret); depends on the cluster only, not on the user pools."""
+    provider: KubernetesProvider
+    cluster_name: pulumi.Output[str]
+    resource_group_name: pulumi.Output[str]
+    oidc_issuer_url: pulumi.Output[str | None]
+    """For workload-identity federated credentials."""
+    user_pools: dict[str, containerservice.AgentPool]
+
+    def __init__(self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
+        self.resource_group_name = self._resource_group(name, args)
+        cluster = self._managed_cluster(name, args)
+        self.cluster_name = cluster.name
+        self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
+            lambda profile: profile.issuer_url if profile else None
+        )
+        self.user_pools = {pool.name: self._user_pool(name, args, pool, cluster) for pool in args.user_pools}
+
+        self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, parent=self)
+        self.provider = kubernetes_provider(
+            name, self.kubeconfig, parent=self, delete_unreachable=args.delete_unreachable
+        )
+
+        self.register_outputs(
+            {
+                "kubeconfig": self.kubeconfig,
+                "cluster_name": self.cluster_name,
+                "resource_group_name": self.resource_group_name,
+                "oidc_issuer_url": self.oidc_issuer_url,
+            }
+        )
+
+    def _resource_group(self, name: str, args: AksConfig) -> pulumi.Output[str]:
+        """A new group, or the name of an existing one (``resourceGroup.create: false``)."""
+        group = args.resource_group
+        if not group.create:
+            return pulumi.Output.from_input(group.name)
+        created = resources.ResourceGroup(
+            f"{name}-rg",
+            resource_group_name=group.name,
+            location=args.location,
+            tags=args.tags,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        return created.name
+
+    def _managed_cluster(self, name: str, args: AksConfig) -> containerservice.ManagedCluster:
+        system = args.system_pool
+        network = args.network
+        system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
+            name=system.name,
+            mode=containerservice.AgentPoolMode.SYSTEM,
+            count=system.count,
+            enable_auto_scaling=system.autoscales,
+            min_count=system.min_count,
+            max_count=system.max_count,
+            node_taints=system.node_taints or None,
+            **_pool_settings(system, args.kubernetes_version, args.tags),
+        )
+        return containerservice.ManagedCluster(
+            f"{name}-cluster",
+            resource_group_name=self.resource_group_name,
+            resource_name_=args.cluster_name,
+            location=args.location,
+            dns_prefix=args.effective_dns_prefix,
+            kubernetes_version=args.kubernetes_version,
+            sku=containerservice.ManagedClusterSKUArgs(
+                name=containerservice.ManagedClusterSKUName.BASE, tier=args.sku_tier
+            ),
+            identity=containerservice.ManagedClusterIdentityArgs(
+                type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
+            ),
+            agent_pool_profiles=[system_pool],
+            auto_scaler_profile=containerservice.ManagedClusterPropertiesAutoScalerProfileArgs(
+                **args.autoscaler_profile.model_dump(exclude_none=True)
+            ),
+            oidc_issuer_profile=containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=args.oidc_issuer),
+            security_profile=containerservice.ManagedClusterSecurityProfileArgs(
+                workload_identity=containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(
+                    enabled=args.workload_identity
+                )
+            ),
+            network_profile=containerservice.ContainerServiceNetworkProfileArgs(
+                network_plugin=network.plugin,
+                network_plugin_mode=network.plugin_mode,
+                network_dataplane=network.dataplane,
+                network_policy=network.policy,
+                pod_cidr=network.pod_cidr,
+                service_cidr=network.service_cidr,
+                dns_service_ip=network.dns_service_ip,
+                outbound_type=network.outbound_type,
+            ),
+            auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
+                upgrade_channel=args.upgrade_channel, node_os_upgrade_channel=args.node_os_upgrade_channel
+            ),
+            tags=args.tags,
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=[AUTOSCALED_SYSTEM_COUNT] if system.autoscales else None
+            ),
+        )
+
+    def _user_pool(
+        self, name: str, args: AksConfig, pool: UserPoolConfig, cluster: containerservice.ManagedCluster
+    ) -> containerservice.AgentPool:
+        """One autoscaling pool; ``count`` only seeds it, the autoscaler owns it afterwards."""
+        return containerservice.AgentPool(
+            f"{name}-{pool.name}",
+            resource_group_name=self.resource_group_name,
+            resource_name_=cluster.name,
+            agent_pool_name=pool.name,
+            mode=containerservice.AgentPoolMode.USER,
+            enable_auto_scaling=True,
+            min_count=pool.min_count,
+            max_count=pool.max_count,
+            count=pool.initial_count,
+            node_taints=pool.taints or None,
+            **_pool_settings(pool, args.kubernetes_version, args.tags),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"]),
+        )
+
+
+class ExistingCluster(pulumi.ComponentResource):
+    """A cluster this stack does not manage: an AKS cluster found by name, or any cluster given by kubeconfig."""
+
+    kubeconfig: pulumi.Output[str]
+    """Always a secret, whichever source it came from."""
+    provider: KubernetesProvider
+
+    def __init__(
+        self,
+        name: str,
+        args: ExistingClusterConfig,
+        kubeconfig: pulumi.Input[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("elastic-capacity:azure:ExistingCluster", name, None, opts)
+        if args.source == "aks":
+            assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
+            self.kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, parent=self)
+        elif kubeconfig is None:
+            raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
+        else:
+            self.kubeconfig = pulumi.Output.secret(kubeconfig)
+        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self)
+        self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -1,0 +1,150 @@
+"""ACS workload manifests: the Deployment and its ResourcePolicy, exactly as seed 004 writes them.
+
+Pure functions of a validated :class:`AcsWorkloadConfig`. The three scheduling methods differ only in how a pod
+reaches the virtual node and where the compute-class labels go:
+
+* ``node-selector``: nodeSelector ``type: virtual-kubelet``, a toleration of the virtual node's taint, and the class
+  and QoS pod labels (without them the virtual node runs the pod on ECI, reference section 0 fact 7);
+* ``pod-label``: the pod label ``alibabacloud.com/acs: "true"`` plus class and QoS labels;
+* ``resource-policy``: no class labels on the pod; a ResourcePolicy selecting the ``app`` label carries them in its
+  ``acs`` units, and the Deployment names the policy in its ``resourcePolicy`` annotation (the seed's dep-rp-demo).
+
+GPU-HPN pods go to their reserved nodes by nodeSelector ``alibabacloud.com/node-type: reserved``, without a
+toleration. Class and QoS labels never reach a selector. Every quantity is a string.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.config.acs import (
+    ACS_LABEL,
+    APP_LABEL,
+    COMPUTE_CLASS_LABEL,
+    COMPUTE_QOS_LABEL,
+    GPU_MODEL_SERIES_LABEL,
+    AcsWorkloadConfig,
+    PolicyUnitConfig,
+)
+
+RESOURCE_POLICY_API_VERSION = "scheduling.alibabacloud.com/v1alpha1"
+RESOURCE_POLICY_ANNOTATION = "resourcePolicy"
+"""The Deployment annotation naming its ResourcePolicy (seed 004)."""
+
+VIRTUAL_NODE_SELECTOR = {"type": "virtual-kubelet"}
+"""Every virtual node carries this label (seed 004, ``kubectl get node virtual-kubelet-… -oyaml``)."""
+
+VIRTUAL_NODE_TOLERATION = {"key": "virtual-kubelet.io/provider", "operator": "Exists", "effect": "NoSchedule"}
+"""Tolerates the virtual node's taint ``virtual-kubelet.io/provider=alibabacloud:NoSchedule``."""
+
+GPU_HPN_NODE_SELECTOR = {"alibabacloud.com/node-type": "reserved"}
+"""GPU-HPN capacity reservations appear as nodes with this label (seed 004, GPU-HPN section)."""
+
+
+def deployment(cfg: AcsWorkloadConfig) -> dict[str, Any]:
+    """The workload's Deployment: ``app`` is its only label and selector; the pod carries the ACS labels."""
+    metadata: dict[str, Any] = {"name": cfg.name, "namespace": cfg.namespace, "labels": {APP_LABEL: cfg.app}}
+    if cfg.scheduling == "resource-policy":
+        metadata["annotations"] = {RESOURCE_POLICY_ANNOTATION: cfg.policy_name}
+    pod_metadata: dict[str, Any] = {"labels": {APP_LABEL: cfg.app, **_placement_labels(cfg), **cfg.labels}}
+    if cfg.annotations:
+        pod_metadata["annotations"] = dict(cfg.annotations)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": metadata,
+        "spec": {
+            "replicas": cfg.replicas,
+            "selector": {"matchLabels": {APP_LABEL: cfg.app}},
+            "template": {"metadata": pod_metadata, "spec": _pod_spec(cfg)},
+        },
+    }
+
+
+def resource_policy(cfg: AcsWorkloadConfig) -> dict[str, Any] | None:
+    """The ResourcePolicy of a ``resource-policy`` workload (``None`` for the other methods).
+
+    It selects the workload's pods by their ``app`` label, in the workload's namespace.
+    """
+    if cfg.scheduling != "resource-policy":
+        return None
+    return {
+        "apiVersion": RESOURCE_POLICY_API_VERSION,
+        "kind": "ResourcePolicy",
+        "metadata": {"name": cfg.policy_name, "namespace": cfg.namespace},
+        "spec": {"selector": {APP_LABEL: cfg.app}, "units": [_unit(cfg, unit) for unit in cfg.policy_units]},
+    }
+
+
+def _acs_labels(cfg: AcsWorkloadConfig, qos: str) -> dict[str, str]:
+    """Class and QoS labels, plus the GPU model for class ``gpu`` (GPU-HPN selects its model by nodeSelector)."""
+    labels = {COMPUTE_CLASS_LABEL: cfg.compute_class, COMPUTE_QOS_LABEL: qos}
+    if cfg.compute_class == "gpu" and cfg.gpu_model_series:
+        labels[GPU_MODEL_SERIES_LABEL] = cfg.gpu_model_series
+    return labels
+
+
+def _placement_labels(cfg: AcsWorkloadConfig) -> dict[str, str]:
+    if cfg.scheduling == "resource-policy":
+        return {}
+    if cfg.scheduling == "pod-label":
+        return {ACS_LABEL: "true", **_acs_labels(cfg, cfg.compute_qos)}
+    return _acs_labels(cfg, cfg.compute_qos)
+
+
+def _pod_spec(cfg: AcsWorkloadConfig) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if cfg.compute_class == "gpu-hpn":
+        node_selector = dict(GPU_HPN_NODE_SELECTOR)
+        if cfg.gpu_model_series:
+            node_selector[GPU_MODEL_SERIES_LABEL] = cfg.gpu_model_series
+        spec["nodeSelector"] = node_selector
+    elif cfg.scheduling == "node-selector":
+        spec["nodeSelector"] = dict(VIRTUAL_NODE_SELECTOR)
+        spec["tolerations"] = [dict(VIRTUAL_NODE_TOLERATION)]
+    spec["containers"] = [_container(cfg)]
+    if cfg.volumes:
+        spec["volumes"] = [
+            {"name": v.name, "persistentVolumeClaim": {"claimName": v.claim_name, **_read_only(v.read_only)}}
+            for v in cfg.volumes
+        ]
+    return spec
+
+
+def _container(cfg: AcsWorkloadConfig) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": cfg.container, "image": cfg.image}
+    if cfg.command:
+        container["command"] = list(cfg.command)
+    if cfg.args:
+        container["args"] = list(cfg.args)
+    quantities = {"cpu": cfg.cpu, "memory": cfg.memory}
+    if cfg.gpu is not None:
+        quantities[cfg.gpu_resource_name] = str(cfg.gpu)
+    amounts = {name: value for name, value in quantities.items() if value is not None}
+    if amounts:
+        # requests == limits: GPU pods in ACK must be Guaranteed (reference 3.4), and the seed writes CPU pods so too.
+        container["resources"] = {"limits": dict(amounts), "requests": dict(amounts)}
+    if cfg.volumes:
+        container["volumeMounts"] = [
+            {"name": v.name, "mountPath": v.mount_path, **_read_only(v.read_only)} for v in cfg.volumes
+        ]
+    return container
+
+
+def _read_only(read_only: bool) -> dict[str, bool]:
+    return {"readOnly": True} if read_only else {}
+
+
+def _unit(cfg: AcsWorkloadConfig, unit: PolicyUnitConfig) -> dict[str, Any]:
+    out: dict[str, Any] = {"resource": unit.resource}
+    if unit.node_selector:
+        out["nodeSelector"] = dict(unit.node_selector)
+    placement = _acs_labels(cfg, unit.compute_qos or cfg.compute_qos) if unit.resource == "acs" else {}
+    pod_labels = {**placement, **unit.pod_labels}
+    if pod_labels:
+        out["podLabels"] = pod_labels
+    if unit.pod_annotations:
+        out["podAnnotations"] = dict(unit.pod_annotations)
+    if unit.max is not None:
+        out["max"] = unit.max
+    return out

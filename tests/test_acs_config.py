@@ -1,0 +1,381 @@
+"""The ``ack`` section's ACS workload rules: every rule has a good and a bad case, and names the exact key."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from components.config.acs import RESERVED_LABELS, AckConfig
+from components.config.base import PROJECT, ConfigError, problems_from
+
+GPU_SCHEDULER_131 = "v1.31.0-aliyun.6.8.4.8f585f26"
+"""The seed's minimum kube-scheduler for ACS GPU on 1.31."""
+
+
+def cluster(name: str = "prod", version: str = "1.31.1-aliyun.1", virtual_node: str = "v2.17.3", scheduler=None):
+    spec: dict[str, Any] = {
+        "name": name,
+        "region": "cn-hangzhou",
+        "kubernetesVersion": version,
+        "network": {"vswitchIds": ["vsw-node"], "podVswitchIds": ["vsw-pod"]},
+        "virtualNode": {"version": virtual_node},
+    }
+    if scheduler:
+        spec["scheduler"] = {"version": scheduler}
+    return spec
+
+
+def workload(**fields: Any) -> dict[str, Any]:
+    return {"name": "web", "cluster": "prod", "image": "nginx:1.27", **fields}
+
+
+GPU = {"computeClass": "gpu", "gpuModelSeries": "T4", "gpu": 1, "cpu": 1, "memory": "1Gi"}
+GPU_HPN = {"computeClass": "gpu-hpn", "cpu": 1, "memory": "1Gi"}
+
+
+def load(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> AckConfig:
+    return AckConfig.model_validate({"clusters": clusters or [cluster()], "workloads": workloads})
+
+
+def problems(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> list[tuple[str, str]]:
+    """The ``(key, message)`` pairs the stack loader reports for this ``ack`` section."""
+    with pytest.raises(ValidationError) as caught:
+        load(workloads, clusters)
+    return problems_from(caught.value, "ack")
+
+
+def bad_keys(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> list[str]:
+    return [key for key, _ in problems(workloads, clusters)]
+
+
+def test_section_is_read_from_the_ack_stack_key():
+    from components.config.stack import load_stack_config  # the root model; imported here to keep this file's scope
+
+    ack = {"clusters": [cluster()], "workloads": [workload(computeQos="fast")]}
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config({f"{PROJECT}:ack": json.dumps(ack)})
+    assert caught.value.keys == [f"{PROJECT}:ack.workloads[0].computeQos"]
+
+
+def test_defaults_follow_the_seed():
+    (web,) = load([workload()]).workloads
+    assert (web.namespace, web.replicas, web.scheduling) == ("default", 1, "node-selector")
+    assert (web.compute_class, web.compute_qos, web.gpu_resource_name) == (
+        "general-purpose",
+        "default",
+        "nvidia.com/gpu",
+    )
+    assert (web.app, web.container, web.policy_name) == ("web", "web", "web")
+    assert [u.resource for u in web.policy_units] == ["acs"]
+
+
+def test_explicit_names_override_the_defaults():
+    rp = {"scheduling": "resource-policy", "resourcePolicy": {"name": "rp"}}
+    (demo,) = load(
+        [workload(appLabel="demo-app", containerName="main", **rp)], [cluster(scheduler=GPU_SCHEDULER_131)]
+    ).workloads
+    assert (demo.app, demo.container, demo.policy_name) == ("demo-app", "main", "rp")
+
+
+def test_quantities_keep_their_text():
+    (web,) = load([workload(cpu=2, memory="3.5Gi")]).workloads
+    (half,) = load([workload(cpu=0.5, memory="512Mi")]).workloads
+    assert (web.cpu, web.memory, half.cpu) == ("2", "3.5Gi", "0.5")
+
+
+@pytest.mark.parametrize("cpu", ["two", 0, "-1", True])
+def test_cpu_must_be_a_positive_quantity(cpu):
+    assert bad_keys([workload(cpu=cpu)]) == ["ack.workloads[0].cpu"]
+
+
+def test_workloads_on_groups_by_cluster():
+    config = load(
+        [workload(name="a"), workload(name="b", cluster="dev"), workload(name="c")],
+        [cluster(), cluster("dev")],
+    )
+    assert [w.name for w in config.workloads_on("prod")] == ["a", "c"]
+    assert [w.name for w in config.workloads_on("dev")] == ["b"]
+
+
+# --- compute class x QoS, GPU fields ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"computeClass": "general-purpose", "computeQos": "best-effort"},
+        {"computeClass": "performance", "computeQos": "best-effort"},
+        {**GPU, "computeQos": "best-effort"},
+        {**GPU_HPN, "computeQos": "default"},
+    ],
+)
+def test_valid_class_and_qos(fields):
+    scheduler = "v1.31.0-aliyun.6.9.3.051bb0e8"  # satisfies both the GPU and the GPU-HPN minimum on 1.31
+    load([workload(**fields)], [cluster(scheduler=scheduler)])
+
+
+def test_gpu_hpn_allows_only_default_qos():
+    assert bad_keys([workload(**GPU_HPN, computeQos="best-effort")]) == ["ack.workloads[0].computeQos"]
+
+
+@pytest.mark.parametrize(("missing", "key"), [("gpuModelSeries", "gpuModelSeries"), ("gpu", "gpu")])
+def test_gpu_class_needs_model_series_and_count(missing, key):
+    fields = {k: v for k, v in GPU.items() if k != missing}
+    assert bad_keys([workload(**fields)]) == [f"ack.workloads[0].{key}"]
+
+
+@pytest.mark.parametrize("missing", ["cpu", "memory"])
+@pytest.mark.parametrize("base", [GPU, GPU_HPN], ids=["gpu", "gpu-hpn"])
+def test_gpu_pods_must_be_guaranteed(base, missing):
+    fields = {k: v for k, v in base.items() if k != missing}
+    assert bad_keys([workload(**fields)]) == [f"ack.workloads[0].{missing}"]
+
+
+def test_gpu_hpn_may_omit_model_and_count():
+    (hpn,) = load([workload(**GPU_HPN)], [cluster(scheduler="v1.31.0-aliyun.6.9.3.051bb0e8")]).workloads
+    assert (hpn.gpu, hpn.gpu_model_series) == (None, None)
+
+
+@pytest.mark.parametrize(("field", "value"), [("gpuModelSeries", "T4"), ("gpu", 1)])
+def test_cpu_classes_refuse_gpu_fields(field, value):
+    assert bad_keys([workload(**{field: value})]) == [f"ack.workloads[0].{field}"]
+
+
+@pytest.mark.parametrize(("fields", "key"), [({"cpu": 65}, "cpu"), ({"cpu": 2, "memory": "1Ti"}, "memory")])
+def test_cpu_pods_must_fit_an_acs_spec(fields, key):
+    assert bad_keys([workload(**fields)]) == [f"ack.workloads[0].{key}"]
+
+
+def test_largest_acs_spec_is_accepted():
+    load([workload(cpu=64, memory="512Gi")])
+
+
+# --- scheduling methods -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheduling", ["pod-label", "resource-policy"])
+def test_gpu_hpn_goes_by_node_selector_only(scheduling):
+    assert bad_keys([workload(**GPU_HPN, scheduling=scheduling)]) == ["ack.workloads[0].scheduling"]
+
+
+def test_resource_policy_options_need_resource_policy_scheduling():
+    assert bad_keys([workload(resourcePolicy={"name": "rp"})]) == ["ack.workloads[0].resourcePolicy"]
+
+
+def volume(binding_mode: str, name: str = "data") -> dict[str, Any]:
+    return {"name": name, "claimName": "disk", "mountPath": "/data", "bindingMode": binding_mode}
+
+
+def test_pod_label_refuses_wait_for_first_consumer_volumes():
+    volumes = [volume("Immediate", "a"), volume("WaitForFirstConsumer")]
+    ((key, message),) = problems([workload(scheduling="pod-label", volumes=volumes)])
+    assert key == "ack.workloads[0].scheduling"
+    assert "volumes[1]" in message and "node-selector or resource-policy" in message
+
+
+@pytest.mark.parametrize(
+    ("scheduling", "binding_mode"),
+    [
+        ("pod-label", "Immediate"),
+        ("node-selector", "WaitForFirstConsumer"),
+        ("resource-policy", "WaitForFirstConsumer"),
+    ],
+)
+def test_volumes_allowed(scheduling, binding_mode):
+    load([workload(scheduling=scheduling, volumes=[volume(binding_mode)])], [cluster(scheduler=GPU_SCHEDULER_131)])
+
+
+def test_volume_names_are_unique():
+    volumes = [volume("Immediate"), volume("Immediate")]
+    assert bad_keys([workload(volumes=volumes)]) == ["ack.workloads[0].volumes[1].name"]
+
+
+@pytest.mark.parametrize(
+    ("unit", "key"),
+    [
+        ({"resource": "ecs", "computeQos": "default"}, "computeQos"),
+        ({"resource": "acs", "nodeSelector": {"pool": "a"}}, "nodeSelector"),
+    ],
+)
+def test_unit_fields_match_their_resource(unit, key):
+    spec = workload(scheduling="resource-policy", resourcePolicy={"units": [unit]})
+    assert bad_keys([spec]) == [f"ack.workloads[0].resourcePolicy.units[0].{key}"]
+
+
+def test_unit_list_may_not_be_empty():
+    spec = workload(scheduling="resource-policy", resourcePolicy={"units": []})
+    assert bad_keys([spec]) == ["ack.workloads[0].resourcePolicy.units"]
+
+
+# --- labels and annotations ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", [*RESERVED_LABELS, "alibabacloud.com/eci"])
+def test_builder_owned_and_eci_labels_are_refused(label):
+    assert bad_keys([workload(labels={label: "x"})]) == [f"ack.workloads[0].labels.{label}"]
+
+
+def test_eci_is_refused_in_annotations_and_policy_units():
+    eci = {"alibabacloud.com/eci": "true"}
+    policy = {"units": [{"podLabels": {"team": "a"}}, {"podAnnotations": eci}]}
+    assert bad_keys([workload(annotations=eci)]) == ["ack.workloads[0].annotations.alibabacloud.com/eci"]
+    assert bad_keys([workload(scheduling="resource-policy", resourcePolicy=policy)]) == [
+        "ack.workloads[0].resourcePolicy.units[1].podAnnotations.alibabacloud.com/eci"
+    ]
+
+
+@pytest.mark.parametrize("label", ["alibabacloud.com/compute-class", "alibabacloud.com/compute-qos", "app"])
+def test_class_labels_are_refused_in_unit_pod_labels(label):
+    spec = workload(scheduling="resource-policy", resourcePolicy={"units": [{"podLabels": {label: "x"}}]})
+    assert bad_keys([spec]) == [f"ack.workloads[0].resourcePolicy.units[0].podLabels.{label}"]
+
+
+def test_other_labels_and_annotations_pass():
+    (web,) = load(
+        [
+            workload(
+                labels={"team": "search", "example.com/tier": "web"},
+                annotations={"alibabacloud.com/cpu-vendors": "amd"},
+            )
+        ]
+    ).workloads
+    assert web.labels == {"team": "search", "example.com/tier": "web"}
+
+
+def test_label_values_must_be_label_values():
+    assert bad_keys([workload(labels={"team": "not a label value"})]) == ["ack.workloads[0].labels.team"]
+
+
+# --- names across the section -----------------------------------------------------------------------------------
+
+
+def test_workload_cluster_must_exist():
+    assert bad_keys([workload(cluster="staging")]) == ["ack.workloads[0].cluster"]
+
+
+def test_cluster_names_are_unique():
+    assert bad_keys([], [cluster(), cluster()]) == ["ack.clusters[1].name"]
+
+
+def test_the_section_needs_a_cluster():
+    with pytest.raises(ValidationError) as caught:
+        AckConfig.model_validate({"clusters": []})
+    assert [key for key, _ in problems_from(caught.value, "ack")] == ["ack.clusters"]
+
+
+def test_workload_names_are_unique_per_cluster_and_namespace():
+    assert bad_keys([workload(), workload(appLabel="other")]) == ["ack.workloads[1].name"]
+    load(
+        [workload(), workload(namespace="team-a", appLabel="x"), workload(cluster="dev")],
+        [cluster(), cluster("dev")],
+    )
+
+
+def test_app_labels_are_unique_per_namespace():
+    assert bad_keys([workload(), workload(name="api", appLabel="web")]) == ["ack.workloads[1].appLabel"]
+    load([workload(), workload(name="api", namespace="team-a", appLabel="web")])
+
+
+def test_policy_names_are_unique_per_namespace():
+    rp = {"scheduling": "resource-policy", "resourcePolicy": {"name": "shared"}}
+    assert bad_keys([workload(**rp), workload(name="api", **rp)]) == ["ack.workloads[1].resourcePolicy.name"]
+    load([workload(**rp), workload(name="api", namespace="team-a", **rp)], [cluster(scheduler=GPU_SCHEDULER_131)])
+
+
+# --- versions the workloads need of their cluster ---------------------------------------------------------------
+
+
+def test_virtual_node_minimum_for_acs():
+    load([workload()], [cluster(virtual_node="v2.13.0")])
+    assert bad_keys([workload()], [cluster(virtual_node="v2.12.9")]) == ["ack.clusters[0].virtualNode.version"]
+
+
+def test_gpu_hpn_needs_virtual_node_2_15():
+    hpn_scheduler = "v1.31.0-aliyun.6.9.3.051bb0e8"
+    load([workload(**GPU_HPN)], [cluster(virtual_node="v2.15.0", scheduler=hpn_scheduler)])
+    ((key, message),) = problems([workload(**GPU_HPN)], [cluster(virtual_node="v2.14.9", scheduler=hpn_scheduler)])
+    assert key == "ack.clusters[0].virtualNode.version"
+    assert "ack.workloads[0] (web, gpu-hpn)" in message and "v2.15.0" in message
+
+
+def test_cpu_workloads_do_not_need_a_pinned_scheduler():
+    load([workload(), workload(name="perf", computeClass="performance")])
+
+
+@pytest.mark.parametrize(
+    ("fields", "version", "good", "bad"),
+    [
+        (GPU, "1.26.15-aliyun.1", "v1.26.3-aliyun-6.8.4.4b180111", "v1.26.3-aliyun-6.8.3.4b180111"),
+        (GPU, "1.28.15-aliyun.1", "v1.28.12-aliyun-6.8.4.b27c0009", "v1.28.12-aliyun-6.7.9.b27c0009"),
+        (GPU, "1.30.14-aliyun.1", "v1.30.3-aliyun.6.8.4.946f90e8", "v1.30.2-aliyun.6.8.4.946f90e8"),
+        (GPU, "1.31.1-aliyun.1", GPU_SCHEDULER_131, "v1.31.0-aliyun.6.8.3.8f585f26"),
+        (GPU_HPN, "1.28.15-aliyun.1", "v1.28.12-aliyun-6.9.3.cd73f3fe", "v1.28.12-aliyun-6.8.4.b27c0009"),
+        (GPU_HPN, "1.30.14-aliyun.1", "v1.30.3-aliyun.6.9.3.ce7e2faf", "v1.30.3-aliyun.6.8.4.946f90e8"),
+        (GPU_HPN, "1.31.1-aliyun.1", "v1.31.0-aliyun.6.9.3.051bb0e8", GPU_SCHEDULER_131),
+        (GPU_HPN, "1.32.7-aliyun.1", "v1.32.0-aliyun.6.9.3.515ac311", "v1.32.0-aliyun.6.9.2.515ac311"),
+        (GPU_HPN, "1.33.3-aliyun.1", "v1.33.0-aliyun.6.9.4.8b58e6b4", "v1.33.0-aliyun.6.9.3.8b58e6b4"),
+    ],
+)
+def test_gpu_scheduler_minimum_per_minor(fields, version, good, bad):
+    load([workload(**fields)], [cluster(version=version, scheduler=good)])
+    ((key, message),) = problems([workload(**fields)], [cluster(version=version, scheduler=bad)])
+    assert key == "ack.clusters[0].scheduler.version"
+    assert f"ack.workloads[0] (web, {fields['computeClass']})" in message and good in message
+
+
+@pytest.mark.parametrize("fields", [GPU, GPU_HPN], ids=["gpu", "gpu-hpn"])
+def test_gpu_needs_a_pinned_scheduler(fields):
+    assert bad_keys([workload(**fields)]) == ["ack.clusters[0].scheduler"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "version", "scheduler", "missing"),
+    [
+        (GPU, "1.32.7-aliyun.1", "v1.32.0-aliyun.6.9.3.515ac311", "1.32"),
+        (GPU, "1.33.3-aliyun.1", "v1.33.0-aliyun.6.9.4.8b58e6b4", "1.33"),
+        (GPU_HPN, "1.26.15-aliyun.1", "v1.26.3-aliyun-6.8.4.4b180111", "1.26"),
+    ],
+)
+def test_minor_missing_from_the_seed_table(fields, version, scheduler, missing):
+    ((key, message),) = problems([workload(**fields)], [cluster(version=version, scheduler=scheduler)])
+    assert key == "ack.clusters[0].kubernetesVersion"
+    assert f"Kubernetes {missing}" in message and "ack.workloads[0]" in message
+
+
+def test_rules_apply_to_the_workloads_own_cluster_only():
+    """A GPU workload on ``gpu`` pins nothing on ``prod``, which runs only CPU pods."""
+    clusters = [cluster(), cluster("gpu", scheduler=GPU_SCHEDULER_131)]
+    load([workload(), workload(name="train", cluster="gpu", **GPU)], clusters)
+    assert bad_keys([workload(name="train", **GPU)], clusters) == ["ack.clusters[0].scheduler"]
+
+
+def policy_workload(*units: dict[str, Any]) -> dict[str, Any]:
+    """A resource-policy workload; without units it gets the default single acs unit."""
+    options = {"resourcePolicy": {"units": list(units)}} if units else {}
+    return workload(scheduling="resource-policy", **options)
+
+
+@pytest.mark.parametrize(
+    ("units", "good", "bad"),
+    [
+        ((), "v1.31.0-aliyun.6.7.1.aaaaaaaa", "v1.31.0-aliyun.6.7.0.aaaaaaaa"),
+        (
+            ({"computeQos": "best-effort"}, {"computeQos": "default"}),
+            "v1.31.0-aliyun.6.8.3.aaaaaaaa",
+            "v1.31.0-aliyun.6.8.2.aaaaaaaa",
+        ),
+    ],
+    ids=["one-acs-unit", "two-acs-units"],
+)
+def test_acs_units_need_scheduler(units, good, bad):
+    spec = policy_workload(*units)
+    load([spec], [cluster(scheduler=good)])
+    assert bad_keys([spec], [cluster(scheduler=bad)]) == ["ack.clusters[0].scheduler.version"]
+    assert bad_keys([spec]) == ["ack.clusters[0].scheduler"]
+
+
+def test_ecs_only_policy_needs_no_acs_scheduler():
+    load([policy_workload({"resource": "ecs", "nodeSelector": {"alibabacloud.com/nodepool-id": "np-1"}})])

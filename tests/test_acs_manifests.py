@@ -1,0 +1,531 @@
+"""The ACS builders reproduce seed 004's examples field for field and emit only schema-valid objects.
+
+The seed's YAML is typed in below as the seed writes it (``example-model`` is swapped for a configured model
+series). Three normalisations separate it from the builders' output, applied by :func:`as_emitted`:
+
+1. ``metadata.namespace`` is always written (``default`` when the seed leaves it out);
+2. quantities are strings (the seed writes ``cpu: 2`` as a YAML number);
+3. the pod template's ``metadata.name`` (ignored by Kubernetes, present in one seed example) is not emitted.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL, AcsWorkloadConfig
+from components.manifests.acs import deployment, resource_policy
+from tests.schemas import validate_core
+
+MODEL = "L20"
+"""Stands in for the seed's placeholder ``example-model``."""
+
+RP_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
+STRESS = "registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4"
+NGINX = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
+
+
+def seed(text: str) -> list[dict[str, Any]]:
+    return list(yaml.safe_load_all(text.replace("example-model", MODEL)))
+
+
+def as_emitted(obj: dict[str, Any]) -> dict[str, Any]:
+    """Apply the three documented normalisations to a seed Deployment."""
+    out = copy.deepcopy(obj)
+    out["metadata"].setdefault("namespace", "default")
+    out["spec"]["template"]["metadata"].pop("name", None)
+    for container in out["spec"]["template"]["spec"]["containers"]:
+        for part in ("limits", "requests"):
+            container["resources"][part] = {name: str(value) for name, value in container["resources"][part].items()}
+    return out
+
+
+def workload(**fields: Any) -> AcsWorkloadConfig:
+    return AcsWorkloadConfig.model_validate({"cluster": "prod", **fields})
+
+
+SEED_NGINX = {"name": "nginx", "replicas": 2, "image": NGINX, "cpu": 2}
+SEED_GPU = {
+    "name": "dep-node-selector-demo",
+    "appLabel": "node-selector-demo",
+    "image": STRESS,
+    "command": ["sleep", "1000h"],
+    "cpu": 1,
+    "memory": "1Gi",
+    "gpu": 1,
+}
+
+NGINX_BY_NODE_SELECTOR = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+  labels:
+    app: nginx
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      name: nginx
+      labels:
+        app: nginx
+        alibabacloud.com/compute-class: general-purpose
+        alibabacloud.com/compute-qos: default
+    spec:
+      nodeSelector:
+        type: virtual-kubelet
+      tolerations:
+      - key: "virtual-kubelet.io/provider"
+        operator: "Exists"
+        effect: "NoSchedule"
+      containers:
+      - name: nginx
+        image: registry.openanolis.cn/openanolis/nginx:1.14.1-8.6
+        resources:
+          limits:
+            cpu: 2
+          requests:
+            cpu: 2
+"""
+
+NGINX_BY_POD_LABEL = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx
+  labels:
+    app: nginx
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+        alibabacloud.com/acs: "true"
+        alibabacloud.com/compute-class: general-purpose
+        alibabacloud.com/compute-qos: default
+    spec:
+      containers:
+      - name: nginx
+        image: registry.openanolis.cn/openanolis/nginx:1.14.1-8.6
+        resources:
+          limits:
+            cpu: 2
+          requests:
+            cpu: 2
+"""
+
+GPU_BY_NODE_SELECTOR = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep-node-selector-demo
+  labels:
+    app: node-selector-demo
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: node-selector-demo
+  template:
+    metadata:
+      labels:
+        app: node-selector-demo
+        alibabacloud.com/compute-class: gpu
+        alibabacloud.com/compute-qos: default
+        alibabacloud.com/gpu-model-series: example-model
+    spec:
+      nodeSelector:
+        type: virtual-kubelet
+      tolerations:
+      - key: "virtual-kubelet.io/provider"
+        operator: "Exists"
+        effect: "NoSchedule"
+      containers:
+      - name: node-selector-demo
+        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
+        command:
+        - "sleep"
+        - "1000h"
+        resources:
+          limits:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+          requests:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+"""
+
+GPU_BY_RESOURCE_POLICY = """
+apiVersion: scheduling.alibabacloud.com/v1alpha1
+kind: ResourcePolicy
+metadata:
+  name: dep-rp-demo
+  namespace: default
+spec:
+  selector:
+    app: dep-rp-demo
+  units:
+  - resource: acs
+    podLabels:
+      alibabacloud.com/compute-class: gpu
+      alibabacloud.com/compute-qos: default
+      alibabacloud.com/gpu-model-series: example-model
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep-rp-demo
+  labels:
+    app: dep-rp-demo
+  annotations:
+    resourcePolicy: "dep-rp-demo"
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: dep-rp-demo
+  template:
+    metadata:
+      labels:
+        app: dep-rp-demo
+    spec:
+      containers:
+      - name: demo
+        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
+        command:
+        - "sleep"
+        - "1000h"
+        resources:
+          limits:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+          requests:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+"""
+
+GPU_BY_POD_LABEL = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep-node-selector-demo
+  labels:
+    app: node-selector-demo
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: node-selector-demo
+  template:
+    metadata:
+      labels:
+        app: node-selector-demo
+        alibabacloud.com/acs: "true"
+        alibabacloud.com/compute-class: gpu
+        alibabacloud.com/compute-qos: default
+        alibabacloud.com/gpu-model-series: example-model
+    spec:
+      containers:
+      - name: node-selector-demo
+        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
+        command:
+        - "sleep"
+        - "1000h"
+        resources:
+          limits:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+          requests:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+"""
+
+GPU_HPN = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dep-node-selector-demo
+  labels:
+    app: node-selector-demo
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: node-selector-demo
+  template:
+    metadata:
+      labels:
+        app: node-selector-demo
+        alibabacloud.com/compute-class: gpu-hpn
+        alibabacloud.com/compute-qos: default
+    spec:
+      nodeSelector:
+        alibabacloud.com/node-type: reserved
+      containers:
+      - name: node-selector-demo
+        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
+        command:
+        - "sleep"
+        - "1000h"
+        resources:
+          limits:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+          requests:
+            cpu: 1
+            memory: 1Gi
+            nvidia.com/gpu: "1"
+"""
+
+SEED_CASES = {
+    "nginx-node-selector": (NGINX_BY_NODE_SELECTOR, SEED_NGINX),
+    "nginx-pod-label": (NGINX_BY_POD_LABEL, {**SEED_NGINX, "scheduling": "pod-label"}),
+    "gpu-node-selector": (GPU_BY_NODE_SELECTOR, {**SEED_GPU, "computeClass": "gpu", "gpuModelSeries": MODEL}),
+    "gpu-pod-label": (
+        GPU_BY_POD_LABEL,
+        {**SEED_GPU, "computeClass": "gpu", "gpuModelSeries": MODEL, "scheduling": "pod-label"},
+    ),
+    "gpu-hpn": (GPU_HPN, {**SEED_GPU, "computeClass": "gpu-hpn"}),
+}
+
+SEED_RP_WORKLOAD = {
+    **SEED_GPU,
+    "name": "dep-rp-demo",
+    "appLabel": "dep-rp-demo",
+    "containerName": "demo",
+    "computeClass": "gpu",
+    "gpuModelSeries": MODEL,
+    "scheduling": "resource-policy",
+}
+
+
+def test_normalisations_touch_only_the_three_documented_fields():
+    (raw,) = seed(NGINX_BY_NODE_SELECTOR)
+    normalised = as_emitted(raw)
+    assert normalised["metadata"]["namespace"] == "default" and "namespace" not in raw["metadata"]
+    assert "name" in raw["spec"]["template"]["metadata"] and "name" not in normalised["spec"]["template"]["metadata"]
+    resources = normalised["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert resources == {"limits": {"cpu": "2"}, "requests": {"cpu": "2"}}
+    for obj in (raw, normalised):
+        obj["metadata"].pop("namespace", None)
+        obj["spec"]["template"]["metadata"].pop("name", None)
+        obj["spec"]["template"]["spec"]["containers"][0].pop("resources")
+    assert normalised == raw
+
+
+@pytest.mark.parametrize("case", SEED_CASES)
+def test_seed_deployments_are_reproduced(case):
+    text, fields = SEED_CASES[case]
+    (expected,) = seed(text)
+    assert deployment(workload(**fields)) == as_emitted(expected)
+    assert resource_policy(workload(**fields)) is None
+
+
+def test_seed_resource_policy_and_its_deployment_are_reproduced():
+    expected_policy, expected_deployment = seed(GPU_BY_RESOURCE_POLICY)
+    cfg = workload(**SEED_RP_WORKLOAD)
+    assert resource_policy(cfg) == expected_policy
+    assert deployment(cfg) == as_emitted(expected_deployment)
+
+
+def test_seed_resource_policy_matches_the_schema():
+    policy, _ = seed(GPU_BY_RESOURCE_POLICY)
+    jsonschema.Draft202012Validator.check_schema(RP_SCHEMA)
+    jsonschema.validate(policy, RP_SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("spec", "units", 0, "resource"), "gpu"),
+        (("spec", "units", 0, "podLabel"), {"a": "b"}),
+        (("spec", "strategy"), "require"),
+        (("spec", "whenTryNextUnits"), {"policy": "Always"}),
+        (("spec", "units"), []),
+        (("spec", "units", 0, "max"), -1),
+        (("kind",), "Policy"),
+    ],
+)
+def test_schema_rejects_undocumented_shapes(path, value):
+    policy, _ = seed(GPU_BY_RESOURCE_POLICY)
+    target = policy
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(policy, RP_SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+def test_schema_requires_a_namespace():
+    policy, _ = seed(GPU_BY_RESOURCE_POLICY)
+    del policy["metadata"]["namespace"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(policy, RP_SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+VOLUME = {"name": "data", "claimName": "disk-data", "mountPath": "/data", "bindingMode": "WaitForFirstConsumer"}
+
+VARIED = {"seed-" + case: fields for case, (_, fields) in SEED_CASES.items()} | {
+    "seed-rp": SEED_RP_WORKLOAD,
+    "defaults": {"name": "web", "image": "nginx:1.27"},
+    "performance-best-effort": {
+        "name": "batch",
+        "namespace": "team-a",
+        "image": "busybox:1.36",
+        "args": ["sh", "-c", "sleep 60"],
+        "computeClass": "performance",
+        "computeQos": "best-effort",
+        "cpu": "500m",
+        "memory": "1536Mi",
+        "replicas": 0,
+        "labels": {"team": "search"},
+        "annotations": {"alibabacloud.com/cpu-vendors": "amd"},
+        "volumes": [VOLUME, {**VOLUME, "name": "cfg", "claimName": "cfg", "mountPath": "/cfg", "readOnly": True}],
+    },
+    "policy-fallback": {
+        "name": "api",
+        "image": "nginx:1.27",
+        "cpu": 2,
+        "memory": "4Gi",
+        "scheduling": "resource-policy",
+        "resourcePolicy": {
+            "name": "api-fallback",
+            "units": [
+                {"resource": "ecs", "nodeSelector": {"alibabacloud.com/nodepool-id": "np-1"}, "max": 4},
+                {"computeQos": "best-effort", "max": 10, "podLabels": {"tier": "burst"}},
+                {"podAnnotations": {"note": "last"}},
+            ],
+        },
+        "volumes": [VOLUME],
+    },
+    "hpn-with-model": {**SEED_GPU, "computeClass": "gpu-hpn", "gpuModelSeries": MODEL, "gpu": None},
+    "ppu": {**SEED_GPU, "computeClass": "gpu", "gpuModelSeries": "PPU810E", "gpuResourceName": "alibabacloud.com/ppu"},
+}
+
+
+@pytest.mark.parametrize("case", VARIED)
+def test_every_deployment_is_a_valid_kubernetes_object(case):
+    validate_core(deployment(workload(**VARIED[case])), "1.31")
+
+
+@pytest.mark.parametrize("case", VARIED)
+def test_every_resource_policy_matches_the_schema(case):
+    policy = resource_policy(workload(**VARIED[case]))
+    if VARIED[case].get("scheduling") != "resource-policy":
+        assert policy is None
+        return
+    jsonschema.validate(policy, RP_SCHEMA, cls=jsonschema.Draft202012Validator)
+
+
+@pytest.mark.parametrize("case", VARIED)
+def test_selector_is_only_the_app_label(case):
+    cfg = workload(**VARIED[case])
+    obj = deployment(cfg)
+    assert obj["spec"]["selector"] == {"matchLabels": {"app": cfg.app}}
+    assert obj["metadata"]["labels"] == {"app": cfg.app}
+    assert obj["spec"]["template"]["metadata"]["labels"]["app"] == cfg.app
+
+
+def test_resource_policy_pods_carry_no_class_labels():
+    cfg = workload(**VARIED["policy-fallback"])
+    obj = deployment(cfg)
+    pod_labels = obj["spec"]["template"]["metadata"]["labels"]
+    assert pod_labels == {"app": "api"}
+    assert obj["metadata"]["annotations"] == {"resourcePolicy": "api-fallback"}
+    assert "nodeSelector" not in obj["spec"]["template"]["spec"]
+    assert "tolerations" not in obj["spec"]["template"]["spec"]
+
+
+def test_policy_units_in_order_with_their_labels():
+    policy = resource_policy(workload(**VARIED["policy-fallback"]))
+    assert policy is not None
+    assert policy["metadata"] == {"name": "api-fallback", "namespace": "default"}
+    assert policy["spec"]["selector"] == {"app": "api"}
+    assert policy["spec"]["units"] == [
+        {"resource": "ecs", "nodeSelector": {"alibabacloud.com/nodepool-id": "np-1"}, "max": 4},
+        {
+            "resource": "acs",
+            "podLabels": {COMPUTE_CLASS_LABEL: "general-purpose", COMPUTE_QOS_LABEL: "best-effort", "tier": "burst"},
+            "max": 10,
+        },
+        {
+            "resource": "acs",
+            "podLabels": {COMPUTE_CLASS_LABEL: "general-purpose", COMPUTE_QOS_LABEL: "default"},
+            "podAnnotations": {"note": "last"},
+        },
+    ]
+
+
+def test_extra_labels_annotations_and_volumes_go_to_the_pod():
+    obj = deployment(workload(**VARIED["performance-best-effort"]))
+    template = obj["spec"]["template"]
+    assert obj["metadata"]["namespace"] == "team-a"
+    assert template["metadata"]["labels"] == {
+        "app": "batch",
+        COMPUTE_CLASS_LABEL: "performance",
+        COMPUTE_QOS_LABEL: "best-effort",
+        "team": "search",
+    }
+    assert template["metadata"]["annotations"] == {"alibabacloud.com/cpu-vendors": "amd"}
+    assert template["spec"]["volumes"] == [
+        {"name": "data", "persistentVolumeClaim": {"claimName": "disk-data"}},
+        {"name": "cfg", "persistentVolumeClaim": {"claimName": "cfg", "readOnly": True}},
+    ]
+    (container,) = template["spec"]["containers"]
+    assert container["volumeMounts"] == [
+        {"name": "data", "mountPath": "/data"},
+        {"name": "cfg", "mountPath": "/cfg", "readOnly": True},
+    ]
+    assert container["args"] == ["sh", "-c", "sleep 60"] and "command" not in container
+    assert container["resources"] == {
+        "limits": {"cpu": "500m", "memory": "1536Mi"},
+        "requests": {"cpu": "500m", "memory": "1536Mi"},
+    }
+    assert obj["spec"]["replicas"] == 0
+
+
+def test_no_requests_means_no_resources_block():
+    (container,) = deployment(workload(**VARIED["defaults"]))["spec"]["template"]["spec"]["containers"]
+    assert container == {"name": "web", "image": "nginx:1.27"}
+
+
+def test_gpu_hpn_selects_its_model_by_node_selector():
+    template = deployment(workload(**VARIED["hpn-with-model"]))["spec"]["template"]
+    assert template["spec"]["nodeSelector"] == {
+        "alibabacloud.com/node-type": "reserved",
+        "alibabacloud.com/gpu-model-series": MODEL,
+    }
+    assert "alibabacloud.com/gpu-model-series" not in template["metadata"]["labels"]
+    assert "tolerations" not in template["spec"]
+    # The seed: GPU-HPN pods may leave the GPU count out; requests still equal limits.
+    (container,) = template["spec"]["containers"]
+    assert container["resources"] == {
+        "limits": {"cpu": "1", "memory": "1Gi"},
+        "requests": {"cpu": "1", "memory": "1Gi"},
+    }
+
+
+def test_gpu_resource_name_is_configurable():
+    (container,) = deployment(workload(**VARIED["ppu"]))["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"] == {"cpu": "1", "memory": "1Gi", "alibabacloud.com/ppu": "1"}
+    assert container["resources"]["requests"] == container["resources"]["limits"]

@@ -1,0 +1,230 @@
+"""The AKS components under mocks: what they register, what stays secret, and what the provider waits for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pytest
+
+from components.aks import AksCluster, ExistingCluster
+from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
+from components.config.stack import ExistingClusterConfig
+from tools import mock_runtime
+
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
+
+GPU_POOL = {
+    "name": "gpupool",
+    "vmSize": "Standard_ND96amsr_A100_v4",
+    "minCount": 0,
+    "maxCount": 2,
+    "initialCount": 0,
+    "labels": {"gpu": "a100-80gb"},
+    "taints": ["nvidia.com/gpu=present:NoSchedule"],
+    "availabilityZones": ["1", "2"],
+    "maxPods": 110,
+    "osSku": "AzureLinux",
+}
+
+
+def build_aks(run_program, section: dict[str, Any]) -> tuple[mock_runtime.Recording, AksConfig]:
+    config = AksConfig.model_validate(section)
+
+    def program() -> None:
+        cluster = AksCluster("demo", config)
+        pulumi.export("kubeconfig", cluster.kubeconfig)
+        pulumi.export("clusterName", cluster.cluster_name)
+        pulumi.export("resourceGroupName", cluster.resource_group_name)
+        pulumi.export("pools", sorted(cluster.user_pools))
+
+    return run_program(program), config
+
+
+@pytest.fixture
+def two_pools(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
+    return build_aks(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
+
+
+@pytest.fixture
+def recorded_calls(monkeypatch) -> list[Any]:
+    """Every invoke the program makes, with its arguments."""
+    calls: list[Any] = []
+    answer = mock_runtime.ProgramMocks.call
+
+    def record(self, args):
+        calls.append(args)
+        return answer(self, args)
+
+    monkeypatch.setattr(mock_runtime.ProgramMocks, "call", record)
+    return calls
+
+
+def test_managed_cluster_carries_the_config(run_program) -> None:
+    section = {
+        "kubernetesVersion": "1.32",
+        "skuTier": "Standard",
+        "autoscalerProfile": {"expander": "least-waste", "scaleDownUnneededTime": "1m", "scanInterval": "20s"},
+        "network": {
+            "dataplane": "cilium",
+            "policy": "cilium",
+            "podCidr": "192.168.0.0/16",
+            "serviceCidr": "10.1.0.0/16",
+            "dnsServiceIp": "10.1.0.10",
+        },
+        "upgradeChannel": "stable",
+        "nodeOsUpgradeChannel": "SecurityPatch",
+        "tags": {"team": "ml"},
+    }
+    recording, config = build_aks(run_program, section)
+    cluster = recording.one(CLUSTER).inputs
+
+    assert cluster["resourceName"] == config.cluster_name
+    assert cluster["dnsPrefix"] == config.cluster_name
+    assert cluster["location"] == config.location
+    assert cluster["kubernetesVersion"] == "1.32"
+    assert cluster["sku"] == {"name": "Base", "tier": "Standard"}
+    assert cluster["identity"] == {"type": "SystemAssigned"}
+    assert cluster["oidcIssuerProfile"] == {"enabled": True}
+    assert cluster["securityProfile"] == {"workloadIdentity": {"enabled": True}}
+    network = cluster["networkProfile"]
+    assert (network["networkPlugin"], network["networkPluginMode"]) == ("azure", "overlay")
+    assert (network["networkDataplane"], network["networkPolicy"]) == ("cilium", "cilium")
+    assert (network["podCidr"], network["serviceCidr"], network["dnsServiceIP"]) == (
+        "192.168.0.0/16",
+        "10.1.0.0/16",
+        "10.1.0.10",
+    )
+    assert cluster["autoScalerProfile"] == {
+        "expander": "least-waste",
+        "scaleDownUnneededTime": "1m",
+        "scanInterval": "20s",
+    }
+    assert cluster["autoUpgradeProfile"] == {"upgradeChannel": "stable", "nodeOSUpgradeChannel": "SecurityPatch"}
+    assert cluster["tags"] == {"team": "ml"}
+
+    [system] = cluster["agentPoolProfiles"]
+    assert (system["name"], system["mode"], system["count"]) == ("system", "System", 1)
+    assert system["vmSize"] == config.system_pool.vm_size
+    assert system["enableAutoScaling"] is False
+    assert system["nodeTaints"] == [CRITICAL_ADDONS_TAINT]
+    assert system["orchestratorVersion"] == "1.32"
+    assert recording.one(CLUSTER).ignore_changes == ()
+
+
+def test_autoscaled_system_pool_ignores_its_count(run_program) -> None:
+    recording, _ = build_aks(run_program, {"systemPool": {"count": 2, "minCount": 1, "maxCount": 3}})
+    cluster = recording.one(CLUSTER)
+    [system] = cluster.inputs["agentPoolProfiles"]
+    assert (system["enableAutoScaling"], system["minCount"], system["count"], system["maxCount"]) == (True, 1, 2, 3)
+    assert cluster.ignore_changes == ("agentPoolProfiles[0].count",)
+
+
+def test_user_pools_autoscale_and_leave_the_count_to_the_autoscaler(two_pools) -> None:
+    recording, config = two_pools
+    cluster = recording.one(CLUSTER)
+    component = recording.one("elastic-capacity:azure:AksCluster")
+    assert recording.outputs["pools"] == ["gpupool", "scalepool"]
+
+    for pool in config.user_pools:
+        registered = recording.one(AGENT_POOL, f"demo-{pool.name}")
+        inputs = registered.inputs
+        assert registered.ignore_changes == ("count",)
+        assert registered.parent == component.urn
+        assert (inputs["agentPoolName"], inputs["mode"], inputs["enableAutoScaling"]) == (pool.name, "User", True)
+        assert (inputs["minCount"], inputs["count"], inputs["maxCount"]) == (
+            pool.min_count,
+            pool.initial_count,
+            pool.max_count,
+        )
+        assert inputs["vmSize"] == pool.vm_size
+        assert inputs["resourceName"] == cluster.inputs["resourceName"]
+        assert inputs["resourceGroupName"] == cluster.inputs["resourceGroupName"]
+        assert recording.depends_on(registered, cluster)
+
+    gpu = recording.one(AGENT_POOL, "demo-gpupool").inputs
+    assert gpu["nodeLabels"] == GPU_POOL["labels"]
+    assert gpu["nodeTaints"] == GPU_POOL["taints"]
+    assert (gpu["availabilityZones"], gpu["maxPods"], gpu["osSKU"]) == (["1", "2"], 110, "AzureLinux")
+    scalepool = recording.one(AGENT_POOL, "demo-scalepool").inputs
+    assert "nodeTaints" not in scalepool and "nodeLabels" not in scalepool
+
+
+def test_provider_waits_for_the_cluster_but_never_for_user_pools(two_pools) -> None:
+    recording, _ = two_pools
+    provider = recording.one(K8S_PROVIDER, "demo-k8s")
+    assert recording.depends_on(provider, recording.one(CLUSTER))
+    pools = recording.by_type(AGENT_POOL)
+    assert len(pools) == 2
+    assert not any(recording.depends_on(provider, pool) for pool in pools)
+
+
+def test_kubeconfig_is_a_secret_everywhere(two_pools) -> None:
+    recording, _ = two_pools
+    provider = recording.one(K8S_PROVIDER, "demo-k8s")
+    assert provider.is_secret("kubeconfig")
+    assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
+    assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+    assert provider.inputs["deleteUnreachable"] == "true"
+    assert "kubeconfig" in recording.secret_outputs
+    assert recording.outputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+
+
+def test_new_resource_group_holds_the_cluster(two_pools) -> None:
+    recording, config = two_pools
+    group = recording.one(RESOURCE_GROUP, "demo-rg")
+    cluster = recording.one(CLUSTER)
+    assert group.inputs["resourceGroupName"] == config.resource_group.name
+    assert group.inputs["location"] == config.location
+    assert cluster.inputs["resourceGroupName"] == config.resource_group.name
+    assert recording.depends_on(cluster, group)
+    assert recording.outputs["resourceGroupName"] == config.resource_group.name
+    assert recording.outputs["clusterName"] == config.cluster_name
+
+
+def test_existing_resource_group_is_used_by_name(run_program) -> None:
+    recording, _ = build_aks(run_program, {"resourceGroup": {"name": "platform-rg", "create": False}})
+    assert recording.by_type(RESOURCE_GROUP) == []
+    assert recording.one(CLUSTER).inputs["resourceGroupName"] == "platform-rg"
+    assert recording.one(AGENT_POOL).inputs["resourceGroupName"] == "platform-rg"
+
+
+def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> mock_runtime.Recording:
+    def program() -> None:
+        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
+        pulumi.export("kubeconfig", cluster.kubeconfig)
+
+    return run_program(program)
+
+
+def test_existing_aks_cluster_uses_its_user_credentials(run_program, recorded_calls) -> None:
+    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+    recording = build_existing(run_program, config)
+
+    [call] = [c for c in recorded_calls if c.token == CREDENTIALS]
+    assert (call.args["resourceGroupName"], call.args["resourceName"]) == ("platform-rg", "platform")
+    provider = recording.one(K8S_PROVIDER, "shared-k8s")
+    assert provider.is_secret("kubeconfig")
+    assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+    assert "kubeconfig" in recording.secret_outputs
+    assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
+
+
+def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program, recorded_calls) -> None:
+    kubeconfig = "apiVersion: v1\nkind: Config\n"
+    recording = build_existing(run_program, ExistingClusterConfig(source="kubeconfig"), kubeconfig)
+
+    assert not [c for c in recorded_calls if c.token == CREDENTIALS]
+    provider = recording.one(K8S_PROVIDER, "shared-k8s")
+    assert provider.is_secret("kubeconfig")
+    assert provider.inputs["kubeconfig"] == kubeconfig
+    assert "kubeconfig" in recording.secret_outputs
+
+
+def test_existing_cluster_from_a_kubeconfig_needs_the_value(run_program) -> None:
+    with pytest.raises(ValueError, match="needs the kubeconfig"):
+        build_existing(run_program, ExistingClusterConfig(source="kubeconfig"))

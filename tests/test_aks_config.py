@@ -1,0 +1,279 @@
+"""The ``aks`` section: seed defaults, and every rule with a passing and a failing case naming the exact key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
+from components.config.base import ConfigError
+from components.config.stack import load_stack_config
+from tests.conftest import as_config
+
+
+def aks_error(section: dict[str, Any]) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": section}))
+    return caught.value
+
+
+def pools(*overrides: dict[str, Any]) -> dict[str, Any]:
+    return {"userPools": list(overrides)}
+
+
+def network(fields: dict[str, Any]) -> dict[str, Any]:
+    return {"network": fields}
+
+
+def profile(fields: dict[str, Any]) -> dict[str, Any]:
+    return {"autoscalerProfile": fields}
+
+
+def test_defaults_reproduce_the_seed_walkthrough() -> None:
+    aks = load_stack_config(as_config({"aks": {}})).aks
+    assert aks is not None
+    assert (aks.location, aks.resource_group.name, aks.resource_group.create) == ("eastus2", "kueue-cas-demo", True)
+    assert (aks.cluster_name, aks.effective_dns_prefix) == ("kueue-cas", "kueue-cas")
+    assert aks.system_pool.count == 1 and not aks.system_pool.autoscales
+    assert aks.system_pool.node_taints == [CRITICAL_ADDONS_TAINT]
+    [pool] = aks.user_pools
+    assert (pool.name, pool.vm_size, pool.min_count, pool.initial_count, pool.max_count) == (
+        "scalepool",
+        "Standard_D4s_v3",
+        1,
+        1,
+        5,
+    )
+    assert (aks.network.plugin, aks.network.plugin_mode) == ("azure", "overlay")
+    assert (aks.upgrade_channel, aks.node_os_upgrade_channel) == ("patch", "NodeImage")
+    assert aks.oidc_issuer and aks.workload_identity
+
+
+def test_dns_prefix_and_system_taints_follow_the_config() -> None:
+    aks = AksConfig.model_validate(
+        {"dnsPrefix": "batch", "systemPool": {"onlyCriticalAddons": False, "taints": ["team=ml:NoSchedule"]}}
+    )
+    assert aks.effective_dns_prefix == "batch"
+    assert aks.system_pool.node_taints == ["team=ml:NoSchedule"]
+
+
+# (rule, a section that passes, a section that breaks it, the key the error must name under ``aks.``)
+RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
+    (
+        "min<=max",
+        pools({"minCount": 0, "maxCount": 5, "initialCount": 0}),
+        pools({"minCount": 6, "maxCount": 5}),
+        "userPools[0].minCount",
+    ),
+    (
+        "initial<=max",
+        pools({"maxCount": 5, "initialCount": 5}),
+        pools({"maxCount": 5, "initialCount": 6}),
+        "userPools[0].initialCount",
+    ),
+    (
+        "initial>=min",
+        pools({"minCount": 2, "initialCount": 2}),
+        pools({"minCount": 2, "initialCount": 1}),
+        "userPools[0].initialCount",
+    ),
+    ("max<=1000", pools({"maxCount": 1000}), pools({"maxCount": 1001}), "userPools[0].maxCount"),
+    ("min>=0", pools({"minCount": 0, "initialCount": 0}), pools({"minCount": -1}), "userPools[0].minCount"),
+    ("pool name lowercase", pools({"name": "gpu2"}), pools({"name": "ScalePool"}), "userPools[0].name"),
+    ("pool name starts with letter", pools({"name": "a1"}), pools({"name": "1pool"}), "userPools[0].name"),
+    ("pool name <= 12", pools({"name": "abcdefghijkl"}), pools({"name": "abcdefghijklm"}), "userPools[0].name"),
+    (
+        "unique user pools",
+        pools({"name": "scalepool"}, {"name": "gpupool"}),
+        pools({"name": "scalepool"}, {"name": "scalepool"}),
+        "userPools[1].name",
+    ),
+    (
+        "user pool not named like the system pool",
+        {"systemPool": {"name": "sys"}, **pools({"name": "system"})},
+        pools({"name": "system"}),
+        "userPools[0].name",
+    ),
+    ("at least one user pool", pools({}), {"userPools": []}, "userPools"),
+    (
+        "taint syntax",
+        pools({"taints": ["nvidia.com/gpu=present:NoSchedule"]}),
+        pools({"taints": ["gpu:NoSchedule"]}),
+        "userPools[0].taints[0]",
+    ),
+    (
+        "taint effect",
+        pools({"taints": ["spot=true:PreferNoSchedule"]}),
+        pools({"taints": ["spot=true:Never"]}),
+        "userPools[0].taints[0]",
+    ),
+    (
+        "system taint",
+        {"systemPool": {"taints": ["a=b:NoExecute"]}},
+        {"systemPool": {"taints": ["a=b"]}},
+        "systemPool.taints[0]",
+    ),
+    (
+        "label syntax",
+        pools({"labels": {"gpu": "a100-80gb"}}),
+        pools({"labels": {"bad key": "x"}}),
+        "userPools[0].labels",
+    ),
+    ("vm size", pools({"vmSize": "Standard_ND96amsr_A100_v4"}), pools({"vmSize": "D4s_v3"}), "userPools[0].vmSize"),
+    ("max pods", pools({"maxPods": 110}), pools({"maxPods": 5}), "userPools[0].maxPods"),
+    (
+        "zones",
+        pools({"availabilityZones": ["1", "2"]}),
+        pools({"availabilityZones": ["4"]}),
+        "userPools[0].availabilityZones[0]",
+    ),
+    ("linux os sku", pools({"osSku": "AzureLinux"}), pools({"osSku": "Windows2022"}), "userPools[0].osSku"),
+    ("kubernetes >= 1.30", {"kubernetesVersion": "1.30"}, {"kubernetesVersion": "1.29"}, "kubernetesVersion"),
+    (
+        "kubernetes version syntax",
+        {"kubernetesVersion": "1.33.2"},
+        {"kubernetesVersion": "1.33.1-aliyun.1"},
+        "kubernetesVersion",
+    ),
+    (
+        "overlay needs azure",
+        network({"plugin": "kubenet", "pluginMode": None}),
+        network({"plugin": "kubenet"}),
+        "network.pluginMode",
+    ),
+    (
+        "cilium policy needs cilium dataplane",
+        network({"dataplane": "cilium", "policy": "cilium"}),
+        network({"policy": "cilium"}),
+        "network.policy",
+    ),
+    (
+        "pod cidr needs overlay",
+        network({"podCidr": "10.244.0.0/16"}),
+        network({"pluginMode": None, "podCidr": "10.244.0.0/16"}),
+        "network.podCidr",
+    ),
+    (
+        "cidr syntax",
+        network({"serviceCidr": "10.1.0.0/16", "dnsServiceIp": "10.1.0.10"}),
+        network({"serviceCidr": "10.1.0.1/16", "dnsServiceIp": "10.1.0.10"}),
+        "network.serviceCidr",
+    ),
+    (
+        "dns ip with service cidr",
+        network({"serviceCidr": "10.1.0.0/16", "dnsServiceIp": "10.1.0.10"}),
+        network({"serviceCidr": "10.1.0.0/16"}),
+        "network.dnsServiceIp",
+    ),
+    (
+        "dns ip inside service cidr",
+        network({"serviceCidr": "10.1.0.0/16", "dnsServiceIp": "10.1.255.254"}),
+        network({"serviceCidr": "10.1.0.0/16", "dnsServiceIp": "10.2.0.10"}),
+        "network.dnsServiceIp",
+    ),
+    (
+        "pod and service cidrs apart",
+        network({"podCidr": "10.244.0.0/16", "serviceCidr": "10.1.0.0/16", "dnsServiceIp": "10.1.0.10"}),
+        network({"podCidr": "10.0.0.0/8", "serviceCidr": "10.1.0.0/16", "dnsServiceIp": "10.1.0.10"}),
+        "network.serviceCidr",
+    ),
+    (
+        "outbound type",
+        network({"outboundType": "managedNATGateway"}),
+        network({"outboundType": "nat"}),
+        "network.outboundType",
+    ),
+    ("upgrade channel", {"upgradeChannel": "stable"}, {"upgradeChannel": "weekly"}, "upgradeChannel"),
+    (
+        "node os channel",
+        {"nodeOsUpgradeChannel": "SecurityPatch"},
+        {"nodeOsUpgradeChannel": "nodeimage"},
+        "nodeOsUpgradeChannel",
+    ),
+    ("sku tier", {"skuTier": "Standard"}, {"skuTier": "Basic"}, "skuTier"),
+    ("expander", profile({"expander": "least-waste"}), profile({"expander": "fastest"}), "autoscalerProfile.expander"),
+    (
+        "scan interval seconds",
+        profile({"scanInterval": "20s"}),
+        profile({"scanInterval": "1m"}),
+        "autoscalerProfile.scanInterval",
+    ),
+    (
+        "scale-down minutes",
+        profile({"scaleDownUnneededTime": "1m"}),
+        profile({"scaleDownUnneededTime": "60s"}),
+        "autoscalerProfile.scaleDownUnneededTime",
+    ),
+    (
+        "grace seconds integer",
+        profile({"maxGracefulTerminationSec": "60"}),
+        profile({"maxGracefulTerminationSec": "60s"}),
+        "autoscalerProfile.maxGracefulTerminationSec",
+    ),
+    (
+        "boolean string",
+        profile({"balanceSimilarNodeGroups": "true"}),
+        profile({"balanceSimilarNodeGroups": "yes"}),
+        "autoscalerProfile.balanceSimilarNodeGroups",
+    ),
+    (
+        "percentage",
+        profile({"maxTotalUnreadyPercentage": "100"}),
+        profile({"maxTotalUnreadyPercentage": "101"}),
+        "autoscalerProfile.maxTotalUnreadyPercentage",
+    ),
+    (
+        "fraction",
+        profile({"scaleDownUtilizationThreshold": "0.5"}),
+        profile({"scaleDownUtilizationThreshold": "1.5"}),
+        "autoscalerProfile.scaleDownUtilizationThreshold",
+    ),
+    (
+        "duration",
+        profile({"newPodScaleUpDelay": "30s"}),
+        profile({"newPodScaleUpDelay": "30"}),
+        "autoscalerProfile.newPodScaleUpDelay",
+    ),
+    (
+        "system autoscaling needs both bounds",
+        {"systemPool": {"minCount": 1, "maxCount": 3}},
+        {"systemPool": {"minCount": 1}},
+        "systemPool.maxCount",
+    ),
+    (
+        "system count within bounds",
+        {"systemPool": {"count": 3, "minCount": 1, "maxCount": 3}},
+        {"systemPool": {"count": 4, "minCount": 1, "maxCount": 3}},
+        "systemPool.count",
+    ),
+    ("system pool keeps a node", {"systemPool": {"count": 1}}, {"systemPool": {"count": 0}}, "systemPool.count"),
+    (
+        "workload identity needs oidc",
+        {"oidcIssuer": False, "workloadIdentity": False},
+        {"oidcIssuer": False},
+        "oidcIssuer",
+    ),
+    ("cluster name", {"clusterName": "batch_01"}, {"clusterName": "-batch"}, "clusterName"),
+    ("dns prefix <= 54", {"dnsPrefix": "a" * 54}, {"dnsPrefix": "a" * 55}, "dnsPrefix"),
+    (
+        "resource group name",
+        {"resourceGroup": {"name": "rg.batch(1)", "create": False}},
+        {"resourceGroup": {"name": "rg."}},
+        "resourceGroup.name",
+    ),
+    ("location", {"location": "westeurope"}, {"location": "East US 2"}, "location"),
+    ("tags", {"tags": {"cost-center": "ml"}}, {"tags": {"a/b": "x"}}, "tags"),
+    ("unknown key", {"userPools": [{}]}, {"userPool": [{}]}, "userPool"),
+]
+
+
+@pytest.mark.parametrize(("good", "bad", "key"), [rule[1:] for rule in RULES], ids=[rule[0] for rule in RULES])
+def test_rule(good: dict[str, Any], bad: dict[str, Any], key: str) -> None:
+    AksConfig.model_validate(good)
+    assert aks_error(bad).keys == [f"elastic-capacity:aks.{key}"]
+
+
+def test_errors_name_the_bad_value_and_what_is_allowed() -> None:
+    [(_, message)] = aks_error(pools({"minCount": 6, "maxCount": 5})).problems
+    assert "6" in message and "maxCount (5)" in message
