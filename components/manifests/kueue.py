@@ -1,0 +1,122 @@
+"""The Kueue queue objects as plain dicts: the single source of every Namespace and Kueue object the stack creates.
+
+Pure functions from the validated ``queues`` config to ``kueue.x-k8s.io/v1beta2`` objects (reference aks-kueue.md §2).
+They emit only what is set, so the default config renders the seed's ``40-autoscale-queue.yaml`` field for field.
+Cluster-scoped kinds (everything but LocalQueue) carry no namespace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from components.config.queues import (
+    PROVISIONING_CONTROLLER,
+    ClusterQueueConfig,
+    CohortConfig,
+    LocalQueueConfig,
+    ProvisioningCheckConfig,
+    QueuesConfig,
+    ResourceFlavorConfig,
+)
+
+API_GROUP = "kueue.x-k8s.io"
+API_VERSION = f"{API_GROUP}/v1beta2"
+"""The storage version since Kueue 0.16; v1beta1 is deprecated and must not be mixed in (reference §0.1)."""
+
+Manifest = dict[str, Any]
+
+
+def _fields(model: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
+    """A config model whose keys already mirror Kueue's field names, without the unset ones."""
+    return model.model_dump(by_alias=True, exclude_none=True, exclude=exclude, mode="json")
+
+
+def _object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> Manifest:
+    metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
+
+
+def namespace(name: str) -> Manifest:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def resource_flavor(flavor: ResourceFlavorConfig) -> Manifest:
+    spec: dict[str, Any] = {}
+    if flavor.node_labels:
+        spec["nodeLabels"] = dict(flavor.node_labels)
+    if flavor.node_taints is not None:
+        spec["nodeTaints"] = [_fields(taint) for taint in flavor.node_taints]
+    if flavor.tolerations is not None:
+        spec["tolerations"] = [_fields(toleration) for toleration in flavor.tolerations]
+    return _object("ResourceFlavor", flavor.name, spec)
+
+
+def provisioning_request_config(check: ProvisioningCheckConfig) -> Manifest:
+    spec = _fields(check, exclude={"name", "config_name"})
+    return _object("ProvisioningRequestConfig", check.config_name, spec)
+
+
+def admission_check(check: ProvisioningCheckConfig) -> Manifest:
+    parameters = {"apiGroup": API_GROUP, "kind": "ProvisioningRequestConfig", "name": check.config_name}
+    return _object("AdmissionCheck", check.name, {"controllerName": PROVISIONING_CONTROLLER, "parameters": parameters})
+
+
+def cohort(config: CohortConfig) -> Manifest:
+    return _object("Cohort", config.name, _fields(config, exclude={"name"}))
+
+
+def cluster_queue(queue: ClusterQueueConfig) -> Manifest:
+    """``namespaceSelector`` is always sent: ``{}`` admits every namespace, an absent selector would admit none."""
+    return _object("ClusterQueue", queue.name, _fields(queue, exclude={"name"}))
+
+
+def local_queue(queue: LocalQueueConfig) -> Manifest:
+    return _object("LocalQueue", queue.name, {"clusterQueue": queue.cluster_queue}, namespace=queue.namespace)
+
+
+def references(manifest: Manifest) -> list[tuple[str, str]]:
+    """The ``(kind, name)`` of every object ``manifest`` names: created before it, deleted after it.
+
+    Kueue tolerates dangling references (the queue just stays inactive), but its ``resource-in-use`` finalizers
+    hold a flavor or check until no queue uses it, so deletion runs cleanly only in reverse reference order.
+    """
+    spec, kind = manifest.get("spec", {}), manifest["kind"]
+    refs: list[tuple[str, str]] = []
+    if kind == "AdmissionCheck":
+        refs.append(("ProvisioningRequestConfig", spec["parameters"]["name"]))
+    if kind in ("ClusterQueue", "Cohort"):
+        groups = spec.get("resourceGroups", [])
+        refs += [("ResourceFlavor", flavor["name"]) for group in groups for flavor in group["flavors"]]
+        parent = spec.get("cohortName", spec.get("parentName"))
+        refs += [("Cohort", parent)] if parent else []
+        strategy = spec.get("admissionChecksStrategy", {"admissionChecks": []})
+        refs += [("AdmissionCheck", check["name"]) for check in strategy["admissionChecks"]]
+    if kind == "LocalQueue":
+        refs += [("Namespace", manifest["metadata"]["namespace"]), ("ClusterQueue", spec["clusterQueue"])]
+    return refs
+
+
+def _parents_first(cohorts: list[CohortConfig]) -> list[CohortConfig]:
+    """Cohorts ordered so a configured parent precedes its children (the config rules out cycles)."""
+    parents = {config.name: config.parent_name for config in cohorts}
+
+    def depth(name: str) -> int:
+        parent = parents[name]
+        return 1 + depth(parent) if parent in parents else 0
+
+    return sorted(cohorts, key=lambda config: depth(config.name))
+
+
+def queue_manifests(cfg: QueuesConfig) -> list[Manifest]:
+    """Every object in apply order: what an object refers to comes before it."""
+    return [
+        *(namespace(name) for name in cfg.namespaces),
+        *(resource_flavor(flavor) for flavor in cfg.resource_flavors),
+        *(provisioning_request_config(check) for check in cfg.provisioning_checks),
+        *(admission_check(check) for check in cfg.provisioning_checks),
+        *(cohort(config) for config in _parents_first(cfg.cohorts)),
+        *(cluster_queue(queue) for queue in cfg.cluster_queues),
+        *(local_queue(queue) for queue in cfg.local_queues),
+    ]

@@ -1,0 +1,136 @@
+"""The KueueQueues component: what it registers, behind which gate, with which provider and in which order."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as kubernetes
+import pytest
+from pulumi_kubernetes.core import v1 as core
+
+from components.config.queues import QueuesConfig
+from components.queues import KueueQueues
+from tests.schemas import validate_core, validate_kueue
+from tests.test_kueue_manifests import SEED_OBJECTS
+from tests.test_queues_config import GENERAL
+from tools import mock_runtime
+from tools.mock_runtime import FAKE_KUBECONFIG
+
+KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+
+
+def record(config: QueuesConfig) -> tuple[mock_runtime.Recording, KueueQueues]:
+    """Register a provider, a stand-in readiness gate and the component; return the recording and the component."""
+    built: dict[str, KueueQueues] = {}
+
+    def program() -> None:
+        provider = kubernetes.Provider("k8s", kubeconfig=FAKE_KUBECONFIG)
+        gate = core.ConfigMap(
+            "kueue-ready",
+            metadata={"name": "kueue-ready", "namespace": "default"},
+            opts=pulumi.ResourceOptions(provider=provider),
+        )
+        built["queues"] = KueueQueues("queues", config, gate, opts=pulumi.ResourceOptions(provider=provider))
+
+    return mock_runtime.run(program, {}), built["queues"]
+
+
+def kueue_objects(recording):
+    return [r for r in recording.registrations if r.type.startswith(KUEUE_TYPE)]
+
+
+@pytest.fixture(scope="module")
+def seed():
+    return record(QueuesConfig())
+
+
+@pytest.fixture(scope="module")
+def general():
+    return record(QueuesConfig.model_validate(GENERAL))
+
+
+def test_seed_objects_are_registered_as_built(seed):
+    recording, _ = seed
+    registered = [
+        {key: r.inputs[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in r.inputs}
+        for r in recording.registrations
+        if r.type.startswith(KUEUE_TYPE) or r.type == "kubernetes:core/v1:Namespace"
+    ]
+    assert sorted(registered, key=str) == sorted(SEED_OBJECTS, key=str)
+    for r in kueue_objects(recording):
+        assert r.type == KUEUE_TYPE + r.inputs["kind"]
+
+
+def test_children_have_stable_names_and_the_component_as_parent(seed):
+    recording, _ = seed
+    component = recording.one("elastic-capacity:kueue:KueueQueues", "queues")
+    names = {r.name for r in recording.registrations if r.parent == component.urn}
+    assert names == {
+        "queues-namespace-cas-kueue-demo",
+        "queues-resourceflavor-scalepool",
+        "queues-provisioningrequestconfig-cas-provreq-config",
+        "queues-admissioncheck-cas-provisioning",
+        "queues-clusterqueue-cas-cluster-queue",
+        "queues-localqueue-cas-kueue-demo/cas-local-queue",
+    }
+
+
+def test_every_kueue_object_waits_for_the_gate_and_namespaces_do_not(seed, general):
+    for recording, _ in (seed, general):
+        gate = recording.named("kueue-ready")
+        objects = kueue_objects(recording)
+        assert objects
+        for r in objects:
+            assert recording.depends_on(r, gate), r.name
+            assert gate.urn in r.dependencies, f"{r.name} names the gate itself, not only through another object"
+        for namespace in recording.by_type("kubernetes:core/v1:Namespace"):
+            assert not recording.depends_on(namespace, gate), "namespaces need no Kueue webhook"
+
+
+def test_children_inherit_the_provider_from_opts(general):
+    recording, _ = general
+    for r in [*kueue_objects(recording), *recording.by_type("kubernetes:core/v1:Namespace")]:
+        assert recording.provider_of(r).name == "k8s", r.name
+
+
+def test_objects_wait_for_what_they_name(general):
+    recording, _ = general
+
+    def direct(dependent: str, dependency: str) -> bool:
+        return recording.named(f"queues-{dependency}").urn in recording.named(f"queues-{dependent}").dependencies
+
+    assert direct("localqueue-team-a/gpu", "namespace-team-a")
+    assert direct("localqueue-team-a/gpu", "clusterqueue-team-a-cq")
+    assert direct("localqueue-team-b/team-b", "namespace-team-b")
+    assert not direct("localqueue-team-b/team-b", "namespace-team-a")
+    assert direct("clusterqueue-team-a-cq", "resourceflavor-gpu-a100")
+    assert direct("clusterqueue-team-a-cq", "admissioncheck-gpu-provisioning")
+    assert direct("clusterqueue-team-a-cq", "cohort-shared-cohort")
+    assert direct("cohort-shared-cohort", "cohort-org")
+    assert direct("admissioncheck-gpu-provisioning", "provisioningrequestconfig-gpu-provreq-config")
+    assert not direct("clusterqueue-team-b-cq", "resourceflavor-gpu-a100")
+
+
+def test_general_config_registers_every_object_and_each_passes_its_schema(general):
+    recording, _ = general
+    kinds = [r.inputs["kind"] for r in kueue_objects(recording)]
+    assert sorted(kinds) == sorted(
+        ["ResourceFlavor"] * 3
+        + ["ProvisioningRequestConfig", "AdmissionCheck"] * 2
+        + ["Cohort"] * 2
+        + ["ClusterQueue"] * 2
+        + ["LocalQueue"] * 3
+    )
+    for r in kueue_objects(recording):
+        validate_kueue(r.inputs)
+    namespaces = recording.by_type("kubernetes:core/v1:Namespace")
+    assert sorted(r.inputs["metadata"]["name"] for r in namespaces) == ["team-a", "team-b"]
+    for r in namespaces:
+        validate_core(r.inputs, "1.33")
+
+
+def test_component_exposes_queues_by_name(general):
+    _, component = general
+    assert sorted(component.cluster_queues) == ["team-a-cq", "team-b-cq"]
+    assert sorted(component.local_queues) == ["team-a/gpu", "team-a/team-a", "team-b/team-b"]
+    assert sorted(component.namespaces) == ["team-a", "team-b"]
+    assert all(isinstance(q, kubernetes.apiextensions.CustomResource) for q in component.local_queues.values())
