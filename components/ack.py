@@ -16,6 +16,7 @@ from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs, ecs, vpc
 from pulumi_kubernetes import Provider as KubernetesProvider
 
+from components.cluster_access import kubernetes_provider
 from components.config.ack import AckClusterConfig, ClusterAddonConfig, NetworkConfig, NodePoolConfig
 
 
@@ -160,9 +161,7 @@ class AckProCluster(pulumi.ComponentResource):
             opts=pulumi.InvokeOutputOptions(parent=self, provider=region),
         )
         self.kubeconfig = pulumi.Output.secret(credential.kube_config)
-        self.provider = KubernetesProvider(
-            f"{name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
-        )
+        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self)
         self.register_outputs(
             {
                 "cluster_id": self.cluster_id,

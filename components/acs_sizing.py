@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from decimal import Decimal
 
-_QUANTITY = re.compile(r"^(?P<number>[+]?(?:\d+\.?\d*|\.\d+))(?P<suffix>[eE][+-]?\d+|[KMGTPE]i|[numkMGTPE]?)$")
-_BINARY_SUFFIXES = {s: Decimal(1024) ** i for i, s in enumerate(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"), start=1)}
-_DECIMAL_EXPONENTS = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+from components.config.kube import quantity_value
+
 _GIB = Decimal(1024) ** 3
 
 DEFAULT_CPU = Decimal(2)
@@ -28,18 +26,6 @@ _SMALL_STEP = Decimal("0.25")
 _LARGE_STEPS = tuple(Decimal(c) for c in (24, 32, 48, 64))
 CPU_STEPS: tuple[Decimal, ...] = (_SMALL_STEP, *(Decimal(k) / 2 for k in range(1, 33)), *_LARGE_STEPS)
 """vCPU steps: 0.25, then 0.5 to 16 by 0.5, then 24, 32, 48, 64 (reference 3.4)."""
-
-
-def parse_quantity(text: str) -> Decimal:
-    """A Kubernetes quantity (``500m``, ``2``, ``3.5Gi``, ``1e3``) as a number of base units (cores or bytes)."""
-    match = _QUANTITY.match(str(text).strip())
-    if not match:
-        raise ValueError(f"{text!r} is not a Kubernetes quantity; write it as 500m, 2, 512Mi or 4Gi")
-    number, suffix = Decimal(match["number"]), match["suffix"]
-    if suffix in _BINARY_SUFFIXES:
-        return number * _BINARY_SUFFIXES[suffix]
-    exponent = int(suffix[1:]) if suffix[:1] in ("e", "E") and len(suffix) > 1 else _DECIMAL_EXPONENTS[suffix]
-    return number.scaleb(exponent)
 
 
 def memory_choices(cpu: Decimal) -> tuple[Decimal, ...]:
@@ -77,8 +63,8 @@ def billed_spec(cpu: str | None, memory: str | None) -> BilledSpec:
     1x the vCPU rounds up to the smallest size, memory above 8x moves to the next vCPU step that can hold it (the
     reference's "rounds up to the nearest supported spec"). Raises ``ValueError`` above 64 vCPU / 512 GiB.
     """
-    want_cpu = parse_quantity(cpu) if cpu is not None else DEFAULT_CPU
-    want_memory = parse_quantity(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB
+    want_cpu = quantity_value(cpu) if cpu is not None else DEFAULT_CPU
+    want_memory = quantity_value(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB
     for step in CPU_STEPS:
         if step < want_cpu:
             continue

@@ -13,6 +13,7 @@ import pulumi
 from pulumi_azure_native import containerservice, resources
 from pulumi_kubernetes import Provider as KubernetesProvider
 
+from components.cluster_access import kubernetes_provider
 from components.config.aks import AksConfig, NodePoolConfig, UserPoolConfig
 from components.config.stack import ExistingClusterConfig
 
@@ -38,18 +39,6 @@ def aks_user_kubeconfig(
         opts=pulumi.InvokeOutputOptions(parent=parent),
     )
     return pulumi.Output.secret(credentials.apply(decode_kubeconfig))
-
-
-def kubernetes_provider(
-    name: str, kubeconfig: pulumi.Input[str], parent: pulumi.Resource, delete_unreachable: bool = False
-) -> KubernetesProvider:
-    """The provider every Kubernetes object on the cluster is created with."""
-    return KubernetesProvider(
-        f"{name}-k8s",
-        kubeconfig=kubeconfig,
-        delete_unreachable=delete_unreachable,
-        opts=pulumi.ResourceOptions(parent=parent),
-    )
 
 
 def _pool_settings(pool: NodePoolConfig, kubernetes_version: str, tags: dict[str, str]) -> dict[str, Any]:

@@ -27,10 +27,11 @@ def deploy(config: StackConfig) -> None:
 
 
 def _deploy_kueue(config: StackConfig) -> None:
+    cluster: AksCluster | ExistingCluster
     if config.aks is not None:
-        cluster: AksCluster | ExistingCluster = AksCluster("aks", config.aks)
-        pulumi.export("aksClusterName", cluster.cluster_name)
-        pulumi.export("aksResourceGroupName", cluster.resource_group_name)
+        cluster = aks = AksCluster("aks", config.aks)
+        pulumi.export("aksClusterName", aks.cluster_name)
+        pulumi.export("aksResourceGroupName", aks.resource_group_name)
     else:
         assert config.existing_cluster is not None  # kueue_target guarantees one of the two
         secret = config.kubeconfig.get_secret_value() if config.kubeconfig else None

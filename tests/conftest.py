@@ -14,14 +14,18 @@ from tools import mock_runtime
 
 def as_config(sections: dict[str, Any]) -> dict[str, str]:
     """``{"aks": {...}}`` -> ``{"elastic-capacity:aks": "<json>"}``: the shape Pulumi hands the program."""
-    return {f"{PROJECT}:{key}": value if isinstance(value, str) else json.dumps(value) for key, value in sections.items()}
+    return {
+        f"{PROJECT}:{key}": value if isinstance(value, str) else json.dumps(value) for key, value in sections.items()
+    }
 
 
 @pytest.fixture
 def run_program() -> Callable[..., mock_runtime.Recording]:
     """Run a zero-argument function that builds resources, under mocks; return the recording."""
 
-    def run(program: Callable[[], None], sections: dict[str, Any] | None = None, secret_keys=()) -> mock_runtime.Recording:
+    def run(
+        program: Callable[[], None], sections: dict[str, Any] | None = None, secret_keys=()
+    ) -> mock_runtime.Recording:
         return mock_runtime.run(program, as_config(sections or {}), secret_keys=secret_keys)
 
     return run

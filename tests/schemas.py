@@ -21,7 +21,9 @@ KUEUE_CRD_DIR = Path(os.environ.get("KUEUE_CRD_DIR", Path(__file__).resolve().pa
 
 def require_kueue_crds() -> Path:
     if not KUEUE_CRD_DIR.is_dir():
-        pytest.skip(f"Kueue CRDs not found at {KUEUE_CRD_DIR}; set KUEUE_CRD_DIR to the folder of kueue.x-k8s.io_*.yaml")
+        pytest.skip(
+            f"Kueue CRDs not found at {KUEUE_CRD_DIR}; set KUEUE_CRD_DIR to the folder of kueue.x-k8s.io_*.yaml"
+        )
     return KUEUE_CRD_DIR
 
 
@@ -48,10 +50,13 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
     """OpenAPI structural schemas prune unknown fields; make them errors so a typo in a field name fails the test."""
     if not isinstance(schema, dict):
         return schema
-    out = {k: (_strict(v) if isinstance(v, dict) else [_strict(i) for i in v] if isinstance(v, list) else v) for k, v in schema.items()}
-    if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
-        if not schema.get("x-kubernetes-preserve-unknown-fields"):
-            out["additionalProperties"] = False
+    out = {
+        k: (_strict(v) if isinstance(v, dict) else [_strict(i) for i in v] if isinstance(v, list) else v)
+        for k, v in schema.items()
+    }
+    closable = out.get("type") == "object" and "properties" in out and "additionalProperties" not in out
+    if closable and not schema.get("x-kubernetes-preserve-unknown-fields"):
+        out["additionalProperties"] = False
     if "properties" in out:
         out["properties"] = {k: _strict(v) for k, v in schema["properties"].items()}
     pattern = out.get("pattern")

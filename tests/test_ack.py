@@ -289,23 +289,16 @@ def test_kubeconfig_is_a_secret_and_feeds_the_kubernetes_provider(default_run):
     assert provider.is_secret("kubeconfig")
     assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
     assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
+    assert provider.inputs["deleteUnreachable"] == "false"
 
 
 def test_api_server_endpoint_is_the_first_connection(default_run):
     assert default_run.outputs["demo-endpoint"] == "https://ack.mock.invalid:6443"
 
 
-def test_credential_invoke_uses_the_region_provider_and_lifetime(run_program, monkeypatch):
-    calls: list[Any] = []
-    answer = mock_runtime.ProgramMocks.call
-
-    def recording_call(self, args):
-        calls.append(args)
-        return answer(self, args)
-
-    monkeypatch.setattr(mock_runtime.ProgramMocks, "call", recording_call)
+def test_credential_invoke_uses_the_region_provider_and_lifetime(run_program):
     recording = build(run_program, config(network=EXISTING, credentialMinutes=120))
-    [call] = [c for c in calls if c.token == "alicloud:cs/getClusterCredential:getClusterCredential"]
+    [call] = [c for c in recording.invokes if c.token == "alicloud:cs/getClusterCredential:getClusterCredential"]
     assert call.args == {"clusterId": recording.outputs["demo-cluster-id"], "temporaryDurationMinutes": 120}
     region = recording.one("pulumi:providers:alicloud")
     assert call.provider.rsplit("::", 1)[0] == region.urn

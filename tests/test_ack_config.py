@@ -216,8 +216,9 @@ def test_audit_log():
         ({"minSize": 2, "desiredSize": 1}, "nodePool.desiredSize"),
         ({"instanceTypes": ["ecs.g7.xlarge", "ecs.g7.xlarge"]}, "nodePool.instanceTypes"),
         ({"instanceTypes": []}, "nodePool.instanceTypes"),
-        ({"labels": {"bad key": "x"}}, "nodePool.labels"),
+        ({"labels": {"bad key": "x"}}, "nodePool.labels.bad key"),
         ({"taints": [{"key": "dedicated", "effect": "NoRun"}]}, "nodePool.taints[0].effect"),
+        ({"taints": [{"key": "dedicated pool"}]}, "nodePool.taints[0].key"),
         ({"systemDiskSize": 10}, "nodePool.systemDiskSize"),
     ],
 )

@@ -1,49 +1,32 @@
-"""The ACS builders reproduce seed 004's examples field for field and emit only schema-valid objects.
-
-The seed's YAML is typed in below as the seed writes it (``example-model`` is swapped for a configured model
-series). Three normalisations separate it from the builders' output, applied by :func:`as_emitted`:
-
-1. ``metadata.namespace`` is always written (``default`` when the seed leaves it out);
-2. quantities are strings (the seed writes ``cpu: 2`` as a YAML number);
-3. the pod template's ``metadata.name`` (ignored by Kubernetes, present in one seed example) is not emitted.
-"""
+"""The ACS builders reproduce seed 004's examples field for field and emit only schema-valid objects."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 
 from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL, AcsWorkloadConfig
 from components.manifests.acs import deployment, resource_policy
 from tests.schemas import validate_core
-
-MODEL = "L20"
-"""Stands in for the seed's placeholder ``example-model``."""
+from tests.seed_manifests import (
+    GPU_BY_NODE_SELECTOR,
+    GPU_BY_POD_LABEL,
+    GPU_BY_RESOURCE_POLICY,
+    GPU_HPN,
+    MODEL,
+    NGINX,
+    NGINX_BY_NODE_SELECTOR,
+    NGINX_BY_POD_LABEL,
+    STRESS,
+    as_emitted,
+    seed,
+)
 
 RP_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
-STRESS = "registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4"
-NGINX = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
-
-
-def seed(text: str) -> list[dict[str, Any]]:
-    return list(yaml.safe_load_all(text.replace("example-model", MODEL)))
-
-
-def as_emitted(obj: dict[str, Any]) -> dict[str, Any]:
-    """Apply the three documented normalisations to a seed Deployment."""
-    out = copy.deepcopy(obj)
-    out["metadata"].setdefault("namespace", "default")
-    out["spec"]["template"]["metadata"].pop("name", None)
-    for container in out["spec"]["template"]["spec"]["containers"]:
-        for part in ("limits", "requests"):
-            container["resources"][part] = {name: str(value) for name, value in container["resources"][part].items()}
-    return out
 
 
 def workload(**fields: Any) -> AcsWorkloadConfig:
@@ -60,242 +43,6 @@ SEED_GPU = {
     "memory": "1Gi",
     "gpu": 1,
 }
-
-NGINX_BY_NODE_SELECTOR = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-  labels:
-    app: nginx
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      name: nginx
-      labels:
-        app: nginx
-        alibabacloud.com/compute-class: general-purpose
-        alibabacloud.com/compute-qos: default
-    spec:
-      nodeSelector:
-        type: virtual-kubelet
-      tolerations:
-      - key: "virtual-kubelet.io/provider"
-        operator: "Exists"
-        effect: "NoSchedule"
-      containers:
-      - name: nginx
-        image: registry.openanolis.cn/openanolis/nginx:1.14.1-8.6
-        resources:
-          limits:
-            cpu: 2
-          requests:
-            cpu: 2
-"""
-
-NGINX_BY_POD_LABEL = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx
-  labels:
-    app: nginx
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-        alibabacloud.com/acs: "true"
-        alibabacloud.com/compute-class: general-purpose
-        alibabacloud.com/compute-qos: default
-    spec:
-      containers:
-      - name: nginx
-        image: registry.openanolis.cn/openanolis/nginx:1.14.1-8.6
-        resources:
-          limits:
-            cpu: 2
-          requests:
-            cpu: 2
-"""
-
-GPU_BY_NODE_SELECTOR = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: dep-node-selector-demo
-  labels:
-    app: node-selector-demo
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: node-selector-demo
-  template:
-    metadata:
-      labels:
-        app: node-selector-demo
-        alibabacloud.com/compute-class: gpu
-        alibabacloud.com/compute-qos: default
-        alibabacloud.com/gpu-model-series: example-model
-    spec:
-      nodeSelector:
-        type: virtual-kubelet
-      tolerations:
-      - key: "virtual-kubelet.io/provider"
-        operator: "Exists"
-        effect: "NoSchedule"
-      containers:
-      - name: node-selector-demo
-        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
-        command:
-        - "sleep"
-        - "1000h"
-        resources:
-          limits:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-          requests:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-"""
-
-GPU_BY_RESOURCE_POLICY = """
-apiVersion: scheduling.alibabacloud.com/v1alpha1
-kind: ResourcePolicy
-metadata:
-  name: dep-rp-demo
-  namespace: default
-spec:
-  selector:
-    app: dep-rp-demo
-  units:
-  - resource: acs
-    podLabels:
-      alibabacloud.com/compute-class: gpu
-      alibabacloud.com/compute-qos: default
-      alibabacloud.com/gpu-model-series: example-model
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: dep-rp-demo
-  labels:
-    app: dep-rp-demo
-  annotations:
-    resourcePolicy: "dep-rp-demo"
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: dep-rp-demo
-  template:
-    metadata:
-      labels:
-        app: dep-rp-demo
-    spec:
-      containers:
-      - name: demo
-        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
-        command:
-        - "sleep"
-        - "1000h"
-        resources:
-          limits:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-          requests:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-"""
-
-GPU_BY_POD_LABEL = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: dep-node-selector-demo
-  labels:
-    app: node-selector-demo
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: node-selector-demo
-  template:
-    metadata:
-      labels:
-        app: node-selector-demo
-        alibabacloud.com/acs: "true"
-        alibabacloud.com/compute-class: gpu
-        alibabacloud.com/compute-qos: default
-        alibabacloud.com/gpu-model-series: example-model
-    spec:
-      containers:
-      - name: node-selector-demo
-        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
-        command:
-        - "sleep"
-        - "1000h"
-        resources:
-          limits:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-          requests:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-"""
-
-GPU_HPN = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: dep-node-selector-demo
-  labels:
-    app: node-selector-demo
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: node-selector-demo
-  template:
-    metadata:
-      labels:
-        app: node-selector-demo
-        alibabacloud.com/compute-class: gpu-hpn
-        alibabacloud.com/compute-qos: default
-    spec:
-      nodeSelector:
-        alibabacloud.com/node-type: reserved
-      containers:
-      - name: node-selector-demo
-        image: registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4
-        command:
-        - "sleep"
-        - "1000h"
-        resources:
-          limits:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-          requests:
-            cpu: 1
-            memory: 1Gi
-            nvidia.com/gpu: "1"
-"""
 
 SEED_CASES = {
     "nginx-node-selector": (NGINX_BY_NODE_SELECTOR, SEED_NGINX),

@@ -6,30 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from components.acs_sizing import CPU_STEPS, billed_spec, memory_choices, parse_quantity
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("2", Decimal(2)),
-        ("500m", Decimal("0.5")),
-        ("0.25", Decimal("0.25")),
-        ("3.5Gi", Decimal("3.5") * 1024**3),
-        ("1536Mi", Decimal(1536) * 1024**2),
-        ("1k", Decimal(1000)),
-        ("1e3", Decimal(1000)),
-        ("2G", Decimal(2 * 10**9)),
-    ],
-)
-def test_parse_quantity(text, value):
-    assert parse_quantity(text) == value
-
-
-@pytest.mark.parametrize("text", ["", "abc", "2 Gi", "-1", "1Gib", "Gi"])
-def test_parse_quantity_refuses_non_quantities(text):
-    with pytest.raises(ValueError, match="not a Kubernetes quantity"):
-        parse_quantity(text)
+from components.acs_sizing import CPU_STEPS, billed_spec, memory_choices
 
 
 def test_cpu_steps_follow_the_reference():

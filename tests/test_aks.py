@@ -50,20 +50,6 @@ def two_pools(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
     return build_aks(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
 
 
-@pytest.fixture
-def recorded_calls(monkeypatch) -> list[Any]:
-    """Every invoke the program makes, with its arguments."""
-    calls: list[Any] = []
-    answer = mock_runtime.ProgramMocks.call
-
-    def record(self, args):
-        calls.append(args)
-        return answer(self, args)
-
-    monkeypatch.setattr(mock_runtime.ProgramMocks, "call", record)
-    return calls
-
-
 def test_managed_cluster_carries_the_config(run_program) -> None:
     section = {
         "kubernetesVersion": "1.32",
@@ -201,11 +187,11 @@ def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any =
     return run_program(program)
 
 
-def test_existing_aks_cluster_uses_its_user_credentials(run_program, recorded_calls) -> None:
+def test_existing_aks_cluster_uses_its_user_credentials(run_program) -> None:
     config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
     recording = build_existing(run_program, config)
 
-    [call] = [c for c in recorded_calls if c.token == CREDENTIALS]
+    [call] = [c for c in recording.invokes if c.token == CREDENTIALS]
     assert (call.args["resourceGroupName"], call.args["resourceName"]) == ("platform-rg", "platform")
     provider = recording.one(K8S_PROVIDER, "shared-k8s")
     assert provider.is_secret("kubeconfig")
@@ -214,11 +200,11 @@ def test_existing_aks_cluster_uses_its_user_credentials(run_program, recorded_ca
     assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
 
 
-def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program, recorded_calls) -> None:
+def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None:
     kubeconfig = "apiVersion: v1\nkind: Config\n"
     recording = build_existing(run_program, ExistingClusterConfig(source="kubeconfig"), kubeconfig)
 
-    assert not [c for c in recorded_calls if c.token == CREDENTIALS]
+    assert not [c for c in recording.invokes if c.token == CREDENTIALS]
     provider = recording.one(K8S_PROVIDER, "shared-k8s")
     assert provider.is_secret("kubeconfig")
     assert provider.inputs["kubeconfig"] == kubeconfig

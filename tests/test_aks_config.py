@@ -118,7 +118,7 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "label syntax",
         pools({"labels": {"gpu": "a100-80gb"}}),
         pools({"labels": {"bad key": "x"}}),
-        "userPools[0].labels",
+        "userPools[0].labels.bad key",
     ),
     ("vm size", pools({"vmSize": "Standard_ND96amsr_A100_v4"}), pools({"vmSize": "D4s_v3"}), "userPools[0].vmSize"),
     ("max pods", pools({"maxPods": 110}), pools({"maxPods": 5}), "userPools[0].maxPods"),

@@ -122,7 +122,7 @@ def test_selector_that_matches_the_kueue_namespace_is_refused(selector):
 
 def test_opt_in_selector_by_label_is_accepted():
     selector = {"matchLabels": {"kueue-managed": "true"}}
-    kueue = load(kueue={"managedJobsNamespaceSelector": selector}).kueue
+    kueue = KueueConfig.model_validate({"managedJobsNamespaceSelector": selector})
     assert not kueue.manages_namespace("kueue-system")
 
 

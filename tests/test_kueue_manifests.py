@@ -7,70 +7,8 @@ import pytest
 from components.config.queues import QueuesConfig
 from components.manifests.kueue import queue_manifests, references
 from tests.schemas import validate_core, validate_kueue
+from tests.seed_manifests import KUEUE_SEED_OBJECTS
 from tests.test_queues_config import GENERAL, edited
-
-# The six objects of the seed's 40-autoscale-queue.yaml, typed from the seed text (reference aks-kueue.md §1.2).
-SEED_OBJECTS = [
-    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "cas-kueue-demo"}},
-    {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ResourceFlavor",
-        "metadata": {"name": "scalepool"},
-        "spec": {"nodeLabels": {"agentpool": "scalepool"}},
-    },
-    {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ProvisioningRequestConfig",
-        "metadata": {"name": "cas-provreq-config"},
-        "spec": {
-            "provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
-            "managedResources": ["cpu"],
-        },
-    },
-    {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "AdmissionCheck",
-        "metadata": {"name": "cas-provisioning"},
-        "spec": {
-            "controllerName": "kueue.x-k8s.io/provisioning-request",
-            "parameters": {
-                "apiGroup": "kueue.x-k8s.io",
-                "kind": "ProvisioningRequestConfig",
-                "name": "cas-provreq-config",
-            },
-        },
-    },
-    {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ClusterQueue",
-        "metadata": {"name": "cas-cluster-queue"},
-        "spec": {
-            "namespaceSelector": {},
-            "queueingStrategy": "BestEffortFIFO",
-            "resourceGroups": [
-                {
-                    "coveredResources": ["cpu", "memory"],
-                    "flavors": [
-                        {
-                            "name": "scalepool",
-                            "resources": [
-                                {"name": "cpu", "nominalQuota": "100"},
-                                {"name": "memory", "nominalQuota": "200Gi"},
-                            ],
-                        }
-                    ],
-                }
-            ],
-            "admissionChecksStrategy": {"admissionChecks": [{"name": "cas-provisioning", "onFlavors": ["scalepool"]}]},
-        },
-    },
-    {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "LocalQueue",
-        "metadata": {"name": "cas-local-queue", "namespace": "cas-kueue-demo"},
-        "spec": {"clusterQueue": "cas-cluster-queue"},
-    },
-]
 
 KIND_ORDER = [
     "Namespace",
@@ -95,10 +33,10 @@ def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
 
 
 def test_default_config_renders_the_seed_objects_in_apply_order():
-    assert queue_manifests(QueuesConfig()) == SEED_OBJECTS
+    assert queue_manifests(QueuesConfig()) == KUEUE_SEED_OBJECTS
 
 
-@pytest.mark.parametrize("obj", SEED_OBJECTS, ids=[o["kind"] for o in SEED_OBJECTS])
+@pytest.mark.parametrize("obj", KUEUE_SEED_OBJECTS, ids=[o["kind"] for o in KUEUE_SEED_OBJECTS])
 def test_seed_objects_pass_the_real_schemas(obj):
     validate(obj)
 

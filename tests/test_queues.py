@@ -10,7 +10,7 @@ from pulumi_kubernetes.core import v1 as core
 from components.config.queues import QueuesConfig
 from components.queues import KueueQueues
 from tests.schemas import validate_core, validate_kueue
-from tests.test_kueue_manifests import SEED_OBJECTS
+from tests.seed_manifests import KUEUE_SEED_OBJECTS
 from tests.test_queues_config import GENERAL
 from tools import mock_runtime
 from tools.mock_runtime import FAKE_KUBECONFIG
@@ -55,7 +55,7 @@ def test_seed_objects_are_registered_as_built(seed):
         for r in recording.registrations
         if r.type.startswith(KUEUE_TYPE) or r.type == "kubernetes:core/v1:Namespace"
     ]
-    assert sorted(registered, key=str) == sorted(SEED_OBJECTS, key=str)
+    assert sorted(registered, key=str) == sorted(KUEUE_SEED_OBJECTS, key=str)
     for r in kueue_objects(recording):
         assert r.type == KUEUE_TYPE + r.inputs["kind"]
 

@@ -96,6 +96,18 @@ def test_smoke_job_must_use_a_configured_local_queue():
     assert keys == ["elastic-capacity:smokeJob.localQueue"]
 
 
+def test_smoke_job_must_select_a_pool_of_the_stack():
+    assert error_keys({"aks": {}, "smokeJob": {"enabled": True, "pool": "gpupool"}}) == [
+        "elastic-capacity:smokeJob.pool"
+    ]
+
+
+def test_local_queue_namespace_must_be_managed_by_kueue():
+    selector = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]}
+    keys = error_keys({"aks": {}, "kueue": {"managedJobsNamespaceSelector": selector}})
+    assert keys == ["elastic-capacity:queues.localQueues[0].namespace"]
+
+
 def test_smoke_job_with_the_seed_defaults_is_valid():
     config = load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
     assert config.smoke_job.local_queue == "cas-local-queue"

@@ -44,7 +44,7 @@ _AZURE_SUBSCRIPTION = "/subscriptions/00000000-0000-0000-0000-000000000000"
 def _azure_id(args: pulumi_mocks.MockResourceArgs) -> str:
     rg = args.inputs.get("resourceGroupName", "rg")
     kinds = {
-        "azure-native:resources:ResourceGroup": f"{_AZURE_SUBSCRIPTION}/resourceGroups/{args.inputs.get('resourceGroupName', args.name)}",
+        "azure-native:resources:ResourceGroup": f"{_AZURE_SUBSCRIPTION}/resourceGroups/{rg}",
         "azure-native:containerservice:ManagedCluster": f"{_AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/"
         f"Microsoft.ContainerService/managedClusters/{args.inputs.get('resourceName', args.name)}",
         "azure-native:containerservice:AgentPool": f"{_AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/"
@@ -94,13 +94,26 @@ def _mock_id(args: pulumi_mocks.MockResourceArgs) -> str:
     return f"{args.name}-id"
 
 
+_ZONE_INVOKES = (
+    "alicloud:index/getZones:getZones",
+    "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones",
+)
+
+
 class ProgramMocks(pulumi.runtime.Mocks):
-    """Per-type outputs for resources and realistic answers for the invokes the program makes."""
+    """Per-type outputs for resources and realistic answers for the invokes the program makes (kept in ``invokes``)."""
+
+    def __init__(self) -> None:
+        self.invokes: list[pulumi_mocks.MockCallArgs] = []
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
         return _mock_id(args), {**args.inputs, **_computed_outputs(args)}
 
-    def call(self, args: pulumi_mocks.MockCallArgs) -> dict:
+    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]]]:
+        self.invokes.append(args)
+        return self._answer(args), []
+
+    def _answer(self, args: pulumi_mocks.MockCallArgs) -> dict:
         if args.token == "azure-native:containerservice:listManagedClusterUserCredentials":
             encoded = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
             return {"kubeconfigs": [{"name": "clusterUser", "value": encoded}]}
@@ -109,7 +122,7 @@ class ProgramMocks(pulumi.runtime.Mocks):
             return {"name": name, "kubernetesVersion": "1.33", "location": "eastus2", "agentPoolProfiles": []}
         if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
             return {"kubeConfig": FAKE_KUBECONFIG, "clusterId": args.args.get("clusterId"), "expiration": "2099-01-01"}
-        if args.token in ("alicloud:index/getZones:getZones", "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones"):
+        if args.token in _ZONE_INVOKES:
             zones = [{"id": z, "zoneId": z} for z in ("zone-a", "zone-b")]
             return {"zones": zones, "ids": [z["id"] for z in zones]}
         return {}
@@ -156,23 +169,29 @@ class Registration:
 
 
 def unwrap(value: Any) -> Any:
+    """Plain values: secrets unwrapped, and whole numbers back to ints (the wire carries every number as a double)."""
     if rpc.is_rpc_secret(value):
         return unwrap(rpc.unwrap_rpc_secret(value))
     if isinstance(value, dict):
         return {k: unwrap(v) for k, v in value.items()}
     if isinstance(value, list):
         return [unwrap(v) for v in value]
-    return value
+    return _whole_number(value)
 
 
 def redact(value: Any) -> Any:
+    """Like :func:`unwrap`, but every secret becomes ``[secret]``."""
     if rpc.is_rpc_secret(value):
         return REDACTED
     if isinstance(value, dict):
         return {k: redact(v) for k, v in value.items()}
     if isinstance(value, list):
         return [redact(v) for v in value]
-    return value
+    return _whole_number(value)
+
+
+def _whole_number(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class RecordingMonitor(pulumi_mocks.MockMonitor):
@@ -211,6 +230,8 @@ class Recording:
     registrations: list[Registration]
     outputs: dict[str, Any]
     secret_outputs: set[str]
+    invokes: list[pulumi_mocks.MockCallArgs]
+    """Every invoke (function call) the program made, with its token, arguments and provider."""
 
     def by_type(self, type_: str) -> list[Registration]:
         return [r for r in self.registrations if r.type == type_]
@@ -299,7 +320,7 @@ def run(
     settings.SETTINGS.outputs.clear()
     _sync_await(run_pulumi_func(program))
     outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
-    return Recording(monitor.registrations, outputs, secret_outputs)
+    return Recording(monitor.registrations, outputs, secret_outputs, mocks.invokes)
 
 
 async def _resolve_stack_outputs() -> tuple[dict[str, Any], set[str]]:

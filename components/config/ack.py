@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal
 from packaging.version import Version
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from components.config.aks import NodeLabels
 from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path
+from components.config.kube import Labels, Taint, TaintEffect
 from components.versions import (
     ACK_MIN_KUBERNETES,
     VIRTUAL_NODE_MIN,
@@ -249,10 +249,11 @@ class AuditLogConfig(ConfigModel):
     sls_project_name: str | None = None
 
 
-class TaintConfig(ConfigModel):
-    key: str = Field(min_length=1)
-    value: str | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+class TaintConfig(Taint):
+    """A node-pool taint: the core taint, whose ``effect`` may be left out here."""
+
+    effect: TaintEffect = "NoSchedule"
+    """Always sent to ACK, so an unset effect never depends on a server-side default."""
 
 
 class NodePoolConfig(ConfigModel):
@@ -272,7 +273,7 @@ class NodePoolConfig(ConfigModel):
     system_disk_category: Literal["cloud_essd", "cloud_auto", "cloud_ssd", "cloud_efficiency"] = "cloud_essd"
     system_disk_size: int = Field(120, ge=20, le=2048)
     """GiB; room for the container images of the node's pods."""
-    labels: NodeLabels = Field(default_factory=dict)
+    labels: Labels = Field(default_factory=dict)
     taints: list[TaintConfig] = Field(default_factory=list)
 
     @property

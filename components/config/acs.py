@@ -8,19 +8,19 @@ the manifest builders in ``components/manifests/acs.py`` import it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
-from components.acs_sizing import CPU_STEPS, billed_spec, parse_quantity
+from components.acs_sizing import CPU_STEPS, billed_spec
 from components.config.ack import AckClusterConfig
-from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, DnsLabel, DnsSubdomain, RuleViolation, key_path
+from components.config.base import ConfigModel, DnsLabel, DnsSubdomain, RuleViolation, key_path
+from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity, quantity_value
 from components.versions import (
     SCHEDULER_MIN_ACS_UNIT,
     SCHEDULER_MIN_GPU,
     SCHEDULER_MIN_GPU_HPN,
     SCHEDULER_MIN_MULTIPLE_ACS_UNITS,
-    VIRTUAL_NODE_MIN,
     VIRTUAL_NODE_MIN_GPU_HPN,
     SchedulerVersion,
     addon_version,
@@ -64,28 +64,6 @@ QOS_BY_CLASS: dict[str, tuple[str, ...]] = {
 }
 """Valid compute class x QoS combinations (reference 3.2, from the ACS pod overview)."""
 
-_LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
-_LABEL_KEY = rf"^({DNS1123_SUBDOMAIN[1:-1]}/)?{_LABEL_NAME}$"
-LabelKey = Annotated[str, StringConstraints(pattern=_LABEL_KEY, max_length=317)]
-"""A Kubernetes label or annotation key: optional DNS-subdomain prefix, ``/``, a name of at most 63 characters."""
-
-LabelValue = Annotated[str, StringConstraints(pattern=rf"^({_LABEL_NAME})?$")]
-"""A Kubernetes label value: at most 63 characters, alphanumeric at both ends."""
-
-
-def _quantity(value: Any) -> str:
-    """Accept ``2``, ``0.5`` or ``"500m"``; keep the text, which is what the manifests emit."""
-    if isinstance(value, bool):
-        raise ValueError("a quantity is a number or a string such as 2, 500m, 4Gi")
-    text = format(value, "g") if isinstance(value, float) else str(value)
-    if parse_quantity(text) <= 0:
-        raise ValueError("a quantity must be positive, e.g. 2, 500m, 4Gi")
-    return text
-
-
-Quantity = Annotated[str, BeforeValidator(_quantity)]
-"""A positive Kubernetes quantity, written as a YAML number or a string."""
-
 
 class PvcVolumeConfig(ConfigModel):
     """A PersistentVolumeClaim mounted into the container.
@@ -114,10 +92,10 @@ class PolicyUnitConfig(ConfigModel):
     """``acs`` units only; the workload's ``computeQos`` when unset. Best-effort first, then default, is the
     fallback the ACS docs recommend for best-effort capacity. Both are valid for every class that can use a
     policy (``gpu-hpn``, the only default-only class, is scheduled by node-selector)."""
-    pod_labels: dict[LabelKey, LabelValue] = Field(default_factory=dict)
+    pod_labels: Labels = Field(default_factory=dict)
     """Extra labels the scheduler adds to pods placed by this unit (class, QoS and model come from the workload)."""
     pod_annotations: dict[LabelKey, str] = Field(default_factory=dict)
-    node_selector: dict[LabelKey, LabelValue] = Field(default_factory=dict)
+    node_selector: Labels = Field(default_factory=dict)
     """``ecs`` units only: the node labels of the ECS nodes, e.g. ``alibabacloud.com/nodepool-id``."""
     max: Annotated[int, Field(ge=0)] | None = None
     """Pods this unit may hold; unset means unbounded."""
@@ -165,15 +143,15 @@ class AcsWorkloadConfig(ConfigModel):
     scheduling: SchedulingMethod = "node-selector"
     """How pods reach the virtual node. ``node-selector`` is the seed's first method and the one that works with
     cloud disks and with GPU-HPN; ``pod-label`` cannot use WaitForFirstConsumer volumes."""
-    cpu: Quantity | None = None
+    cpu: PositiveQuantity | None = None
     """vCPU per pod, written as both request and limit (the seed's examples are all requests == limits)."""
-    memory: Quantity | None = None
+    memory: PositiveQuantity | None = None
     """Memory per pod, written as both request and limit."""
     gpu: Annotated[int, Field(ge=1)] | None = None
     """GPUs per pod; required for ``gpu``, optional for ``gpu-hpn``."""
     gpu_resource_name: LabelKey = "nvidia.com/gpu"
     """Device resource name; the seed uses ``nvidia.com/gpu`` and asks for the real card's name otherwise."""
-    labels: dict[LabelKey, LabelValue] = Field(default_factory=dict)
+    labels: Labels = Field(default_factory=dict)
     """Extra pod labels. Class, QoS, model, ``app`` and ``alibabacloud.com/acs`` come from the fields above."""
     annotations: dict[LabelKey, str] = Field(default_factory=dict)
     """Extra pod annotations, e.g. ``alibabacloud.com/cpu-vendors``."""
@@ -230,7 +208,7 @@ class AcsWorkloadConfig(ConfigModel):
             try:
                 billed_spec(self.cpu, self.memory)
             except ValueError as exc:
-                too_many_cpus = self.cpu is not None and parse_quantity(self.cpu) > CPU_STEPS[-1]
+                too_many_cpus = self.cpu is not None and quantity_value(self.cpu) > CPU_STEPS[-1]
                 key, value = ("cpu", self.cpu) if too_many_cpus else ("memory", self.memory)
                 raise RuleViolation(key, value, str(exc)) from None
         if self.compute_class == "gpu-hpn" and self.scheduling != "node-selector":
@@ -332,15 +310,17 @@ class AckConfig(ConfigModel):
 
 
 def _check_versions(cluster_index: int, cluster: AckClusterConfig, index: int, workload: AcsWorkloadConfig) -> None:
-    """The virtual-node and kube-scheduler versions ``workload`` needs of its cluster (seed 004, reference 3.6)."""
+    """The virtual-node and kube-scheduler versions ``workload`` needs of its cluster (seed 004, reference 3.6).
+
+    The virtual-node minimum of every ACS workload is a field rule of ``virtualNode.version``; only GPU-HPN asks more.
+    """
     cluster_key = key_path("clusters", cluster_index)
     who = f"ack.workloads[{index}] ({workload.name}, {workload.compute_class})"
-    needed = VIRTUAL_NODE_MIN_GPU_HPN if workload.compute_class == "gpu-hpn" else VIRTUAL_NODE_MIN
-    if addon_version(cluster.virtual_node.version) < needed:
+    if workload.compute_class == "gpu-hpn" and addon_version(cluster.virtual_node.version) < VIRTUAL_NODE_MIN_GPU_HPN:
         raise RuleViolation(
             key_path(cluster_key, "virtualNode", "version"),
             cluster.virtual_node.version,
-            f"{who} needs ack-virtual-node v{needed} or later (seed 004)",
+            f"{who} needs ack-virtual-node v{VIRTUAL_NODE_MIN_GPU_HPN} or later (seed 004)",
         )
     if workload.is_gpu:
         table = SCHEDULER_MIN_GPU if workload.compute_class == "gpu" else SCHEDULER_MIN_GPU_HPN

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path
+from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.versions import AKS_MIN_KUBERNETES, KubernetesVersion
 
 MAX_POOL_NODES = 1000
@@ -22,14 +23,6 @@ MAX_POOL_NODES = 1000
 
 CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 """The taint AKS documents for a system pool that only runs critical add-ons (reference aks-kueue.md §5)."""
-
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-_QUALIFIED_NAME = re.compile(
-    r"^(?:(?P<prefix>[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?"
-    r"(?P<name>[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
-)
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 
 
 def _matching(pattern: str, allowed: str) -> AfterValidator:
@@ -44,30 +37,12 @@ def _matching(pattern: str, allowed: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _is_qualified_name(key: str) -> bool:
-    match = _QUALIFIED_NAME.match(key)
-    return match is not None and len(match["name"]) <= 63 and len(match["prefix"] or "") <= 253
-
-
-def _is_label_value(value: str) -> bool:
-    return len(value) <= 63 and bool(_LABEL_VALUE.match(value))
-
-
 def _taint(text: str) -> str:
     key, _, rest = text.partition("=")
     value, _, effect = rest.rpartition(":")
-    if not (_is_qualified_name(key) and _is_label_value(value) and value and effect in TAINT_EFFECTS):
+    if not (is_qualified_name(key) and is_label_value(value) and value and effect in TAINT_EFFECTS):
         raise ValueError(f"write a taint as key=value:Effect with Effect one of {', '.join(TAINT_EFFECTS)}")
     return text
-
-
-def _labels(labels: dict[str, str]) -> dict[str, str]:
-    for key, value in labels.items():
-        if not _is_qualified_name(key):
-            raise ValueError(f"label key {key!r} must be a Kubernetes qualified name ([prefix/]name)")
-        if not _is_label_value(value):
-            raise ValueError(f"label value {value!r} of {key!r} must be <= 63 alphanumerics, '-', '_' or '.'")
-    return labels
 
 
 def _tags(tags: dict[str, str]) -> dict[str, str]:
@@ -96,10 +71,9 @@ def _ip_address(text: str) -> str:
 Cidr = Annotated[str, AfterValidator(_cidr)]
 IpAddress = Annotated[str, AfterValidator(_ip_address)]
 
-Taint = Annotated[str, AfterValidator(_taint)]
+AksTaint = Annotated[str, AfterValidator(_taint)]
 """A node taint as AKS takes it: ``key=value:Effect``."""
 
-NodeLabels = Annotated[dict[str, str], AfterValidator(_labels)]
 Tags = Annotated[dict[str, str], AfterValidator(_tags)]
 
 PoolName = Annotated[
@@ -137,8 +111,8 @@ class NodePoolConfig(ConfigModel):
 
     name: PoolName
     vm_size: VmSize
-    labels: NodeLabels = Field(default_factory=dict)
-    taints: list[Taint] = Field(default_factory=list)
+    labels: Labels = Field(default_factory=dict)
+    taints: list[AksTaint] = Field(default_factory=list)
     availability_zones: list[Literal["1", "2", "3"]] | None = None
     max_pods: Annotated[int, Field(ge=10, le=250)] | None = None
     """Unset keeps AKS's default (250 with Azure CNI overlay)."""

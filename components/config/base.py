@@ -28,7 +28,10 @@ DnsSubdomain = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_l
 
 
 class ConfigModel(BaseModel):
-    """Base of every configuration section: camelCase keys, no unknown keys, frozen."""
+    """Base of every configuration section: camelCase keys, no unknown keys, frozen.
+
+    Attribute docstrings become field descriptions, which ``tools.config_reference`` turns into the README's tables.
+    """
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -36,6 +39,7 @@ class ConfigModel(BaseModel):
         extra="forbid",
         frozen=True,
         str_strip_whitespace=True,
+        use_attribute_docstrings=True,
     )
 
 
@@ -69,6 +73,13 @@ class ConfigError(pulumi.RunError):
         return [key for key, _ in self.problems]
 
 
+_PATTERN_NAMES = {
+    DNS1123_LABEL: "it must be a DNS-1123 label: lowercase letters, digits and '-', starting and ending alphanumeric",
+    DNS1123_SUBDOMAIN: "it must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
+    "starting and ending alphanumeric",
+}
+
+
 def key_path(*parts: str | int) -> str:
     """Join path parts the way the user writes them: ``aks.userPools[0].minCount``."""
     out = ""
@@ -100,6 +111,8 @@ def problems_from(error: ValidationError, prefix: str) -> list[tuple[str, str]]:
             problems.append((key, "unknown key; check the spelling against the README's config reference"))
         elif item["type"] == "missing":
             problems.append((key, "required key is missing"))
+        elif item["type"] == "string_pattern_mismatch" and item["ctx"]["pattern"] in _PATTERN_NAMES:
+            problems.append((key, f"{item['input']!r} is not allowed; {_PATTERN_NAMES[item['ctx']['pattern']]}"))
         else:
             message = item["msg"].removeprefix("Value error, ")
             problems.append((key, f"{item['input']!r} is not allowed; {message}"))

@@ -15,7 +15,7 @@ from packaging.version import Version
 from pydantic import AfterValidator, Field, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path
-from components.config.queues import Quantity, Toleration, quantity_value
+from components.config.kube import LabelSelector, LabelSelectorRequirement, Quantity, Toleration, quantity_value
 
 MIN_CHART_VERSION = Version("0.15.0")
 """The first Kueue to serve ``kueue.x-k8s.io/v1beta2``, the only API this program writes (pulumi-practice §3.2)."""
@@ -67,42 +67,6 @@ def _check_pinned_image(text: str) -> str:
 
 PinnedImage = Annotated[str, Field(min_length=1), AfterValidator(_check_pinned_image)]
 """A container image reference with an explicit tag or digest."""
-
-
-class LabelSelectorRequirement(ConfigModel):
-    key: str = Field(min_length=1)
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
-    values: list[str] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _values_match_operator(self) -> LabelSelectorRequirement:
-        needs_values = self.operator in ("In", "NotIn")
-        if needs_values != bool(self.values):
-            allowed = "In/NotIn need values" if needs_values else "Exists/DoesNotExist take no values"
-            raise RuleViolation("values", self.values, allowed)
-        return self
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        present = self.key in labels
-        if self.operator == "Exists":
-            return present
-        if self.operator == "DoesNotExist":
-            return not present
-        if self.operator == "In":
-            return present and labels[self.key] in self.values
-        return not present or labels[self.key] not in self.values
-
-
-class LabelSelector(ConfigModel):
-    """A Kubernetes label selector (``matchLabels`` and ``matchExpressions``), evaluated the way the API server does."""
-
-    match_labels: dict[str, str] = Field(default_factory=dict)
-    match_expressions: list[LabelSelectorRequirement] = Field(default_factory=list)
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        return all(labels.get(k) == v for k, v in self.match_labels.items()) and all(
-            e.matches(labels) for e in self.match_expressions
-        )
 
 
 class Resources(ConfigModel):

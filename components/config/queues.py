@@ -13,13 +13,12 @@ fails ``pulumi preview`` with the key that is wrong instead of failing ``pulumi 
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, DnsLabel, DnsSubdomain, RuleViolation, key_path
+from components.config.kube import LabelKey, Labels, LabelSelector, Quantity, Taint, Toleration, quantity_value
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 """The AdmissionCheck controller that turns a reserved Workload into a ProvisioningRequest (reference §2.1)."""
@@ -27,93 +26,13 @@ PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 """Namespaces every cluster already has: the stack cannot create them, and must never delete them."""
 
-_QUALIFIED_NAME = re.compile(
-    r"^(?:(?P<prefix>[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)/)?"
-    r"(?P<name>[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$"
-)
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-_QUALIFIED_NAME_RULE = "a qualified name such as cpu, agentpool or nvidia.com/gpu (optional DNS prefix, name ≤ 63)"
-_LABEL_VALUE_RULE = "a label value: at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
-
-
-def _is_qualified_name(text: str) -> bool:
-    match = _QUALIFIED_NAME.fullmatch(text)
-    return match is not None and len(match["name"]) <= 63 and len(match["prefix"] or "") <= 253
-
-
-def _is_label_value(text: str) -> bool:
-    return len(text) <= 63 and _LABEL_VALUE.fullmatch(text) is not None
-
-
-def _qualified_name(text: str) -> str:
-    if not _is_qualified_name(text):
-        raise ValueError(f"write {_QUALIFIED_NAME_RULE}")
-    return text
-
-
-def _label_value(text: str) -> str:
-    if not _is_label_value(text):
-        raise ValueError(f"write {_LABEL_VALUE_RULE}")
-    return text
-
-
-def _labels(labels: dict[str, str]) -> dict[str, str]:
-    """Check a label map entry by entry, so the error names the label key rather than the whole map."""
-    for key, value in labels.items():
-        if not _is_qualified_name(key):
-            raise RuleViolation(key, key, f"a label key is {_QUALIFIED_NAME_RULE}")
-        if not _is_label_value(value):
-            raise RuleViolation(key, value, f"write {_LABEL_VALUE_RULE}")
-    return labels
-
-
-ResourceName = Annotated[str, AfterValidator(_qualified_name)]
-"""A resource name such as ``cpu``, ``memory`` or ``nvidia.com/gpu``."""
-LabelKey = Annotated[str, AfterValidator(_qualified_name)]
-LabelValue = Annotated[str, AfterValidator(_label_value)]
-Labels = Annotated[dict[str, str], AfterValidator(_labels)]
+ResourceName = LabelKey
+"""A resource name such as ``cpu``, ``memory`` or ``nvidia.com/gpu``: a qualified name, like a label key."""
 LocalQueueName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=63)]
 """A LocalQueue name: an object name that Jobs also carry as the ``kueue.x-k8s.io/queue-name`` label value (≤ 63)."""
 ParameterValue = Annotated[str, StringConstraints(max_length=255)]
 ConfigName = DnsLabel
 """A ProvisioningRequestConfig name: the AdmissionCheck's ``parameters.name`` only accepts a DNS-1123 label."""
-
-_QUANTITY = re.compile(r"^(?P<number>[+-]?(\d+(\.\d*)?|\.\d+))(?P<suffix>[KMGTPE]i|[eE][+-]?\d+|[numkMGTPE])?$")
-_BINARY_SUFFIX = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-_DECIMAL_SUFFIX = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-
-
-def quantity_value(text: str) -> Decimal:
-    """The numeric value of a Kubernetes quantity (``500m`` -> 0.5, ``200Gi`` -> 214748364800)."""
-    match = _QUANTITY.fullmatch(text)
-    if not match:
-        raise ValueError(f"{text!r} is not a Kubernetes quantity")
-    number, suffix = Decimal(match["number"]), match["suffix"] or ""
-    if suffix in _BINARY_SUFFIX:
-        return number * 1024 ** _BINARY_SUFFIX[suffix]
-    if suffix[:1] in "eE" and len(suffix) > 1:
-        return number.scaleb(int(suffix[1:]))
-    return number.scaleb(_DECIMAL_SUFFIX[suffix])
-
-
-def _number_as_text(value: Any) -> Any:
-    """Stack files may write ``nominalQuota: 100``; Kubernetes serialises every quantity as a string."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    return value
-
-
-def _non_negative_quantity(text: str) -> str:
-    try:
-        value = quantity_value(text)
-    except ValueError:
-        raise ValueError("write a Kubernetes quantity such as 100, 500m or 200Gi") from None
-    if value < 0:
-        raise ValueError("a quota cannot be negative")
-    return text
-
-
-Quantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_non_negative_quantity)]
 
 
 def _refuse_v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
@@ -125,42 +44,15 @@ def _refuse_v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
     return data
 
 
-class Taint(ConfigModel):
-    """A taint the flavor's nodes carry; workloads admitted on the flavor must tolerate it."""
-
-    key: LabelKey
-    value: LabelValue | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
-
-
-class Toleration(ConfigModel):
-    """A toleration Kueue injects into the pods it admits on the flavor (core ``Toleration`` shape)."""
-
-    key: LabelKey | None = None
-    operator: Literal["Equal", "Exists"] | None = None
-    value: LabelValue | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
-    toleration_seconds: int | None = None
-
-    @model_validator(mode="after")
-    def _kueue_toleration_rules(self) -> Toleration:
-        """The ResourceFlavor CRD's CEL rules for tolerations."""
-        if self.key is None and self.operator != "Exists":
-            raise RuleViolation("operator", self.operator, "without a key the operator must be Exists")
-        if self.operator == "Exists" and self.value is not None:
-            raise RuleViolation("value", self.value, "operator Exists takes no value")
-        if self.toleration_seconds is not None and self.effect != "NoExecute":
-            raise RuleViolation("tolerationSeconds", self.toleration_seconds, "only effect NoExecute takes it")
-        return self
-
-
 class ResourceFlavorConfig(ConfigModel):
     """A ResourceFlavor: which nodes a quota is for. On AKS, ``agentpool: <pool>`` selects one autoscaling pool."""
 
     name: DnsSubdomain
     node_labels: Labels = Field(default_factory=dict, max_length=8)
     node_taints: list[Taint] | None = Field(default=None, max_length=8)
+    """Taints the flavor's nodes carry; workloads admitted on the flavor must tolerate them."""
     tolerations: list[Toleration] | None = Field(default=None, max_length=8)
+    """Tolerations Kueue injects into the pods it admits on the flavor."""
 
 
 class RetryStrategy(ConfigModel):
@@ -244,27 +136,6 @@ def _check_resource_groups(groups: list[ResourceGroup], parent_key: str, parent_
                     if limit is not None and parent_name is None:
                         key = key_path("resourceGroups", g, "flavors", f, "resources", r, field)
                         raise RuleViolation(key, limit, f"limits only apply within a cohort: set {parent_key}")
-
-
-class LabelSelectorRequirement(ConfigModel):
-    key: LabelKey
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
-    values: list[LabelValue] | None = None
-
-    @model_validator(mode="after")
-    def _values_match_the_operator(self) -> LabelSelectorRequirement:
-        if self.operator in ("In", "NotIn") and not self.values:
-            raise RuleViolation("values", self.values, f"operator {self.operator} needs at least one value")
-        if self.operator in ("Exists", "DoesNotExist") and self.values:
-            raise RuleViolation("values", self.values, f"operator {self.operator} takes no values")
-        return self
-
-
-class LabelSelector(ConfigModel):
-    """Which namespaces may submit to a ClusterQueue; ``{}`` (the seed's choice) means every namespace."""
-
-    match_labels: Labels | None = None
-    match_expressions: list[LabelSelectorRequirement] | None = None
 
 
 class BorrowWithinCohort(ConfigModel):

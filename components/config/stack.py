@@ -77,16 +77,15 @@ class StackConfig(ConfigModel):
                 raise RuleViolation(name, "set", "Kueue needs a target cluster: add aks or existingCluster")
         wants_kubeconfig = self.existing_cluster is not None and self.existing_cluster.source == "kubeconfig"
         if wants_kubeconfig and self.kubeconfig is None:
-            raise RuleViolation(
-                KUBECONFIG_KEY, None, "existingCluster.source 'kubeconfig' needs it: pulumi config set --secret kubeconfig"
-            )
+            needs = "existingCluster.source 'kubeconfig' needs it: pulumi config set --secret kubeconfig"
+            raise RuleViolation(KUBECONFIG_KEY, None, needs)
         if not wants_kubeconfig and self.kubeconfig is not None:
             raise RuleViolation(KUBECONFIG_KEY, "set", "only used with existingCluster.source 'kubeconfig'")
         return self
 
     @model_validator(mode="after")
     def _flavors_select_stack_pools(self) -> StackConfig:
-        """A flavor's ``agentpool`` label must name an autoscaling pool of this stack, or it can never be provisioned."""
+        """A flavor's ``agentpool`` label must name an autoscaling pool of this stack, or it is never provisioned."""
         if self.aks is None:
             return self
         pools = [pool.name for pool in self.aks.user_pools]
@@ -98,14 +97,30 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    def _smoke_job_targets_a_local_queue(self) -> StackConfig:
+    def _kueue_manages_the_local_queue_namespaces(self) -> StackConfig:
+        """Jobs in a namespace Kueue's webhook skips are never suspended, so their queue would admit nothing."""
+        for index, queue in enumerate(self.queues.local_queues):
+            if not self.kueue.manages_namespace(queue.namespace):
+                key = key_path("queues", "localQueues", index, "namespace")
+                raise RuleViolation(key, queue.namespace, "kueue.managedJobsNamespaceSelector must select it")
+        return self
+
+    @model_validator(mode="after")
+    def _smoke_job_targets_a_local_queue_and_pool(self) -> StackConfig:
         job = self.smoke_job
         if not job.enabled:
             return self
         queues = {(q.namespace, q.name) for q in self.queues.local_queues}
         if (job.namespace, job.local_queue) not in queues:
             allowed = sorted(f"{ns}/{name}" for ns, name in queues)
-            raise RuleViolation("smokeJob.localQueue", job.local_queue, f"it must be one of queues.localQueues {allowed}")
+            raise RuleViolation(
+                "smokeJob.localQueue", job.local_queue, f"it must be one of queues.localQueues {allowed}"
+            )
+        pools = [p.name for p in self.aks.user_pools] if self.aks is not None else None
+        if pools is not None and job.pool not in pools:
+            raise RuleViolation(
+                "smokeJob.pool", job.pool, f"it must name an autoscaling pool of aks.userPools: {pools}"
+            )
         return self
 
 

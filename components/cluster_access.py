@@ -1,0 +1,26 @@
+"""How every cluster component hands out its cluster: a Kubernetes provider built from the secret kubeconfig.
+
+AKS, existing and ACK clusters all end in the same ``provider``, named the same way, so the components that create
+Kubernetes objects never need to know which cloud the cluster came from.
+"""
+
+from __future__ import annotations
+
+import pulumi
+from pulumi_kubernetes import Provider as KubernetesProvider
+
+
+def kubernetes_provider(
+    name: str, kubeconfig: pulumi.Input[str], parent: pulumi.Resource, delete_unreachable: bool = False
+) -> KubernetesProvider:
+    """The provider every Kubernetes object on the cluster is created with.
+
+    ``delete_unreachable`` is always sent, so the stack rather than the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable
+    of whoever runs it decides whether objects of a vanished cluster are dropped.
+    """
+    return KubernetesProvider(
+        f"{name}-k8s",
+        kubeconfig=kubeconfig,
+        delete_unreachable=delete_unreachable,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )

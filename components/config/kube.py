@@ -1,0 +1,189 @@
+"""Kubernetes value types every config section shares, each defined once and checked the way the API server does.
+
+Label keys and values, quantities, taints, tolerations and label selectors appear in the AKS, ACK, ACS, Kueue and
+queue sections alike; checking them here once means a bad value fails ``pulumi preview`` with its key, whichever
+section it is in, instead of failing ``pulumi up`` halfway through.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import AfterValidator, BeforeValidator, model_validator
+
+from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, RuleViolation
+
+_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+_QUALIFIED_NAME = re.compile(rf"(?:(?P<prefix>{DNS1123_SUBDOMAIN[1:-1]})/)?(?P<name>{_NAME})")
+_LABEL_VALUE = re.compile(rf"({_NAME})?")
+QUALIFIED_NAME_RULE = "a qualified name such as cpu, agentpool or nvidia.com/gpu (optional DNS prefix, name ≤ 63)"
+LABEL_VALUE_RULE = "a label value: at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
+
+
+def is_qualified_name(text: str) -> bool:
+    """Kubernetes' qualified name: the form of label, annotation, taint and resource keys."""
+    match = _QUALIFIED_NAME.fullmatch(text)
+    return match is not None and len(match["name"]) <= 63 and len(match["prefix"] or "") <= 253
+
+
+def is_label_value(text: str) -> bool:
+    """A label value (empty allowed): also the form of taint, toleration and selector values."""
+    return len(text) <= 63 and _LABEL_VALUE.fullmatch(text) is not None
+
+
+def _qualified_name(text: str) -> str:
+    if not is_qualified_name(text):
+        raise ValueError(f"write {QUALIFIED_NAME_RULE}")
+    return text
+
+
+def _label_value(text: str) -> str:
+    if not is_label_value(text):
+        raise ValueError(f"write {LABEL_VALUE_RULE}")
+    return text
+
+
+def _labels(labels: dict[str, str]) -> dict[str, str]:
+    """Check a label map entry by entry, so the error names the label key rather than the whole map."""
+    for key, value in labels.items():
+        if not is_qualified_name(key):
+            raise RuleViolation(key, key, f"a label key is {QUALIFIED_NAME_RULE}")
+        if not is_label_value(value):
+            raise RuleViolation(key, value, f"write {LABEL_VALUE_RULE}")
+    return labels
+
+
+LabelKey = Annotated[str, AfterValidator(_qualified_name)]
+"""A label, annotation, taint or resource key: optional DNS-subdomain prefix and ``/``, a name of at most 63."""
+LabelValue = Annotated[str, AfterValidator(_label_value)]
+"""A label value: at most 63 characters, alphanumeric at both ends, or empty."""
+Labels = Annotated[dict[str, str], AfterValidator(_labels)]
+"""A label map (node labels, pod labels, ``nodeSelector``, ``matchLabels``); errors name the offending label."""
+
+_QUANTITY = re.compile(r"(?P<number>[+-]?(\d+(\.\d*)?|\.\d+))(?P<suffix>[KMGTPE]i|[eE][+-]?\d+|[numkMGTPE])?")
+_BINARY_EXPONENTS = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL_EXPONENTS = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_QUANTITY_RULE = "write a Kubernetes quantity such as 2, 500m or 200Gi"
+
+
+def quantity_value(text: str) -> Decimal:
+    """The value of a Kubernetes quantity in base units, cores or bytes (``500m`` -> 0.5, ``2Gi`` -> 2147483648)."""
+    match = _QUANTITY.fullmatch(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a Kubernetes quantity; write it as 2, 500m, 512Mi or 4Gi")
+    number, suffix = Decimal(match["number"]), match["suffix"] or ""
+    if suffix in _BINARY_EXPONENTS:
+        return number * 1024 ** _BINARY_EXPONENTS[suffix]
+    if suffix[:1] in "eE" and len(suffix) > 1:
+        return number.scaleb(int(suffix[1:]))
+    return number.scaleb(_DECIMAL_EXPONENTS[suffix])
+
+
+def _number_as_text(value: Any) -> Any:
+    """Stack files may write ``cpu: 2`` or ``cpu: 0.5``; Kubernetes serialises every quantity as a string."""
+    if isinstance(value, bool):
+        raise ValueError(_QUANTITY_RULE)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format(Decimal(repr(value)).normalize(), "f")
+    return value
+
+
+def _checked_value(text: str) -> Decimal:
+    try:
+        return quantity_value(text)
+    except ValueError:
+        raise ValueError(_QUANTITY_RULE) from None
+
+
+def _non_negative(text: str) -> str:
+    if _checked_value(text) < 0:
+        raise ValueError("a quantity cannot be negative")
+    return text
+
+
+def _positive(text: str) -> str:
+    if _checked_value(text) <= 0:
+        raise ValueError("a quantity must be positive, e.g. 2, 500m, 4Gi")
+    return text
+
+
+Quantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_non_negative)]
+"""A quantity of at least zero, written as a YAML number or a string; the text is kept as the manifests emit it."""
+PositiveQuantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_positive)]
+"""A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
+
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+TAINT_EFFECTS: tuple[str, ...] = get_args(TaintEffect)
+
+
+class Taint(ConfigModel):
+    """A node taint (core ``Taint``); pods scheduled on the node must tolerate it."""
+
+    key: LabelKey
+    value: LabelValue | None = None
+    effect: TaintEffect
+
+
+class Toleration(ConfigModel):
+    """A pod toleration (core ``Toleration``)."""
+
+    key: LabelKey | None = None
+    operator: Literal["Equal", "Exists"] | None = None
+    value: LabelValue | None = None
+    effect: TaintEffect | None = None
+    toleration_seconds: int | None = None
+
+    @model_validator(mode="after")
+    def _toleration_rules(self) -> Toleration:
+        """The API server's rules, which Kueue's ResourceFlavor CRD repeats in CEL."""
+        if self.key is None and self.operator != "Exists":
+            raise RuleViolation("operator", self.operator, "without a key the operator must be Exists")
+        if self.operator == "Exists" and self.value is not None:
+            raise RuleViolation("value", self.value, "operator Exists takes no value")
+        if self.toleration_seconds is not None and self.effect != "NoExecute":
+            raise RuleViolation("tolerationSeconds", self.toleration_seconds, "only effect NoExecute takes it")
+        return self
+
+
+class LabelSelectorRequirement(ConfigModel):
+    """One ``matchExpressions`` entry: ``In``/``NotIn`` need values, ``Exists``/``DoesNotExist`` take none."""
+
+    key: LabelKey
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    values: list[LabelValue] | None = None
+
+    @model_validator(mode="after")
+    def _values_match_the_operator(self) -> LabelSelectorRequirement:
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise RuleViolation("values", self.values, f"operator {self.operator} needs at least one value")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise RuleViolation("values", self.values, f"operator {self.operator} takes no values")
+        return self
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        present = self.key in labels
+        if self.operator == "Exists":
+            return present
+        if self.operator == "DoesNotExist":
+            return not present
+        values = self.values or []
+        if self.operator == "In":
+            return present and labels[self.key] in values
+        return not present or labels[self.key] not in values
+
+
+class LabelSelector(ConfigModel):
+    """A label selector; ``{}`` matches every object. Unset parts stay unset, so manifests show only what is set."""
+
+    match_labels: Labels | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        """Whether ``labels`` are selected, evaluated the way the API server does."""
+        return all(labels.get(k) == v for k, v in (self.match_labels or {}).items()) and all(
+            e.matches(labels) for e in self.match_expressions or []
+        )

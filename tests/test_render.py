@@ -1,0 +1,417 @@
+"""The offline render tool on the shipped stacks: seed objects on disk, the plan's edges, secrets, bad config."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.schemas import validate_core, validate_kueue
+from tests.seed_manifests import (
+    GPU_BY_NODE_SELECTOR,
+    GPU_BY_POD_LABEL,
+    GPU_BY_RESOURCE_POLICY,
+    GPU_HPN,
+    KUEUE_SEED_OBJECTS,
+    NGINX_BY_NODE_SELECTOR,
+    NGINX_BY_POD_LABEL,
+    as_emitted,
+    seed,
+)
+from tools import render
+
+ROOT = Path(__file__).resolve().parents[1]
+AKS_STACK = ROOT / "stacks/Pulumi.aks-kueue-dev.yaml"
+ACK_STACK = ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
+SEED_POLICY, SEED_POLICY_DEPLOYMENT = seed(GPU_BY_RESOURCE_POLICY)
+SEED_DEPLOYMENTS_BY_PLACE = {
+    "ack-acs-hangzhou-k8s/deployment-default-nginx.yaml": seed(NGINX_BY_NODE_SELECTOR)[0],
+    "ack-acs-beijing-k8s/deployment-default-nginx.yaml": seed(NGINX_BY_POD_LABEL)[0],
+    "ack-acs-hangzhou-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_BY_NODE_SELECTOR)[0],
+    "ack-acs-hangzhou-k8s/deployment-default-dep-rp-demo.yaml": SEED_POLICY_DEPLOYMENT,
+    "ack-acs-beijing-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_BY_POD_LABEL)[0],
+    "ack-acs-hpn-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_HPN)[0],
+}
+"""Where stacks/Pulumi.ack-acs-dev.yaml places each seed example (the seed reuses names, so they need 3 clusters)."""
+RESOURCE_POLICY_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
+
+
+def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    assert render.main([str(stack), "--out", str(out)]) == 0
+    plan = json.loads((out / "plan.json").read_text())
+    manifests = {str(p.relative_to(out / "manifests")): yaml.safe_load(p.read_text()) for p in out.rglob("*.yaml")}
+    return plan, manifests
+
+
+@pytest.fixture(scope="module")
+def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
+
+
+@pytest.fixture(scope="module")
+def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)
+
+
+class Plan:
+    """plan.json as a graph: what waits for what, through dependencies, providers and parents."""
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.resources = plan["resources"]
+        self.by_urn = {r["urn"]: r for r in self.resources}
+
+    def of_type(self, type_: str) -> list[dict[str, Any]]:
+        return [r for r in self.resources if r["type"] == type_]
+
+    def waits_for(self, dependent: dict[str, Any], dependency: dict[str, Any]) -> bool:
+        children: dict[str, list[str]] = {}
+        for r in self.resources:
+            if r["parent"]:
+                children.setdefault(r["parent"], []).append(r["urn"])
+        seen, todo = set(), [dependent["urn"]]
+        while todo:
+            urn = todo.pop()
+            if urn in seen or urn not in self.by_urn:
+                continue
+            seen.add(urn)
+            r = self.by_urn[urn]
+            direct = set(r["dependencies"]) | ({r["provider"].rsplit("::", 1)[0]} if r["provider"] else set())
+            edges = direct | {c for d in direct for c in children.get(d, [])}
+            if r["parent"]:
+                edges.add(r["parent"])
+            if dependency["urn"] in edges:
+                return True
+            todo.extend(edges)
+        return False
+
+
+# --- acceptance: the AKS stack -----------------------------------------------------------------------------------
+
+
+def test_aks_stack_renders_the_seed_queue_objects_field_for_field(aks):
+    _, manifests = aks
+    emitted = list(manifests.values())
+    for expected in KUEUE_SEED_OBJECTS:
+        kind, name = expected["kind"], expected["metadata"]["name"]
+        assert [m for m in emitted if m["kind"] == kind and m["metadata"]["name"] == name] == [expected]
+
+
+def test_every_rendered_object_of_the_aks_stack_passes_its_real_schema(aks):
+    _, manifests = aks
+    kinds = set()
+    for obj in manifests.values():
+        kinds.add(obj["kind"])
+        if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
+            validate_kueue(obj)
+        else:
+            validate_core(obj, "1.33")
+    assert {"Namespace", "Job", "ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck"} <= kinds
+
+
+def test_aks_plan_has_the_cluster_and_an_autoscaling_pool_the_program_never_resizes(aks):
+    plan = Plan(aks[0])
+    (cluster,) = plan.of_type("azure-native:containerservice:ManagedCluster")
+    assert cluster["inputs"]["kubernetesVersion"] == "1.33"
+    (pool,) = plan.of_type("azure-native:containerservice:AgentPool")
+    assert pool["inputs"]["agentPoolName"] == "scalepool"
+    assert (pool["inputs"]["minCount"], pool["inputs"]["maxCount"], pool["inputs"]["enableAutoScaling"]) == (1, 5, True)
+    assert pool["ignoreChanges"] == ["count"]
+
+
+def test_aks_plan_installs_kueue_0_17_1_in_kueue_system(aks):
+    plan = Plan(aks[0])
+    (chart,) = plan.of_type("kubernetes:helm.sh/v4:Chart")
+    inputs = chart["inputs"]
+    assert (inputs["version"], inputs["namespace"], inputs["name"]) == ("0.17.1", "kueue-system", "kueue")
+    assert inputs["chart"] == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
+
+
+def test_every_queue_object_waits_for_the_readiness_gate_which_waits_for_the_chart(aks):
+    plan = Plan(aks[0])
+    (chart,) = plan.of_type("kubernetes:helm.sh/v4:Chart")
+    (gate,) = [r for r in plan.of_type("kubernetes:batch/v1:Job") if r["name"].startswith("kueue")]
+    assert plan.waits_for(gate, chart)
+    kueue_objects = [r for r in plan.resources if r["type"].startswith("kubernetes:kueue.x-k8s.io/")]
+    assert len(kueue_objects) == 5
+    for obj in kueue_objects:
+        assert plan.waits_for(obj, gate), obj["name"]
+
+
+def test_nothing_of_kueue_waits_for_the_autoscaling_pool(aks):
+    plan = Plan(aks[0])
+    (pool,) = plan.of_type("azure-native:containerservice:AgentPool")
+    (cluster,) = plan.of_type("azure-native:containerservice:ManagedCluster")
+    (chart,) = plan.of_type("kubernetes:helm.sh/v4:Chart")
+    assert plan.waits_for(chart, cluster)
+    assert not plan.waits_for(chart, pool)
+
+
+def test_kubeconfigs_are_secrets_and_redacted_in_the_plan(aks, ack):
+    for plan, _ in (aks, ack):
+        providers = [r for r in plan["resources"] if r["type"] == "pulumi:providers:kubernetes"]
+        assert providers
+        assert all(p["inputs"]["kubeconfig"] == "[secret]" for p in providers)
+    assert aks[0]["outputs"]["kubeconfig"] == "[secret]"
+    assert ack[0]["outputs"]["ackKubeconfigs"] == "[secret]"
+    for path in ("aks", "ack"):
+        assert "mock-token" not in json.dumps((aks if path == "aks" else ack)[0])
+
+
+# --- acceptance: the ACK stack -----------------------------------------------------------------------------------
+
+
+def test_ack_stack_renders_each_seed_deployment_and_the_resource_policy(ack):
+    _, manifests = ack
+    for path, expected in SEED_DEPLOYMENTS_BY_PLACE.items():
+        assert manifests[path] == as_emitted(expected), path
+    policy = manifests["ack-acs-hangzhou-k8s/resourcepolicy-default-dep-rp-demo.yaml"]
+    assert policy == SEED_POLICY
+    jsonschema.validate(policy, RESOURCE_POLICY_SCHEMA)
+
+
+def test_every_rendered_deployment_of_the_ack_stack_is_valid_for_its_cluster_version(ack):
+    _, manifests = ack
+    minors = {"ack-acs-hangzhou-k8s": "1.31", "ack-acs-beijing-k8s": "1.31", "ack-acs-hpn-k8s": "1.33"}
+    deployments = [(path, obj) for path, obj in manifests.items() if obj["kind"] == "Deployment"]
+    assert len(deployments) == 6
+    for path, obj in deployments:
+        validate_core(obj, minors[path.split("/")[0]])
+
+
+def test_each_ack_cluster_is_pro_with_the_virtual_node_addon_on_a_region_provider(ack):
+    plan = Plan(ack[0])
+    clusters = plan.of_type("alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert sorted(c["inputs"]["name"] for c in clusters) == ["acs-beijing", "acs-hangzhou", "acs-hpn"]
+    regions = {r["urn"]: r["inputs"]["region"] for r in plan.of_type("pulumi:providers:alicloud")}
+    assert sorted(regions.values()) == ["cn-beijing", "cn-hangzhou", "cn-hangzhou"]
+    addons = plan.of_type("alicloud:cs/kubernetesAddon:KubernetesAddon")
+    for cluster in clusters:
+        assert cluster["inputs"]["clusterSpec"] == "ack.pro.small"
+        assert cluster["provider"].rsplit("::", 1)[0] in regions
+        (vnode,) = [a for a in addons if a["inputs"]["name"] == "ack-virtual-node" and plan.waits_for(a, cluster)]
+        assert vnode["provider"] == cluster["provider"]
+
+
+def test_every_deployment_waits_for_its_clusters_virtual_node_addon(ack):
+    plan = Plan(ack[0])
+    deployments = plan.of_type("kubernetes:apps/v1:Deployment")
+    vnodes = [
+        a for a in plan.of_type("alicloud:cs/kubernetesAddon:KubernetesAddon") if a["name"].endswith("virtual-node")
+    ]
+    assert len(deployments) == 6
+    for deployment in deployments:
+        cluster = deployment["name"].split("-default-")[0].removeprefix("acs-")
+        waited = [v["name"] for v in vnodes if plan.waits_for(deployment, v)]
+        assert waited == [f"ack-{cluster}-ack-virtual-node"], deployment["name"]
+
+
+# --- bad configuration: exit code 2 and the key, before anything is registered -----------------------------------
+
+
+def edit(path: Path, change: Callable[[dict[str, Any]], None], out: Path) -> Path:
+    document = yaml.safe_load(path.read_text())
+    change(document["config"])
+    target = out / path.name
+    target.write_text(yaml.safe_dump(document))
+    return target
+
+
+def aks_pool(config):
+    return config["elastic-capacity:aks"]["userPools"][0]
+
+
+def queues_with(**changes) -> Callable[[dict[str, Any]], None]:
+    """Set ``elastic-capacity:queues`` to the seed's queues with one cluster queue's fields changed."""
+    queue = {
+        "name": "cas-cluster-queue",
+        "resourceGroups": [
+            {
+                "coveredResources": ["cpu", "memory"],
+                "flavors": [
+                    {
+                        "name": "scalepool",
+                        "resources": [
+                            {"name": "cpu", "nominalQuota": "100"},
+                            {"name": "memory", "nominalQuota": "200Gi"},
+                        ],
+                    }
+                ],
+            }
+        ],
+        "admissionChecksStrategy": {"admissionChecks": [{"name": "cas-provisioning", "onFlavors": ["scalepool"]}]},
+    }
+    return lambda config: config.__setitem__("elastic-capacity:queues", {"clusterQueues": [{**queue, **changes}]})
+
+
+def ack_workload(index: int, **changes) -> Callable[[dict[str, Any]], None]:
+    return lambda config: config["elastic-capacity:ack"]["workloads"][index].update(changes)
+
+
+def ack_cluster(index: int, **changes) -> Callable[[dict[str, Any]], None]:
+    return lambda config: config["elastic-capacity:ack"]["clusters"][index].update(changes)
+
+
+def policy_cluster(scheduler: str, *unit_qos: str) -> Callable[[dict[str, Any]], None]:
+    """Add a 1.28 cluster with the given scheduler and a CPU workload scheduled by a policy with these acs units."""
+
+    def change(config: dict[str, Any]) -> None:
+        ack = config["elastic-capacity:ack"]
+        network = {
+            "vpcCidr": "10.0.0.0/8",
+            "zones": [{"zoneId": "cn-shanghai-b", "nodeCidr": "10.1.0.0/16", "podCidr": "10.4.0.0/16"}],
+        }
+        ack["clusters"].append(
+            {
+                "name": "extra",
+                "region": "cn-shanghai",
+                "kubernetesVersion": "1.28.9-aliyun.1",
+                "network": network,
+                "scheduler": {"version": scheduler},
+            }
+        )
+        units = [{"resource": "acs", "computeQos": qos} for qos in unit_qos]
+        ack["workloads"].append(
+            {
+                "name": "web",
+                "cluster": "extra",
+                "image": "nginx:1.27",
+                "scheduling": "resource-policy",
+                "resourcePolicy": {"units": units},
+            }
+        )
+
+    return change
+
+
+BAD_AKS = {
+    "unknown key": (lambda c: aks_pool(c).update(maxcount=3), "aks.userPools[0].maxcount"),
+    "min above max": (lambda c: aks_pool(c).update(minCount=6), "aks.userPools[0].minCount"),
+    "Kubernetes below 1.30": (
+        lambda c: c["elastic-capacity:aks"].update(kubernetesVersion="1.29"),
+        "aks.kubernetesVersion",
+    ),
+    "flavor selects no pool of the stack": (
+        lambda c: aks_pool(c).update(name="burst"),
+        "queues.resourceFlavors[0].nodeLabels.agentpool",
+    ),
+    "onFlavors names no flavor of the queue": (
+        queues_with(admissionChecksStrategy={"admissionChecks": [{"name": "cas-provisioning", "onFlavors": ["gpu"]}]}),
+        "queues.clusterQueues[0].admissionChecksStrategy.admissionChecks[0].onFlavors[0]",
+    ),
+    "v1beta1 cohort": (queues_with(cohort="team"), "queues.clusterQueues[0].cohort"),
+    "v1beta1 admissionChecks": (
+        queues_with(admissionChecks=["cas-provisioning"]),
+        "queues.clusterQueues[0].admissionChecks",
+    ),
+    "not a DNS-1123 name": (queues_with(name="CAS_queue"), "queues.clusterQueues[0].name"),
+    "borrowing limit without a cohort": (
+        queues_with(
+            resourceGroups=[
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {
+                            "name": "scalepool",
+                            "resources": [{"name": "cpu", "nominalQuota": "8", "borrowingLimit": "8"}],
+                        }
+                    ],
+                }
+            ]
+        ),
+        "queues.clusterQueues[0].resourceGroups[0].flavors[0].resources[0].borrowingLimit",
+    ),
+    "smoke job on an unknown local queue": (
+        lambda c: c["elastic-capacity:smokeJob"].update(enabled=True, localQueue="nope"),
+        "smokeJob.localQueue",
+    ),
+    "chart older than v1beta2": (
+        lambda c: c["elastic-capacity:kueue"].update(chartVersion="0.14.2"),
+        "kueue.chartVersion",
+    ),
+}
+
+BAD_ACK = {
+    "Kubernetes below 1.26": (ack_cluster(0, kubernetesVersion="1.24.6-aliyun.1"), "ack.clusters[0].kubernetesVersion"),
+    "virtual node below v2.13.0": (
+        ack_cluster(0, virtualNode={"version": "v2.12.0"}),
+        "ack.clusters[0].virtualNode.version",
+    ),
+    "GPU-HPN with virtual node below v2.15.0": (
+        ack_cluster(2, virtualNode={"version": "v2.14.0"}),
+        "ack.clusters[2].virtualNode.version",
+    ),
+    "GPU below the seed's scheduler minimum": (
+        ack_cluster(0, scheduler={"version": "v1.31.0-aliyun.6.8.3.aaaaaaaa"}),
+        "ack.clusters[0].scheduler.version",
+    ),
+    "GPU-HPN below the seed's scheduler minimum": (
+        ack_cluster(2, scheduler={"version": "v1.33.0-aliyun.6.9.3.aaaaaaaa"}),
+        "ack.clusters[2].scheduler.version",
+    ),
+    "GPU on a minor missing from the seed's table": (
+        ack_cluster(1, kubernetesVersion="1.33.1-aliyun.1", scheduler={"version": "v1.33.0-aliyun.6.9.4.8b58e6b4"}),
+        "ack.clusters[1].kubernetesVersion",
+    ),
+    "an acs unit below scheduler 6.7.1": (
+        policy_cluster("v1.28.12-aliyun-6.7.0.aaaaaaaa", "default"),
+        "ack.clusters[3].scheduler.version",
+    ),
+    "several acs units below scheduler 6.8.3": (
+        policy_cluster("v1.28.12-aliyun-6.8.2.aaaaaaaa", "best-effort", "default"),
+        "ack.clusters[3].scheduler.version",
+    ),
+    "gpu-hpn with best-effort QoS": (ack_workload(5, computeQos="best-effort"), "ack.workloads[5].computeQos"),
+    "GPU without a model series": (ack_workload(2, gpuModelSeries=None), "ack.workloads[2].gpuModelSeries"),
+    "compute-class label given by the user": (
+        ack_workload(0, labels={"alibabacloud.com/compute-class": "performance"}),
+        "ack.workloads[0].labels.alibabacloud.com/compute-class",
+    ),
+    "the ECI label": (
+        ack_workload(0, labels={"alibabacloud.com/eci": "true"}),
+        "ack.workloads[0].labels.alibabacloud.com/eci",
+    ),
+    "pod-label mode with a WaitForFirstConsumer volume": (
+        ack_workload(
+            1,
+            volumes=[
+                {"name": "data", "claimName": "data", "mountPath": "/data", "bindingMode": "WaitForFirstConsumer"}
+            ],
+        ),
+        "ack.workloads[1].scheduling",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("stack", "change", "key"),
+    [(AKS_STACK, *case) for case in BAD_AKS.values()] + [(ACK_STACK, *case) for case in BAD_ACK.values()],
+    ids=list(BAD_AKS) + list(BAD_ACK),
+)
+def test_bad_config_exits_2_naming_the_key(stack, change, key, tmp_path, capsys):
+    bad = edit(stack, change, tmp_path)
+    assert render.main([str(bad), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: elastic-capacity:{key}: "), error
+    assert not (tmp_path / "out").exists(), "nothing is written for an invalid stack"
+
+
+def test_bad_config_from_the_command_line_is_one_line_without_a_traceback(tmp_path):
+    bad = edit(AKS_STACK, lambda c: aks_pool(c).update(minCount=6), tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.render", str(bad), "--out", str(tmp_path / "out")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+    assert "elastic-capacity:aks.userPools[0].minCount" in result.stderr
