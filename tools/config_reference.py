@@ -1,6 +1,7 @@
 """Print the configuration reference (every key, its type, default and meaning) from the config model itself.
 
-    python -m tools.config_reference > /tmp/reference.md
+    python -m tools.config_reference            # print it
+    python -m tools.config_reference --write    # replace the block between the markers in README.md
 
 The README embeds this output between markers, and a test keeps the two identical, so the documented keys can
 never drift from the keys the program accepts.
@@ -9,9 +10,11 @@ never drift from the keys the program accepts.
 from __future__ import annotations
 
 import json
+import sys
 import types
 import typing
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, SecretStr
@@ -121,5 +124,14 @@ def reference() -> str:
     return "\n".join(sections) + "\n"
 
 
+def write_readme(readme: Path) -> None:
+    text = readme.read_text()
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    readme.write_text(text[:start] + reference().rstrip("\n") + text[end:])
+
+
 if __name__ == "__main__":
-    print(reference(), end="")
+    if sys.argv[1:] == ["--write"]:
+        write_readme(Path(__file__).resolve().parents[1] / "README.md")
+    else:
+        print(reference(), end="")

@@ -50,12 +50,19 @@ class StackConfig(ConfigModel):
     """Everything one stack deploys. Absent sections deploy nothing; Kueue sections default to the seed."""
 
     aks: AksConfig | None = None
+    """A new AKS cluster with autoscaling user pools; Kueue and the queues go onto it."""
     existing_cluster: ExistingClusterConfig | None = None
+    """Instead of ``aks``: put Kueue and the queues onto a cluster this stack does not create."""
     kubeconfig: SecretStr | None = None
+    """The existing cluster's kubeconfig (``existingCluster.source: kubeconfig``); refused unless set as a secret."""
     kueue: KueueConfig = KueueConfig()
+    """How Kueue is installed (only with ``aks`` or ``existingCluster``)."""
     queues: QueuesConfig = QueuesConfig()
+    """The Kueue queue objects; the defaults are the seed's provisioning-gated queue."""
     smoke_job: SmokeJobConfig = SmokeJobConfig()
+    """The opt-in end-to-end check: the seed's Job, which ``pulumi up`` waits to see complete."""
     ack: AckConfig | None = None
+    """ACK managed Pro clusters and the ACS workloads that run on them."""
 
     @property
     def kueue_target(self) -> Literal["aks", "existing"] | None:
