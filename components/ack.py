@@ -161,7 +161,7 @@ class AckProCluster(pulumi.ComponentResource):
             opts=pulumi.InvokeOutputOptions(parent=self, provider=region),
         )
         self.kubeconfig = pulumi.Output.secret(credential.kube_config)
-        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self)
+        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=self.cluster.id)
         self.register_outputs(
             {
                 "cluster_id": self.cluster_id,

@@ -80,7 +80,11 @@ class AksCluster(pulumi.ComponentResource):
 
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, parent=self)
         self.provider = kubernetes_provider(
-            name, self.kubeconfig, parent=self, delete_unreachable=args.delete_unreachable
+            name,
+            self.kubeconfig,
+            parent=self,
+            cluster_identifier=cluster.id,
+            delete_unreachable=args.delete_unreachable,
         )
 
         self.register_outputs(
@@ -199,9 +203,11 @@ class ExistingCluster(pulumi.ComponentResource):
         if args.source == "aks":
             assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
             self.kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, parent=self)
+            identifier: str | None = f"{args.resource_group_name}/{args.cluster_name}"
         elif kubeconfig is None:
             raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
         else:
             self.kubeconfig = pulumi.Output.secret(kubeconfig)
-        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self)
+            identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
+        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=identifier)
         self.register_outputs({"kubeconfig": self.kubeconfig})

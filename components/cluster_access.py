@@ -11,16 +11,24 @@ from pulumi_kubernetes import Provider as KubernetesProvider
 
 
 def kubernetes_provider(
-    name: str, kubeconfig: pulumi.Input[str], parent: pulumi.Resource, delete_unreachable: bool = False
+    name: str,
+    kubeconfig: pulumi.Input[str],
+    parent: pulumi.Resource,
+    cluster_identifier: pulumi.Input[str] | None = None,
+    delete_unreachable: bool = False,
 ) -> KubernetesProvider:
     """The provider every Kubernetes object on the cluster is created with.
 
-    ``delete_unreachable`` is always sent, so the stack rather than the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable
-    of whoever runs it decides whether objects of a vanished cluster are dropped.
+    ``cluster_identifier`` (the cloud's id of the cluster) makes the provider be replaced only when the cluster
+    itself changes: AKS and ACK hand out fresh credentials on every run, and a provider replaced for a rotated token
+    would replace every object on the cluster with it. ``delete_unreachable`` is always sent, so the stack rather
+    than the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable of whoever runs it decides whether objects of a vanished
+    cluster are dropped.
     """
     return KubernetesProvider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
+        cluster_identifier=cluster_identifier,
         delete_unreachable=delete_unreachable,
         opts=pulumi.ResourceOptions(parent=parent),
     )

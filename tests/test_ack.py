@@ -290,6 +290,8 @@ def test_kubeconfig_is_a_secret_and_feeds_the_kubernetes_provider(default_run):
     assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
     assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
     assert provider.inputs["deleteUnreachable"] == "false"
+    cluster = default_run.one("alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert provider.inputs["clusterIdentifier"] == cluster.id, "a fresh temporary credential must not replace it"
 
 
 def test_api_server_endpoint_is_the_first_connection(default_run):

@@ -144,6 +144,7 @@ def test_provider_waits_for_the_cluster_but_never_for_user_pools(two_pools) -> N
     recording, _ = two_pools
     provider = recording.one(K8S_PROVIDER, "demo-k8s")
     assert recording.depends_on(provider, recording.one(CLUSTER))
+    assert provider.inputs["clusterIdentifier"] == recording.one(CLUSTER).id, "fresh credentials must not replace it"
     pools = recording.by_type(AGENT_POOL)
     assert len(pools) == 2
     assert not any(recording.depends_on(provider, pool) for pool in pools)
@@ -196,6 +197,7 @@ def test_existing_aks_cluster_uses_its_user_credentials(run_program) -> None:
     provider = recording.one(K8S_PROVIDER, "shared-k8s")
     assert provider.is_secret("kubeconfig")
     assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+    assert provider.inputs["clusterIdentifier"] == "platform-rg/platform"
     assert "kubeconfig" in recording.secret_outputs
     assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
 

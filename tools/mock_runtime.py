@@ -133,6 +133,8 @@ class Registration:
     """One resource as the program registered it."""
 
     urn: str
+    id: str
+    """The id the mocks gave the resource (empty for components)."""
     type: str
     name: str
     custom: bool
@@ -207,6 +209,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             self.registrations.append(
                 Registration(
                     urn=response.urn,
+                    id=response.id,
                     type=request.type,
                     name=request.name,
                     custom=request.custom,
