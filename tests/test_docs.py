@@ -1,8 +1,11 @@
-"""The README's promises: its two set-up commands are what CI runs, and its config reference is the model's."""
+"""The README's promises: its two set-up commands are what CI runs, its config reference is the model's, and the
+code meets the lint and format rules it states."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tools import config_reference
@@ -30,3 +33,10 @@ def test_ci_runs_exactly_the_readme_set_up_commands():
         if line and not line.startswith(("#", "set ", "cd "))
     ]
     assert ci == commands
+
+
+def test_code_is_lint_clean_and_formatted():
+    """CI runs only the README's commands, so the ruff gate lives here (mypy is slower: run it by hand, see README)."""
+    for command in (["check", "--quiet", "."], ["format", "--check", "--quiet", "."]):
+        result = subprocess.run([sys.executable, "-m", "ruff", *command], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
