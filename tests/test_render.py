@@ -369,6 +369,7 @@ BAD_ACK = {
     ),
     "gpu-hpn with best-effort QoS": (ack_workload(5, computeQos="best-effort"), "ack.workloads[5].computeQos"),
     "GPU without a model series": (ack_workload(2, gpuModelSeries=None), "ack.workloads[2].gpuModelSeries"),
+    "GPU pod that could not be Guaranteed": (ack_workload(2, memory=None), "ack.workloads[2].memory"),
     "compute-class label given by the user": (
         ack_workload(0, labels={"alibabacloud.com/compute-class": "performance"}),
         "ack.workloads[0].labels.alibabacloud.com/compute-class",
