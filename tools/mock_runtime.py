@@ -313,16 +313,21 @@ def run(
     Each run starts from a fresh event loop, root stack and config, so runs never leak into each other.
     Exceptions raised by the program (a ``ConfigError`` above all) propagate unchanged.
     """
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    settings.reset_options(project=PROJECT, stack=stack, preview=preview)
-    mocks = ProgramMocks()
-    monitor = RecordingMonitor(mocks)
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
-    pulumi.runtime.set_all_config(dict(config), secret_keys=list(secret_keys))
-    settings.SETTINGS.rpc_manager.clear()
-    settings.SETTINGS.outputs.clear()
-    _sync_await(run_pulumi_func(program))
-    outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        settings.reset_options(project=PROJECT, stack=stack, preview=preview)
+        mocks = ProgramMocks()
+        monitor = RecordingMonitor(mocks)
+        pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
+        pulumi.runtime.set_all_config(dict(config), secret_keys=list(secret_keys))
+        settings.SETTINGS.rpc_manager.clear()
+        settings.SETTINGS.outputs.clear()
+        _sync_await(run_pulumi_func(program))
+        outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
     return Recording(monitor.registrations, outputs, secret_outputs, mocks.invokes)
 
 
