@@ -228,25 +228,12 @@ def aks_pool(config):
 
 
 def queues_with(**changes) -> Callable[[dict[str, Any]], None]:
-    """Set ``elastic-capacity:queues`` to the seed's queues with one cluster queue's fields changed."""
-    queue = {
-        "name": "cas-cluster-queue",
-        "resourceGroups": [
-            {
-                "coveredResources": ["cpu", "memory"],
-                "flavors": [
-                    {
-                        "name": "scalepool",
-                        "resources": [
-                            {"name": "cpu", "nominalQuota": "100"},
-                            {"name": "memory", "nominalQuota": "200Gi"},
-                        ],
-                    }
-                ],
-            }
-        ],
-        "admissionChecksStrategy": {"admissionChecks": [{"name": "cas-provisioning", "onFlavors": ["scalepool"]}]},
-    }
+    """Set ``elastic-capacity:queues`` to the seed's queues with one cluster queue's fields changed.
+
+    The config keys of a cluster queue are its v1beta2 spec fields, so the seed's own object is the starting point.
+    """
+    (seed_queue,) = [o for o in KUEUE_SEED_OBJECTS if o["kind"] == "ClusterQueue"]
+    queue = {"name": seed_queue["metadata"]["name"], **seed_queue["spec"]}
     return lambda config: config.__setitem__("elastic-capacity:queues", {"clusterQueues": [{**queue, **changes}]})
 
 
