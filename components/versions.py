@@ -90,25 +90,28 @@ SCHEDULER_MIN_ACS_UNIT = Version("6.7.1")
 SCHEDULER_MIN_MULTIPLE_ACS_UNITS = Version("6.8.3")
 """Several ``acs`` units in one ResourcePolicy need kube-scheduler 6.8.3+ (reference ack-acs.md section 3.5)."""
 
-SCHEDULER_MIN_GPU: dict[str, SchedulerVersion] = {
-    minor: SchedulerVersion.parse(text)
-    for minor, text in {
+
+def _per_minor(table: dict[str, str]) -> dict[str, SchedulerVersion]:
+    return {minor: SchedulerVersion.parse(text) for minor, text in table.items()}
+
+
+SCHEDULER_MIN_GPU = _per_minor(
+    {
         "1.26": "v1.26.3-aliyun-6.8.4.4b180111",
         "1.28": "v1.28.12-aliyun-6.8.4.b27c0009",
         "1.30": "v1.30.3-aliyun.6.8.4.946f90e8",
         "1.31": "v1.31.0-aliyun.6.8.4.8f585f26",
-    }.items()
-}
+    }
+)
 """Minimum kube-scheduler per cluster minor for ACS GPU pods (seed 004, "組件配置")."""
 
-SCHEDULER_MIN_GPU_HPN: dict[str, SchedulerVersion] = {
-    minor: SchedulerVersion.parse(text)
-    for minor, text in {
+SCHEDULER_MIN_GPU_HPN = _per_minor(
+    {
         "1.28": "v1.28.12-aliyun-6.9.3.cd73f3fe",
         "1.30": "v1.30.3-aliyun.6.9.3.ce7e2faf",
         "1.31": "v1.31.0-aliyun.6.9.3.051bb0e8",
         "1.32": "v1.32.0-aliyun.6.9.3.515ac311",
         "1.33": "v1.33.0-aliyun.6.9.4.8b58e6b4",
-    }.items()
-}
+    }
+)
 """Minimum kube-scheduler per cluster minor for ACS GPU-HPN pods (seed 004, GPU-HPN section)."""
