@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from components.config.acs import RESERVED_LABELS, AckConfig
-from components.config.base import PROJECT, ConfigError, problems_from
+from components.config.base import PROJECT, problems_from
+from tests.conftest import model_error_keys, stack_error_keys
 
 GPU_SCHEDULER_131 = "v1.31.0-aliyun.6.8.4.8f585f26"
 """The seed's minimum kube-scheduler for ACS GPU on 1.31."""
@@ -36,8 +36,12 @@ GPU = {"computeClass": "gpu", "gpuModelSeries": "T4", "gpu": 1, "cpu": 1, "memor
 GPU_HPN = {"computeClass": "gpu-hpn", "cpu": 1, "memory": "1Gi"}
 
 
+def section(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"clusters": clusters or [cluster()], "workloads": workloads}
+
+
 def load(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> AckConfig:
-    return AckConfig.model_validate({"clusters": clusters or [cluster()], "workloads": workloads})
+    return AckConfig.model_validate(section(workloads, clusters))
 
 
 def problems(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> list[tuple[str, str]]:
@@ -48,16 +52,12 @@ def problems(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | N
 
 
 def bad_keys(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | None = None) -> list[str]:
-    return [key for key, _ in problems(workloads, clusters)]
+    return model_error_keys(AckConfig, section(workloads, clusters), "ack")
 
 
 def test_section_is_read_from_the_ack_stack_key():
-    from components.config.stack import load_stack_config  # the root model; imported here to keep this file's scope
-
-    ack = {"clusters": [cluster()], "workloads": [workload(computeQos="fast")]}
-    with pytest.raises(ConfigError) as caught:
-        load_stack_config({f"{PROJECT}:ack": json.dumps(ack)})
-    assert caught.value.keys == [f"{PROJECT}:ack.workloads[0].computeQos"]
+    keys = stack_error_keys({"ack": section([workload(computeQos="fast")])})
+    assert keys == [f"{PROJECT}:ack.workloads[0].computeQos"]
 
 
 def test_defaults_follow_the_seed():
@@ -257,9 +257,7 @@ def test_cluster_names_are_unique():
 
 
 def test_the_section_needs_a_cluster():
-    with pytest.raises(ValidationError) as caught:
-        AckConfig.model_validate({"clusters": []})
-    assert [key for key, _ in problems_from(caught.value, "ack")] == ["ack.clusters"]
+    assert model_error_keys(AckConfig, {"clusters": []}, "ack") == ["ack.clusters"]
 
 
 def test_workload_names_are_unique_per_cluster_and_namespace():

@@ -9,13 +9,7 @@ import pytest
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
 from components.config.base import ConfigError
 from components.config.stack import load_stack_config
-from tests.conftest import as_config
-
-
-def aks_error(section: dict[str, Any]) -> ConfigError:
-    with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": section}))
-    return caught.value
+from tests.conftest import as_config, stack_error_keys
 
 
 def pools(*overrides: dict[str, Any]) -> dict[str, Any]:
@@ -271,9 +265,11 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
 @pytest.mark.parametrize(("good", "bad", "key"), [rule[1:] for rule in RULES], ids=[rule[0] for rule in RULES])
 def test_rule(good: dict[str, Any], bad: dict[str, Any], key: str) -> None:
     AksConfig.model_validate(good)
-    assert aks_error(bad).keys == [f"elastic-capacity:aks.{key}"]
+    assert stack_error_keys({"aks": bad}) == [f"elastic-capacity:aks.{key}"]
 
 
 def test_errors_name_the_bad_value_and_what_is_allowed() -> None:
-    [(_, message)] = aks_error(pools({"minCount": 6, "maxCount": 5})).problems
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": pools({"minCount": 6, "maxCount": 5})}))
+    [(_, message)] = caught.value.problems
     assert "6" in message and "maxCount (5)" in message

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
-from components.config.base import problems_from
 from components.config.kube import (
     LabelKey,
     Labels,
@@ -21,14 +19,9 @@ from components.config.kube import (
     Toleration,
     quantity_value,
 )
+from tests.conftest import model_error_keys
 
 PREFIX_253 = ".".join(["a" * 63] * 3 + ["b" * 61])
-
-
-def error_keys(adapter: TypeAdapter[Any], value: Any) -> list[str]:
-    with pytest.raises(ValidationError) as caught:
-        adapter.validate_python(value)
-    return [key for key, _ in problems_from(caught.value, "x")]
 
 
 # --- label keys, values and maps --------------------------------------------------------------------------------
@@ -42,12 +35,12 @@ def test_label_keys_are_qualified_names(key):
 def test_label_key_prefix_may_be_253_characters():
     assert len(PREFIX_253) == 253
     assert TypeAdapter(LabelKey).validate_python(f"{PREFIX_253}/x") == f"{PREFIX_253}/x"
-    assert error_keys(TypeAdapter(LabelKey), f"c{PREFIX_253}/x") == ["x"]
+    assert model_error_keys(TypeAdapter(LabelKey), f"c{PREFIX_253}/x", "x") == ["x"]
 
 
 @pytest.mark.parametrize("key", ["", "agent pool", "-a", "a-", "k" * 64, "Example.com/a", "/a", "a/b/c", "a\n"])
 def test_other_label_keys_are_refused(key):
-    assert error_keys(TypeAdapter(LabelKey), key) == ["x"]
+    assert model_error_keys(TypeAdapter(LabelKey), key, "x") == ["x"]
 
 
 @pytest.mark.parametrize("value", ["", "T4", "a.b_c-d", "v" * 63])
@@ -57,14 +50,14 @@ def test_label_values(value):
 
 @pytest.mark.parametrize("value", ["v" * 64, "-a", "a.", "scale pool", "a/b"])
 def test_other_label_values_are_refused(value):
-    assert error_keys(TypeAdapter(LabelValue), value) == ["x"]
+    assert model_error_keys(TypeAdapter(LabelValue), value, "x") == ["x"]
 
 
 def test_label_map_errors_name_the_label():
     adapter = TypeAdapter(Labels)
     assert adapter.validate_python({"agentpool": "scalepool", "team": ""}) == {"agentpool": "scalepool", "team": ""}
-    assert error_keys(adapter, {"agentpool": "a", "agent pool": "b"}) == ["x.agent pool"]
-    assert error_keys(adapter, {"agentpool": "scale pool"}) == ["x.agentpool"]
+    assert model_error_keys(adapter, {"agentpool": "a", "agent pool": "b"}, "x") == ["x.agent pool"]
+    assert model_error_keys(adapter, {"agentpool": "scale pool"}, "x") == ["x.agentpool"]
 
 
 # --- quantities --------------------------------------------------------------------------------------------------
@@ -108,13 +101,13 @@ def test_quantities_accept_numbers_and_keep_the_text(written, kept):
 
 @pytest.mark.parametrize("bad", ["-1", -1, -0.5, "64 GiB", True, None, [1]])
 def test_quantities_refuse_negatives_booleans_and_non_quantities(bad):
-    assert error_keys(TypeAdapter(Quantity), bad) == ["x"]
+    assert model_error_keys(TypeAdapter(Quantity), bad, "x") == ["x"]
 
 
 def test_positive_quantities_refuse_zero():
     assert TypeAdapter(PositiveQuantity).validate_python("1m") == "1m"
     for zero in (0, "0m", "0Gi", "-1"):
-        assert error_keys(TypeAdapter(PositiveQuantity), zero) == ["x"]
+        assert model_error_keys(TypeAdapter(PositiveQuantity), zero, "x") == ["x"]
 
 
 # --- taints and tolerations --------------------------------------------------------------------------------------
@@ -124,10 +117,10 @@ def test_taint_fields():
     taint = Taint.model_validate({"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"})
     assert (taint.key, taint.value, taint.effect) == ("nvidia.com/gpu", "present", "NoSchedule")
     adapter = TypeAdapter(Taint)
-    assert error_keys(adapter, {"key": "gpu", "effect": "NoRun"}) == ["x.effect"]
-    assert error_keys(adapter, {"key": "nvidia gpu", "effect": "NoSchedule"}) == ["x.key"]
-    assert error_keys(adapter, {"key": "gpu", "value": "a b", "effect": "NoSchedule"}) == ["x.value"]
-    assert error_keys(adapter, {"key": "gpu"}) == ["x.effect"]
+    assert model_error_keys(adapter, {"key": "gpu", "effect": "NoRun"}, "x") == ["x.effect"]
+    assert model_error_keys(adapter, {"key": "nvidia gpu", "effect": "NoSchedule"}, "x") == ["x.key"]
+    assert model_error_keys(adapter, {"key": "gpu", "value": "a b", "effect": "NoSchedule"}, "x") == ["x.value"]
+    assert model_error_keys(adapter, {"key": "gpu"}, "x") == ["x.effect"]
 
 
 @pytest.mark.parametrize(
@@ -154,7 +147,7 @@ def test_valid_tolerations(toleration):
     ],
 )
 def test_toleration_rules(toleration, key):
-    assert error_keys(TypeAdapter(Toleration), toleration) == [key]
+    assert model_error_keys(TypeAdapter(Toleration), toleration, "x") == [key]
 
 
 # --- label selectors ---------------------------------------------------------------------------------------------
@@ -186,7 +179,7 @@ def test_selector_operators_with_the_values_they_take(requirement):
     ],
 )
 def test_selector_operator_rules(requirement, key):
-    assert error_keys(TypeAdapter(LabelSelectorRequirement), requirement) == [key]
+    assert model_error_keys(TypeAdapter(LabelSelectorRequirement), requirement, "x") == [key]
 
 
 @pytest.mark.parametrize(
@@ -211,4 +204,4 @@ def test_unset_selector_parts_stay_out_of_manifests():
     assert selector.model_dump(by_alias=True, exclude_none=True) == {
         "matchExpressions": [{"key": "team", "operator": "Exists"}]
     }
-    assert error_keys(TypeAdapter(LabelSelector), {"matchLabels": {"team": "a b"}}) == ["x.matchLabels.team"]
+    assert model_error_keys(TypeAdapter(LabelSelector), {"matchLabels": {"team": "a b"}}, "x") == ["x.matchLabels.team"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from components.config.base import ConfigError
 from components.config.kueue import KNOWN_FRAMEWORKS, KueueConfig, SmokeJobConfig
 from components.config.stack import load_stack_config
-from tests.conftest import as_config
+from tests.conftest import as_config, stack_error_keys
 
 ON_EXISTING_CLUSTER = {"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}
 SECRET = ["elastic-capacity:kubeconfig"]
@@ -18,9 +17,7 @@ def load(**sections):
 
 
 def error_keys(**sections) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load(**sections)
-    return caught.value.keys
+    return stack_error_keys({**ON_EXISTING_CLUSTER, **sections}, SECRET)
 
 
 def test_defaults_install_the_seed_chart_on_the_aks_system_pool():

@@ -8,12 +8,11 @@ import operator
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
-from components.config.base import ConfigError, problems_from
+from components.config.base import ConfigError
 from components.config.queues import QueuesConfig
 from components.config.stack import load_stack_config
-from tests.conftest import as_config
+from tests.conftest import as_config, model_error_keys
 
 GENERAL: dict[str, Any] = {
     "namespaces": ["team-a", "team-b"],
@@ -158,9 +157,7 @@ def edited(base: dict[str, Any], *changes: tuple[str, Any]) -> dict[str, Any]:
 
 
 def problem_keys(section: dict[str, Any]) -> list[str]:
-    with pytest.raises(ValidationError) as caught:
-        QueuesConfig.model_validate(section)
-    return [key for key, _ in problems_from(caught.value, "queues")]
+    return model_error_keys(QueuesConfig, section, "queues")
 
 
 CQ0_RG0 = "clusterQueues.0.resourceGroups.0"

@@ -8,16 +8,9 @@ import pytest
 
 from components.config.base import ConfigError
 from components.config.stack import load_stack_config
-from tests.conftest import as_config
+from tests.conftest import as_config, stack_error_keys
 
 SEED_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1, "maxCount": 5, "initialCount": 1}
-
-
-def error_keys(sections: dict, secret_keys=()) -> list[str]:
-    with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config(sections), secret_keys)
-    assert "\n" not in str(caught.value), "a config error is one line"
-    return caught.value.keys
 
 
 def test_empty_stack_deploys_nothing():
@@ -34,11 +27,11 @@ def test_aks_section_alone_targets_kueue_at_the_new_cluster_with_the_seed_queues
 
 
 def test_unknown_top_level_key_is_named():
-    assert error_keys({"aks": {}, "queue": {}}) == ["elastic-capacity:queue"]
+    assert stack_error_keys({"aks": {}, "queue": {}}) == ["elastic-capacity:queue"]
 
 
 def test_unknown_nested_key_is_named_with_its_path():
-    assert error_keys({"aks": {"userPools": [{**SEED_POOL, "maxcount": 3}]}}) == [
+    assert stack_error_keys({"aks": {"userPools": [{**SEED_POOL, "maxcount": 3}]}}) == [
         "elastic-capacity:aks.userPools[0].maxcount"
     ]
 
@@ -49,17 +42,19 @@ def test_other_namespaces_are_not_ours_to_validate():
 
 
 def test_new_and_existing_cluster_together_are_refused():
-    keys = error_keys({"aks": {}, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}})
+    keys = stack_error_keys(
+        {"aks": {}, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}}
+    )
     assert keys == ["elastic-capacity:existingCluster"]
 
 
 @pytest.mark.parametrize("section", ["kueue", "queues", "smokeJob"])
 def test_kueue_sections_need_a_target_cluster(section):
-    assert error_keys({section: {}}) == [f"elastic-capacity:{section}"]
+    assert stack_error_keys({section: {}}) == [f"elastic-capacity:{section}"]
 
 
 def test_existing_aks_cluster_needs_group_and_name():
-    keys = error_keys({"existingCluster": {"source": "aks", "resourceGroupName": "rg"}})
+    keys = stack_error_keys({"existingCluster": {"source": "aks", "resourceGroupName": "rg"}})
     assert keys == ["elastic-capacity:existingCluster.clusterName"]
 
 
@@ -73,16 +68,16 @@ def test_existing_cluster_by_kubeconfig_reads_the_secret_value():
 
 
 def test_kubeconfig_in_plain_text_is_refused():
-    keys = error_keys({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1"})
+    keys = stack_error_keys({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1"})
     assert keys == ["elastic-capacity:kubeconfig"]
 
 
 def test_kubeconfig_source_without_kubeconfig_is_refused():
-    assert error_keys({"existingCluster": {"source": "kubeconfig"}}) == ["elastic-capacity:kubeconfig"]
+    assert stack_error_keys({"existingCluster": {"source": "kubeconfig"}}) == ["elastic-capacity:kubeconfig"]
 
 
 def test_flavor_must_select_an_autoscaling_pool_of_the_stack():
-    keys = error_keys({"aks": {"userPools": [{**SEED_POOL, "name": "burst"}]}})
+    keys = stack_error_keys({"aks": {"userPools": [{**SEED_POOL, "name": "burst"}]}})
     assert keys == ["elastic-capacity:queues.resourceFlavors[0].nodeLabels.agentpool"]
 
 
@@ -92,19 +87,19 @@ def test_flavor_pool_is_not_checked_on_an_existing_cluster():
 
 
 def test_smoke_job_must_use_a_configured_local_queue():
-    keys = error_keys({"aks": {}, "smokeJob": {"enabled": True, "localQueue": "nope"}})
+    keys = stack_error_keys({"aks": {}, "smokeJob": {"enabled": True, "localQueue": "nope"}})
     assert keys == ["elastic-capacity:smokeJob.localQueue"]
 
 
 def test_smoke_job_must_select_a_pool_of_the_stack():
-    assert error_keys({"aks": {}, "smokeJob": {"enabled": True, "pool": "gpupool"}}) == [
+    assert stack_error_keys({"aks": {}, "smokeJob": {"enabled": True, "pool": "gpupool"}}) == [
         "elastic-capacity:smokeJob.pool"
     ]
 
 
 def test_local_queue_namespace_must_be_managed_by_kueue():
     selector = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]}
-    keys = error_keys({"aks": {}, "kueue": {"managedJobsNamespaceSelector": selector}})
+    keys = stack_error_keys({"aks": {}, "kueue": {"managedJobsNamespaceSelector": selector}})
     assert keys == ["elastic-capacity:queues.localQueues[0].namespace"]
 
 
