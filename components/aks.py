@@ -10,15 +10,21 @@ import base64
 from typing import Any
 
 import pulumi
-from pulumi_azure_native import containerservice, resources
+from pulumi_azure_native import authorization, containerservice, resources
 from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components.cluster_access import kubernetes_provider
-from components.config.aks import AksConfig, NodePoolConfig, UserPoolConfig
+from components.config.aks import AksConfig, EntraIdConfig, KubeloginConfig, NodePoolConfig, UserPoolConfig
 from components.config.stack import ExistingClusterConfig
+from components.kubelogin import non_interactive
 
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
+
+
+AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+"""The built-in role "Azure Kubernetes Service RBAC Cluster Admin"
+(https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/containers)."""
 
 
 def decode_kubeconfig(credentials: containerservice.ListManagedClusterUserCredentialsResult) -> str:
@@ -27,18 +33,24 @@ def decode_kubeconfig(credentials: containerservice.ListManagedClusterUserCreden
 
 
 def aks_user_kubeconfig(
-    resource_group_name: pulumi.Input[str], cluster_name: pulumi.Input[str], parent: pulumi.Resource
+    resource_group_name: pulumi.Input[str],
+    cluster_name: pulumi.Input[str],
+    login: KubeloginConfig,
+    parent: pulumi.Resource,
 ) -> pulumi.Output[str]:
-    """The cluster-user kubeconfig of an AKS cluster, as a secret.
+    """The cluster-user kubeconfig of an AKS cluster, signing in without a prompt, as a secret.
 
-    Its only dependencies are its inputs, so whatever uses it waits for the cluster and nothing else.
+    ``format: exec`` makes AKS answer an Entra ID cluster with a kubelogin user, which :func:`non_interactive` turns
+    into ``login``; AKS ignores the format for a cluster with local accounts. Its only dependencies are its inputs,
+    so whatever uses it waits for the cluster and nothing else.
     """
     credentials = containerservice.list_managed_cluster_user_credentials_output(
         resource_group_name=resource_group_name,
         resource_name=cluster_name,
+        format="exec",
         opts=pulumi.InvokeOutputOptions(parent=parent),
     )
-    return pulumi.Output.secret(credentials.apply(decode_kubeconfig))
+    return pulumi.Output.secret(credentials.apply(lambda c: non_interactive(decode_kubeconfig(c), login)))
 
 
 def _pool_settings(pool: NodePoolConfig, kubernetes_version: str, tags: dict[str, str]) -> dict[str, Any]:
@@ -56,6 +68,16 @@ def _pool_settings(pool: NodePoolConfig, kubernetes_version: str, tags: dict[str
     }
 
 
+def _aad_profile(entra_id: EntraIdConfig | None) -> containerservice.ManagedClusterAADProfileArgs | None:
+    if entra_id is None:
+        return None
+    return containerservice.ManagedClusterAADProfileArgs(
+        managed=True,
+        enable_azure_rbac=True,
+        admin_group_object_ids=[str(group) for group in entra_id.admin_group_object_ids] or None,
+    )
+
+
 class AksCluster(pulumi.ComponentResource):
     """An AKS cluster whose user pools the cluster autoscaler grows when Kueue files a ProvisioningRequest."""
 
@@ -67,6 +89,8 @@ class AksCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str | None]
     """For workload-identity federated credentials."""
     user_pools: dict[str, containerservice.AgentPool]
+    admin_role_assignment: authorization.RoleAssignment | None
+    """With ``entraId``: the deployer's cluster-admin role; the Kubernetes provider waits for it."""
 
     def __init__(self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
@@ -78,13 +102,16 @@ class AksCluster(pulumi.ComponentResource):
         )
         self.user_pools = {pool.name: self._user_pool(name, args, pool, cluster) for pool in args.user_pools}
 
-        self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, parent=self)
+        login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
+        self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
+        self.admin_role_assignment = self._deployer_is_cluster_admin(name, cluster) if args.entra_id else None
         self.provider = kubernetes_provider(
             name,
             self.kubeconfig,
             parent=self,
             cluster_identifier=cluster.id,
             delete_unreachable=args.delete_unreachable,
+            depends_on=[self.admin_role_assignment] if self.admin_role_assignment else None,
         )
 
         self.register_outputs(
@@ -94,6 +121,24 @@ class AksCluster(pulumi.ComponentResource):
                 "resource_group_name": self.resource_group_name,
                 "oidc_issuer_url": self.oidc_issuer_url,
             }
+        )
+
+    def _deployer_is_cluster_admin(
+        self, name: str, cluster: containerservice.ManagedCluster
+    ) -> authorization.RoleAssignment:
+        """With Azure RBAC the identity running Pulumi has no Kubernetes rights of its own: grant it cluster admin
+        on this cluster only, so the Kubernetes provider can create Kueue and the queues."""
+        deployer = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        return authorization.RoleAssignment(
+            f"{name}-deployer-cluster-admin",
+            principal_id=deployer.object_id,
+            role_definition_id=deployer.subscription_id.apply(
+                lambda sub: (
+                    f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN}"
+                )
+            ),
+            scope=cluster.id,
+            opts=pulumi.ResourceOptions(parent=self),
         )
 
     def _resource_group(self, name: str, args: AksConfig) -> pulumi.Output[str]:
@@ -130,6 +175,9 @@ class AksCluster(pulumi.ComponentResource):
             location=args.location,
             dns_prefix=args.effective_dns_prefix,
             kubernetes_version=args.kubernetes_version,
+            support_plan=args.support_plan,
+            aad_profile=_aad_profile(args.entra_id),
+            disable_local_accounts=args.entra_id.disable_local_accounts if args.entra_id else None,
             sku=containerservice.ManagedClusterSKUArgs(
                 name=containerservice.ManagedClusterSKUName.BASE, tier=args.sku_tier
             ),
@@ -202,7 +250,9 @@ class ExistingCluster(pulumi.ComponentResource):
         super().__init__("elastic-capacity:azure:ExistingCluster", name, None, opts)
         if args.source == "aks":
             assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
-            self.kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, parent=self)
+            self.kubeconfig = aks_user_kubeconfig(
+                args.resource_group_name, args.cluster_name, args.kubelogin, parent=self
+            )
             identifier: str | None = f"{args.resource_group_name}/{args.cluster_name}"
         elif kubeconfig is None:
             raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")

@@ -16,6 +16,7 @@ def kubernetes_provider(
     parent: pulumi.Resource,
     cluster_identifier: pulumi.Input[str] | None = None,
     delete_unreachable: bool = False,
+    depends_on: list[pulumi.Resource] | None = None,
 ) -> KubernetesProvider:
     """The provider every Kubernetes object on the cluster is created with.
 
@@ -23,12 +24,13 @@ def kubernetes_provider(
     itself changes: AKS and ACK hand out fresh credentials on every run, and a provider replaced for a rotated token
     would replace every object on the cluster with it. ``delete_unreachable`` is always sent, so the stack rather
     than the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable of whoever runs it decides whether objects of a vanished
-    cluster are dropped.
+    cluster are dropped. ``depends_on`` holds what must exist before the provider can act, such as the role
+    assignment that lets the deployer in.
     """
     return KubernetesProvider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
         cluster_identifier=cluster_identifier,
         delete_unreachable=delete_unreachable,
-        opts=pulumi.ResourceOptions(parent=parent),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
     )

@@ -14,7 +14,9 @@ from components.acs import AcsWorkload
 from components.aks import AksCluster, ExistingCluster
 from components.config.acs import AckConfig
 from components.config.stack import StackConfig
+from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
+from components.queue_wait import QueuesActive
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
 
@@ -28,10 +30,14 @@ def deploy(config: StackConfig) -> None:
 
 def _deploy_kueue(config: StackConfig) -> None:
     cluster: AksCluster | ExistingCluster
+    # Kueue sets up its provisioning controller only if the ProvisioningRequest CRD exists when it starts, and on
+    # AKS the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist.
+    kueue_waits_for: list[pulumi.Resource] = []
     if config.aks is not None:
         cluster = aks = AksCluster("aks", config.aks)
         pulumi.export("aksClusterName", aks.cluster_name)
         pulumi.export("aksResourceGroupName", aks.resource_group_name)
+        kueue_waits_for = list(aks.user_pools.values())
     else:
         assert config.existing_cluster is not None  # kueue_target guarantees one of the two
         secret = config.kubeconfig.get_secret_value() if config.kubeconfig else None
@@ -40,22 +46,49 @@ def _deploy_kueue(config: StackConfig) -> None:
         )
     pulumi.export("kubeconfig", cluster.kubeconfig)
 
-    on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
+    uses_provisioning = config.queues.uses_provisioning_requests
     kueue = Kueue(
         "kueue",
         config.kueue,
-        check_provisioning_request_crd=config.queues.uses_provisioning_requests,
-        opts=on_cluster,
+        check_provisioning_request_crd=uses_provisioning,
+        opts=pulumi.ResourceOptions(
+            provider=cluster.provider, depends_on=kueue_waits_for if uses_provisioning else None
+        ),
     )
+    on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
     queues = KueueQueues("queues", config.queues, kueue_ready=kueue.ready, opts=on_cluster)
     pulumi.export("localQueues", [f"{q.namespace}/{q.name}" for q in config.queues.local_queues])
+    active = _queues_active(config, cluster, kueue, queues)
     if config.smoke_job.enabled:
         SmokeJob(
             "smoke-job",
             config.smoke_job,
             kubeconfig=cluster.kubeconfig,
-            opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=[queues]),
+            opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=[active, *kueue_waits_for]),
         )
+
+
+def _queues_active(
+    config: StackConfig, cluster: AksCluster | ExistingCluster, kueue: Kueue, queues: KueueQueues
+) -> QueuesActive:
+    """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
+    wait = config.queues.wait_until_active
+    objects = [{"kind": "AdmissionCheck", "name": c.name} for c in config.queues.provisioning_checks]
+    objects += [{"kind": "ClusterQueue", "name": q.name} for q in config.queues.cluster_queues]
+    on_aks = config.aks is not None or (config.existing_cluster is not None and config.existing_cluster.source == "aks")
+    active = QueuesActive(
+        "queues-active",
+        objects=objects,
+        kueue_namespace=config.kueue.namespace,
+        kueue_revision=kueue.ready.metadata.name,
+        timeout_seconds=wait.timeout_seconds,
+        on_inactive=wait.on_inactive,
+        hint=AKS_PROVISIONING_REQUESTS if on_aks else GENERIC_PROVISIONING_REQUESTS,
+        kubeconfig=cluster.kubeconfig,
+        opts=pulumi.ResourceOptions(depends_on=[queues]),
+    )
+    active.inactive.apply(lambda message: pulumi.log.warn(message, resource=active) if message else None)
+    return active
 
 
 def _deploy_ack(config: AckConfig) -> None:

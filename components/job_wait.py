@@ -1,102 +1,114 @@
 """Wait for a Kueue-managed Job to complete, and say why when it does not.
 
 pulumi-kubernetes' own Job await only knows "not complete yet"; a Job that Kueue keeps suspended would time out
-without a hint. This waiter also reads the Job's Workload and ProvisioningRequest and turns what it finds into a
-diagnosis (:func:`diagnose`, pure) naming the likely cause and the commands that confirm it. Above all: AKS's
-managed cluster autoscaler may not serve ProvisioningRequests (Azure/AKS#5492, reference aks-kueue.md §3.4).
+without a hint. This waiter also reads the Job's pods, its Workload and that Workload's ProvisioningRequest and turns
+what it finds into a diagnosis (:func:`diagnose`, pure) naming the likely cause and the commands that confirm it.
+Pod problems (an image that cannot be pulled, a pod no node fits) come first: they are the cause whatever the
+autoscaler does.
+
+The provider is shipped by value (:mod:`components.dynamic_by_value`): this module imports nothing from the project
+but the modules listed in :data:`SHIPPED_MODULES`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pulumi
-import yaml
 from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
 
-Conditions = Sequence[Mapping[str, Any]]
+from components.dynamic_by_value import reduce_by_value
+from components.kube_wait import Cluster, Conditions, RestCluster, condition, explained, is_not_found, is_true, poll
+
+SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.job_wait")
+"""Everything the provider process needs of this project, dependencies first."""
 
 PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 AKS_PROVISIONING_REQUESTS = (
-    "AKS's managed cluster autoscaler only acts on ProvisioningRequests where AKS enables it; the AKS team said in "
-    "2026-02 it is 'not currently enabled or supported' and cannot be switched on (https://github.com/Azure/AKS/issues/5492)"
+    "On AKS the managed cluster autoscaler serves ProvisioningRequests from Kubernetes 1.33 on "
+    "(https://github.com/Azure/AKS/pull/5867); below 1.33, or in a region the feature has not reached yet, the "
+    "ProvisioningRequest CRD is missing and nothing acts on the requests"
 )
+GENERIC_PROVISIONING_REQUESTS = (
+    "The cluster needs a cluster autoscaler that serves ProvisioningRequests, with the "
+    "provisioningrequests.autoscaling.x-k8s.io CRD installed "
+    "(https://kubernetes.io/docs/concepts/cluster-administration/cluster-autoscaling/)"
+)
+WAITING_PROBLEMS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError")
+"""Container waiting reasons that never resolve by themselves."""
 
 
 @dataclasses.dataclass(frozen=True)
 class JobObservation:
-    """What one poll saw: the Job's ``status``, and the conditions of its Workload and newest ProvisioningRequest.
+    """What one poll saw: the Job's ``status``, its pods' problems, and the conditions of its Workload and newest
+    ProvisioningRequest.
 
     ``None`` means the object does not exist (yet); ``[]`` means it exists without conditions.
     """
 
     job_status: Mapping[str, Any]
-    workload_conditions: Conditions | None
-    provreq_conditions: Conditions | None
+    workload_conditions: Conditions | None = None
+    provreq_conditions: Conditions | None = None
+    pod_problems: tuple[str, ...] = ()
 
 
 class JobIncompleteError(Exception):
     """The Job failed or did not complete in time; the message is the diagnosis."""
 
 
-def _condition(conditions: Conditions | None, type_: str) -> Mapping[str, Any] | None:
-    return next((c for c in conditions or () if c.get("type") == type_), None)
-
-
-def _is_true(conditions: Conditions | None, type_: str) -> bool:
-    found = _condition(conditions, type_)
-    return found is not None and found.get("status") == "True"
-
-
-def _explained(condition: Mapping[str, Any] | None) -> str:
-    if condition is None:
-        return ""
-    parts = [str(condition[k]) for k in ("reason", "message") if condition.get(k)]
-    return f" ({': '.join(parts)})" if parts else ""
+def pod_problems(pods: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """One line per pod that cannot make progress on its own: an unpullable image, or no node that fits it."""
+    problems = []
+    for pod in pods:
+        name = pod.get("metadata", {}).get("name", "?")
+        status = pod.get("status") or {}
+        scheduled = condition(status.get("conditions"), "PodScheduled")
+        if scheduled is not None and scheduled.get("status") == "False" and scheduled.get("reason") == "Unschedulable":
+            problems.append(f"pod {name} is unschedulable{explained(scheduled)}")
+        for container in status.get("initContainerStatuses", []) + status.get("containerStatuses", []):
+            waiting = (container.get("state") or {}).get("waiting") or {}
+            if waiting.get("reason") in WAITING_PROBLEMS:
+                problems.append(f"pod {name} container {container.get('name')}{explained(waiting)}")
+    return tuple(problems)
 
 
 def job_outcome(job_status: Mapping[str, Any]) -> str | None:
     """``"Complete"`` or ``"Failed"`` once the Job has finished, else ``None``."""
     conditions = job_status.get("conditions")
-    return next((t for t in ("Complete", "Failed") if _is_true(conditions, t)), None)
+    return next((t for t in ("Complete", "Failed") if is_true(conditions, t)), None)
 
 
-def diagnose(
-    job_status: Mapping[str, Any],
-    workload_conditions: Conditions | None,
-    provreq_conditions: Conditions | None,
-    *,
-    namespace: str,
-    name: str,
-) -> str:
+def diagnose(seen: JobObservation, *, namespace: str, name: str) -> str:
     """Explain the state of Job ``namespace/name``: what happened, the likely cause, and what to check."""
     job = f"Job {namespace}/{name}"
-    conditions = job_status.get("conditions")
-    succeeded, failed, active = (int(job_status.get(k) or 0) for k in ("succeeded", "failed", "active"))
-    outcome = job_outcome(job_status)
+    status = seen.job_status
+    conditions = status.get("conditions")
+    succeeded, failed, active = (int(status.get(k) or 0) for k in ("succeeded", "failed", "active"))
+    outcome = job_outcome(status)
+    describe = f"kubectl -n {namespace} describe pods -l batch.kubernetes.io/job-name={name}"
     if outcome == "Complete":
         return f"{job} completed: {succeeded} pod(s) succeeded."
     if outcome == "Failed":
         return (
-            f"{job} failed{_explained(_condition(conditions, 'Failed'))}: {failed} pod(s) failed. "
-            f"Check: kubectl -n {namespace} logs job/{name}; kubectl -n {namespace} describe pods -l job-name={name}"
+            f"{job} failed{explained(condition(conditions, 'Failed'))}: {failed} pod(s) failed. "
+            f"Check: kubectl -n {namespace} logs job/{name}; {describe}"
         )
-    suspended = _is_true(conditions, "Suspended") or not job_status.get("startTime")
+    if seen.pod_problems:
+        return f"{job} cannot make progress: {'; '.join(seen.pod_problems)}. Check: {describe}"
+    suspended = is_true(conditions, "Suspended") or not status.get("startTime")
     if not suspended:
         return (
             f"{job} was admitted and started but did not complete in time: {active} active, {succeeded} succeeded, "
             f"{failed} failed pod(s). Pods may be Pending on nodes that are not Ready yet. "
-            f"Check: kubectl -n {namespace} get pods -l job-name={name} -o wide; kubectl get nodes"
+            f"Check: kubectl -n {namespace} get pods -l batch.kubernetes.io/job-name={name} -o wide; kubectl get nodes"
         )
-    return f"{job} is still suspended: Kueue has not admitted it. " + _why_not_admitted(
-        workload_conditions, provreq_conditions, namespace
-    )
+    return f"{job} is still suspended: Kueue has not admitted it. " + _why_not_admitted(seen, namespace)
 
 
-def _why_not_admitted(workload: Conditions | None, provreq: Conditions | None, namespace: str) -> str:
+def _why_not_admitted(seen: JobObservation, namespace: str) -> str:
+    workload, provreq = seen.workload_conditions, seen.provreq_conditions
     check_provreq = (
         f"Check: kubectl -n {namespace} get provisioningrequest -o yaml (status.conditions); "
         f"kubectl get crd {PROVISIONING_REQUEST_CRD}"
@@ -108,11 +120,11 @@ def _why_not_admitted(workload: Conditions | None, provreq: Conditions | None, n
             f"{namespace!r}."
         )
     if provreq is None:
-        if not _is_true(workload, "QuotaReserved"):
+        if not is_true(workload, "QuotaReserved"):
             return (
-                f"Its Workload has no quota reserved{_explained(_condition(workload, 'QuotaReserved'))}. If the "
+                f"Its Workload has no quota reserved{explained(condition(workload, 'QuotaReserved'))}. If the "
                 "ClusterQueue is inactive with reason AdmissionCheckInactive, the ProvisioningRequest CRD did not "
-                f"exist when Kueue started: {AKS_PROVISIONING_REQUESTS}. Check: kubectl get clusterqueue -o yaml; "
+                f"exist when Kueue started. {AKS_PROVISIONING_REQUESTS}. Check: kubectl get clusterqueue -o yaml; "
                 f"kubectl get admissioncheck -o yaml; kubectl get crd {PROVISIONING_REQUEST_CRD}"
             )
         return (
@@ -127,16 +139,16 @@ def _why_not_admitted(workload: Conditions | None, provreq: Conditions | None, n
             "Its ProvisioningRequest has no conditions: no cluster autoscaler has picked it up. "
             f"{AKS_PROVISIONING_REQUESTS}. {check_provreq}; the node pool must have the cluster autoscaler enabled."
         )
-    provisioned = _condition(provreq, "Provisioned")
-    if _is_true(provreq, "Failed"):
-        return f"Its ProvisioningRequest failed{_explained(_condition(provreq, 'Failed'))}. {check_provreq}"
+    provisioned = condition(provreq, "Provisioned")
+    if is_true(provreq, "Failed"):
+        return f"Its ProvisioningRequest failed{explained(condition(provreq, 'Failed'))}. {check_provreq}"
     if provisioned is not None and provisioned.get("status") == "False":
         cause = (
             "the request exceeds the pool's maxCount, or the region has no capacity or quota for the VM size"
             if provisioned.get("reason") == "CapacityIsNotFound"
             else "see the reason"
         )
-        return f"The autoscaler could not provision capacity{_explained(provisioned)}: {cause}. {check_provreq}"
+        return f"The autoscaler could not provision capacity{explained(provisioned)}: {cause}. {check_provreq}"
     if provisioned is not None and provisioned.get("status") == "True":
         return (
             "Capacity was provisioned, but Kueue has not admitted the Workload yet (Provisioned=True does not mean "
@@ -144,86 +156,69 @@ def _why_not_admitted(workload: Conditions | None, provreq: Conditions | None, n
         )
     return (
         f"The autoscaler accepted its ProvisioningRequest but has not provisioned capacity yet"
-        f"{_explained(_condition(provreq, 'Accepted'))}; scale-ups can take minutes: raise smokeJob.timeoutSeconds "
+        f"{explained(condition(provreq, 'Accepted'))}; scale-ups can take minutes: raise smokeJob.timeoutSeconds "
         f"if nodes are still joining. {check_provreq}"
     )
 
 
-class CustomObjects(Protocol):
-    """The two calls of ``kubernetes.client.CustomObjectsApi`` the observer makes (fakes implement them in tests)."""
-
-    def get_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, name: str) -> Any: ...
-
-    def list_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str) -> Any: ...
-
-
 class JobObserver:
-    """Reads a Job, the Workload Kueue made for it and that Workload's newest ProvisioningRequest."""
+    """Reads a Job, its pods, the Workload Kueue made for it and that Workload's newest ProvisioningRequest."""
 
-    def __init__(self, api: CustomObjects) -> None:
-        self._api = api
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
 
     @classmethod
     def from_kubeconfig(cls, kubeconfig: str) -> JobObserver:
-        from kubernetes import client, config
-
-        api_client = config.new_client_from_config_dict(yaml.safe_load(kubeconfig), persist_config=False)
-        return cls(client.CustomObjectsApi(api_client))
+        return cls(RestCluster(kubeconfig))
 
     def observe(self, namespace: str, name: str) -> JobObservation:
-        job = self._api.get_namespaced_custom_object("batch", "v1", namespace, "jobs", name)
-        workload = self._newest_owned(namespace, "kueue.x-k8s.io", "v1beta2", "workloads", job["metadata"]["uid"])
+        job = self.cluster.get(f"/apis/batch/v1/namespaces/{namespace}/jobs/{name}")
+        pods = self.cluster.list(f"/api/v1/namespaces/{namespace}/pods", f"batch.kubernetes.io/job-name={name}")
+        workload = self._newest_owned(f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{namespace}/workloads", job)
         provreq = None
         if workload is not None:
-            owner = workload["metadata"]["uid"]
-            provreq = self._newest_owned(namespace, "autoscaling.x-k8s.io", "v1", "provisioningrequests", owner)
+            path = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{namespace}/provisioningrequests"
+            provreq = self._newest_owned(path, workload)
         return JobObservation(
             job_status=job.get("status") or {},
-            workload_conditions=None if workload is None else (workload.get("status") or {}).get("conditions") or [],
-            provreq_conditions=None if provreq is None else (provreq.get("status") or {}).get("conditions") or [],
+            workload_conditions=_conditions_of(workload),
+            provreq_conditions=_conditions_of(provreq),
+            pod_problems=pod_problems(pods),
         )
 
-    def _newest_owned(self, namespace: str, group: str, version: str, plural: str, owner_uid: str) -> Any:
+    def _newest_owned(self, path: str, owner: Mapping[str, Any]) -> Any:
         try:
-            items = self._api.list_namespaced_custom_object(group, version, namespace, plural)["items"]
+            items = self.cluster.list(path)
         except Exception as error:
-            if getattr(error, "status", None) == 404:  # the CRD is not installed: there are none
+            if is_not_found(error):  # the CRD is not installed: there are none
                 return None
             raise
-        owned = [i for i in items if any(o.get("uid") == owner_uid for o in i["metadata"].get("ownerReferences", []))]
+        uid = owner["metadata"]["uid"]
+        owned = [i for i in items if any(o.get("uid") == uid for o in i["metadata"].get("ownerReferences", []))]
         return max(owned, key=lambda i: i["metadata"].get("creationTimestamp", ""), default=None)
 
 
-class Observer(Protocol):
-    def observe(self, namespace: str, name: str) -> JobObservation: ...
+def _conditions_of(obj: Mapping[str, Any] | None) -> Conditions | None:
+    return None if obj is None else (obj.get("status") or {}).get("conditions") or []
 
 
 def wait_for_job(
-    observer: Observer,
-    namespace: str,
-    name: str,
-    timeout_seconds: float,
-    *,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
-    interval_seconds: float = 10.0,
+    observer: JobObserver, namespace: str, name: str, timeout_seconds: float, **poll_options: Any
 ) -> JobObservation:
-    """Poll until the Job completes; raise :class:`JobIncompleteError` with the diagnosis when it fails or times out."""
-    deadline = clock() + timeout_seconds
-    while True:
-        seen = observer.observe(namespace, name)
-        outcome = job_outcome(seen.job_status)
-        if outcome == "Complete":
-            return seen
-        if outcome == "Failed" or clock() >= deadline:
-            waited = "" if outcome else f"Waited {timeout_seconds:.0f}s. "
-            raise JobIncompleteError(
-                waited
-                + diagnose(
-                    seen.job_status, seen.workload_conditions, seen.provreq_conditions, namespace=namespace, name=name
-                )
-            )
-        sleep(min(interval_seconds, max(deadline - clock(), 0.0)))
+    """Poll until the Job completes; raise :class:`JobIncompleteError` with the diagnosis when it fails or times out.
+
+    ``poll_options`` go to :func:`components.kube_wait.poll` (a fake clock in tests).
+    """
+    seen, finished = poll(
+        lambda: observer.observe(namespace, name),
+        lambda s: job_outcome(s.job_status) is not None,
+        timeout_seconds,
+        **poll_options,
+    )
+    if job_outcome(seen.job_status) == "Complete":
+        return seen
+    waited = "" if finished else f"Waited {timeout_seconds:.0f}s. "
+    raise JobIncompleteError(waited + diagnose(seen, namespace=namespace, name=name))
 
 
 WATCHED_INPUTS = ("jobNamespace", "jobName", "jobUid", "timeoutSeconds")
@@ -232,6 +227,9 @@ WATCHED_INPUTS = ("jobNamespace", "jobName", "jobUid", "timeoutSeconds")
 
 class JobCompletionProvider(ResourceProvider):
     """Creating the resource means: wait until the Job completes. Deleting it deletes nothing."""
+
+    def __reduce__(self) -> Any:
+        return reduce_by_value(self, SHIPPED_MODULES)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         namespace, name = props["jobNamespace"], props["jobName"]

@@ -14,9 +14,11 @@ class SmokeJob(pulumi.ComponentResource):
     """The seed's ``kueue-cas-job`` plus a waiter that fails ``pulumi up`` with a diagnosis if it does not complete.
 
     The Job carries ``pulumi.com/skipAwait`` and :class:`~components.job_wait.JobCompletion` does the waiting, so a
-    Job Kueue keeps suspended fails with its likely cause (often: no autoscaler serves ProvisioningRequests) instead
-    of a bare timeout. Kueue sets ``spec.suspend`` to false when it admits the Job, so later updates ignore that
-    field rather than suspend the Job again. The caller orders this after the queues (``opts.depends_on``).
+    Job that cannot run fails with its likely cause (an unpullable image, no autoscaler serving ProvisioningRequests)
+    instead of a bare timeout. Kueue owns ``spec.suspend`` once the Job exists: it flips it to false on admission, so
+    the diff ignores that field, and any other change replaces the Job (delete, then create) rather than patching it
+    in place, because a server-side apply of the original manifest would send ``suspend: true`` again. The caller
+    orders this after the queues are Active and the pools it targets exist (``opts.depends_on``).
     """
 
     job: batch.v1.Job
@@ -37,7 +39,9 @@ class SmokeJob(pulumi.ComponentResource):
             f"{name}-job",
             metadata=manifest["metadata"],
             spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["spec.suspend"]),
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=["spec.suspend"], replace_on_changes=["*"], delete_before_replace=True
+            ),
         )
         self.completion = JobCompletion(
             f"{name}-completion",

@@ -3,6 +3,22 @@
 One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no cluster. The mocks return
 realistic per-type outputs (ids, names, kubeconfigs) rather than echoing inputs only, and the recording monitor
 keeps what the default mock monitor drops: parent, provider, dependencies, ``ignore_changes`` and secrecy.
+
+``run(..., preview=True)`` answers the way the engine answers ``pulumi preview`` for a stack that does not exist yet,
+so a program that only works once values are known fails here rather than in front of a real cloud:
+
+- a custom resource being created gets an empty id (the SDK reads it as unknown) and comes back with its own inputs
+  plus every property its provider computes set to unknown, as providers answer a create in preview;
+- a provider resource being created gets the engine's unknown id sentinel (``rpc.UNKNOWN``), which the Python SDK
+  takes as a *known* string: ``provider.id`` runs its applies with it and provider references carry it;
+- a read or import keeps its real answer (the resource exists), and components get no id, in both modes;
+- invokes run in both modes. The SDK itself never sends an ``*_output`` invoke whose arguments are unknown, or whose
+  resource dependencies have unknown ids, and resolves it to unknown instead: the same outcome as the engine
+  declining an invoke that waits on a resource pending creation.
+
+The credential invokes hand out a fresh secret on every call, as AKS and ACK do, so a Kubernetes provider built
+from the raw answer gets different inputs on every run; see :func:`aks_user_credentials` and
+:func:`ack_cluster_credential`.
 """
 
 from __future__ import annotations
@@ -10,18 +26,24 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import datetime
+import hashlib
+import secrets
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pulumi
+import yaml
+from pulumi.runtime import known_types, rpc, settings
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import rpc, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from components.config.base import PROJECT
 
 REDACTED = "[secret]"
+UNKNOWN = "[unknown]"
+"""What a recording shows for a value only ``pulumi up`` knows: an input, id or stack output during preview."""
 
 FAKE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -36,9 +58,111 @@ users:
 - name: mock
   user: {token: mock-token}
 """
-"""What every mocked credential invoke returns: a syntactically valid kubeconfig with no real secret in it."""
+"""A fixed, syntactically valid kubeconfig with no real secret in it, for whoever needs one that never changes:
+render's stand-in for a ``secure:`` kubeconfig, tests that build a Kubernetes provider by hand. The credential invokes
+do not return it (they hand out fresh credentials)."""
 
 _AZURE_SUBSCRIPTION = "/subscriptions/00000000-0000-0000-0000-000000000000"
+AZURE_TENANT_ID = "00000000-0000-0000-0000-0000000000aa"
+"""The tenant ``getClientConfig`` reports and exec kubeconfigs name."""
+AKS_AAD_SERVER_APP = "6dae42f8-4368-4678-94ff-3960e28e3630"
+"""The first-party "Azure Kubernetes Service AAD Server" application: every Entra ID token for AKS is issued for it."""
+AKS_AAD_CLIENT_APP = "80faf920-1908-4b52-b5ef-a8e7bedfc67a"
+"""The first-party "Azure Kubernetes Service AAD Client" application kubelogin signs the user in with."""
+ACK_DEFAULT_CREDENTIAL_MINUTES = 3 * 365 * 24 * 60
+"""Lifetime the mock gives an ACK credential requested without ``temporaryDurationMinutes`` (ACK's long default)."""
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()
+
+
+def _pem_data(label: str, seed: str) -> str:
+    """A base64 PEM block, the way kubeconfigs carry certificates and keys; not a parseable certificate."""
+    body = base64.b64encode(bytes.fromhex(_digest(label, seed)) * 2).decode()
+    return base64.b64encode(f"-----BEGIN {label}-----\n{body}\n-----END {label}-----\n".encode()).decode()
+
+
+def _kubeconfig(cluster: str, server: str, ca_data: str, user_name: str, user: dict[str, Any]) -> str:
+    document = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": ca_data}}],
+        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": user_name}}],
+        "current-context": cluster,
+        "users": [{"name": user_name, "user": user}],
+    }
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def aks_user_credentials(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``listManagedClusterUserCredentials``: the cluster's server and CA, and a user that is fresh on every call.
+
+    The server and certificate authority depend on the cluster (resource group + name) only. The default answer
+    authenticates with a token that differs on every call, so nothing may assume two calls agree. ``format: exec``
+    returns what AKS returns for an Entra ID cluster: a kubelogin exec user, the same on every call.
+    """
+    group, name = args.get("resourceGroupName"), args.get("resourceName")
+    cluster = _digest("aks", group, name)
+    user: dict[str, Any]
+    if args.get("format") == "exec":
+        user = {
+            "exec": {
+                "apiVersion": "client.authentication.k8s.io/v1beta1",
+                "command": "kubelogin",
+                "args": [
+                    "get-token",
+                    *("--login", "devicecode"),
+                    *("--server-id", AKS_AAD_SERVER_APP),
+                    *("--client-id", AKS_AAD_CLIENT_APP),
+                    *("--tenant-id", AZURE_TENANT_ID),
+                    *("--environment", "AzurePublicCloud"),
+                ],
+                "env": None,
+                "interactiveMode": "IfAvailable",
+                "provideClusterInfo": False,
+            }
+        }
+    else:
+        user = {"token": secrets.token_hex(32)}
+    kubeconfig = _kubeconfig(
+        str(name),
+        f"https://{name}-{cluster[:8]}.hcp.azmk8s.mock.invalid:443",
+        _pem_data("CERTIFICATE", cluster),
+        f"clusterUser_{group}_{name}",
+        user,
+    )
+    return {"kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(kubeconfig.encode()).decode()}]}
+
+
+def ack_cluster_credential(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``getClusterCredential``: a temporary client certificate, fresh on every call, for a stable cluster CA.
+
+    ``certificateAuthorities[0].clusterCert`` (the CA, also the kubeconfig's ``certificate-authority-data``) and the
+    server depend on ``clusterId`` only; the client certificate and key, inside ``kubeConfig`` and beside it, and the
+    ``expiration`` are new on every call.
+    """
+    cluster_id = args.get("clusterId")
+    minutes = args.get("temporaryDurationMinutes") or ACK_DEFAULT_CREDENTIAL_MINUTES
+    cluster_cert = _pem_data("CERTIFICATE", _digest("ack", cluster_id))
+    client = secrets.token_hex(16)
+    client_cert, client_key = _pem_data("CERTIFICATE", client), _pem_data("RSA PRIVATE KEY", client)
+    user_name = f"mock-ram-user-{_digest('ack', cluster_id)[:6]}"
+    kubeconfig = _kubeconfig(
+        f"kubernetes-{cluster_id}",
+        f"https://{_digest('ack', cluster_id)[:8]}.cs.mock.invalid:6443",
+        cluster_cert,
+        user_name,
+        {"client-certificate-data": client_cert, "client-key-data": client_key},
+    )
+    expires = datetime.datetime.now(datetime.UTC) + datetime.timedelta(minutes=float(minutes))
+    return {
+        "id": cluster_id,
+        "clusterId": cluster_id,
+        "kubeConfig": kubeconfig,
+        "certificateAuthorities": [{"clusterCert": cluster_cert, "clientCert": client_cert, "clientKey": client_key}],
+        "expiration": expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def _azure_id(args: pulumi_mocks.MockResourceArgs) -> str:
@@ -100,13 +224,38 @@ _ZONE_INVOKES = (
 )
 
 
-class ProgramMocks(pulumi.runtime.Mocks):
-    """Per-type outputs for resources and realistic answers for the invokes the program makes (kept in ``invokes``)."""
+def _unknown_unless_set(computed: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """``computed`` as a provider previews a create: what the program set stays, what only the cloud knows is unknown.
 
-    def __init__(self) -> None:
+    Nested objects merge key by key (``oidcIssuerProfile.enabled`` stays, ``.issuerURL`` becomes unknown).
+    """
+    previewed: dict[str, Any] = {}
+    for key, value in computed.items():
+        given = inputs.get(key)
+        if isinstance(value, Mapping) and isinstance(given, Mapping):
+            previewed[key] = {**given, **_unknown_unless_set(value, given)}
+        else:
+            previewed[key] = rpc.UNKNOWN if given is None else given
+    return previewed
+
+
+class ProgramMocks(pulumi.runtime.Mocks):
+    """Per-type outputs for resources and realistic answers for the invokes the program makes (kept in ``invokes``).
+
+    With ``preview`` the resources being created answer as in ``pulumi preview`` (see the module docstring).
+    """
+
+    def __init__(self, preview: bool = False) -> None:
+        self.preview = preview
         self.invokes: list[pulumi_mocks.MockCallArgs] = []
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
+        if args.custom is False:  # a component: the engine gives it no id (reads come with custom unset)
+            return "", dict(args.inputs)
+        if self.preview and not args.resource_id:
+            if args.typ.startswith("pulumi:providers:"):
+                return rpc.UNKNOWN, dict(args.inputs)
+            return "", {**args.inputs, **_unknown_unless_set(_computed_outputs(args), args.inputs)}
         return _mock_id(args), {**args.inputs, **_computed_outputs(args)}
 
     def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]]]:
@@ -115,13 +264,19 @@ class ProgramMocks(pulumi.runtime.Mocks):
 
     def _answer(self, args: pulumi_mocks.MockCallArgs) -> dict:
         if args.token == "azure-native:containerservice:listManagedClusterUserCredentials":
-            encoded = base64.b64encode(FAKE_KUBECONFIG.encode()).decode()
-            return {"kubeconfigs": [{"name": "clusterUser", "value": encoded}]}
+            return aks_user_credentials(args.args)
+        if args.token == "azure-native:authorization:getClientConfig":
+            return {
+                "clientId": "00000000-0000-0000-0000-0000000000cc",
+                "objectId": "00000000-0000-0000-0000-0000000000bb",
+                "subscriptionId": _AZURE_SUBSCRIPTION.rsplit("/", 1)[-1],
+                "tenantId": AZURE_TENANT_ID,
+            }
         if args.token == "azure-native:containerservice:getManagedCluster":
             name = args.args.get("resourceName", "existing")
             return {"name": name, "kubernetesVersion": "1.33", "location": "eastus2", "agentPoolProfiles": []}
         if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
-            return {"kubeConfig": FAKE_KUBECONFIG, "clusterId": args.args.get("clusterId"), "expiration": "2099-01-01"}
+            return ack_cluster_credential(args.args)
         if args.token in _ZONE_INVOKES:
             zones = [{"id": z, "zoneId": z} for z in ("zone-a", "zone-b")]
             return {"zones": zones, "ids": [z["id"] for z in zones]}
@@ -134,7 +289,7 @@ class Registration:
 
     urn: str
     id: str
-    """The id the mocks gave the resource (empty for components)."""
+    """The id the engine answered: empty for components, :data:`UNKNOWN` for a resource created during preview."""
     type: str
     name: str
     custom: bool
@@ -171,7 +326,10 @@ class Registration:
 
 
 def unwrap(value: Any) -> Any:
-    """Plain values: secrets unwrapped, and whole numbers back to ints (the wire carries every number as a double)."""
+    """Plain values: secrets unwrapped, unknowns as :data:`UNKNOWN`, whole numbers back to ints (the wire carries
+    every number as a double)."""
+    if known_types.is_unknown(value):
+        return UNKNOWN
     if rpc.is_rpc_secret(value):
         return unwrap(rpc.unwrap_rpc_secret(value))
     if isinstance(value, dict):
@@ -183,6 +341,8 @@ def unwrap(value: Any) -> Any:
 
 def redact(value: Any) -> Any:
     """Like :func:`unwrap`, but every secret becomes ``[secret]``."""
+    if known_types.is_unknown(value):
+        return UNKNOWN
     if rpc.is_rpc_secret(value):
         return REDACTED
     if isinstance(value, dict):
@@ -209,7 +369,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             self.registrations.append(
                 Registration(
                     urn=response.urn,
-                    id=response.id,
+                    id=UNKNOWN if request.custom and response.id in ("", rpc.UNKNOWN) else response.id,
                     type=request.type,
                     name=request.name,
                     custom=request.custom,
@@ -317,7 +477,7 @@ def run(
     asyncio.set_event_loop(loop)
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
-        mocks = ProgramMocks()
+        mocks = ProgramMocks(preview=preview)
         monitor = RecordingMonitor(mocks)
         pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
         pulumi.runtime.set_all_config(dict(config), secret_keys=list(secret_keys))
@@ -332,13 +492,14 @@ def run(
 
 
 async def _resolve_stack_outputs() -> tuple[dict[str, Any], set[str]]:
+    """Each stack output's value, or :data:`UNKNOWN` if any part of it is unknown (as in preview)."""
     root = settings.get_root_resource()
     exported: dict[str, Any] = getattr(root, "outputs", {}) or {}
     values: dict[str, Any] = {}
     secret: set[str] = set()
     for key, value in exported.items():
         output = pulumi.Output.from_input(value)
-        values[key] = await output.future()
+        values[key] = await output.future() if await output.is_known() else UNKNOWN
         if await output.is_secret():
             secret.add(key)
     return values, secret

@@ -1,9 +1,10 @@
 """The ``aks`` section: the AKS cluster, its node pools and the cluster autoscaler that ProvisioningRequests drive.
 
-Defaults reproduce the seed's walkthrough (seed 000 and reference aks-kueue.md §1.4): resource group
-``kueue-cas-demo`` in ``eastus2``, cluster ``kueue-cas`` with one system node, and one autoscaling user pool
-``scalepool`` (``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects through the ``agentpool`` label
-AKS stamps on every node. Enumerations mirror the ARM API that ``pulumi-azure-native`` 3.x targets.
+Defaults reproduce the AKS walkthrough for Kueue with the cluster autoscaler (its manifests:
+https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): resource group ``kueue-cas-demo`` in
+``eastus2``, cluster ``kueue-cas`` with one system node, and one autoscaling user pool ``scalepool``
+(``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects through the ``agentpool`` label AKS stamps on
+every node. Enumerations mirror the ARM API that ``pulumi-azure-native`` 3.x targets.
 """
 
 from __future__ import annotations
@@ -11,18 +12,28 @@ from __future__ import annotations
 import ipaddress
 import re
 from typing import Annotated, Literal
+from uuid import UUID
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
-from components.versions import AKS_MIN_KUBERNETES, KubernetesVersion
+from components.versions import KubernetesVersion
+
+AKS_VERSIONS_URL = "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions"
+AKS_VERSIONS_CHECKED = "2026-11-30"
+AKS_GA_MINORS = ((1, 34), (1, 35), (1, 36))
+"""Minors AKS lists as generally available on :data:`AKS_VERSIONS_CHECKED` (:data:`AKS_VERSIONS_URL`). A newer minor
+is accepted (AKS itself refuses one it does not offer in the region); an older one needs LTS or is refused."""
+AKS_LTS_ONLY_MINORS = ((1, 33),)
+"""Minors past standard support that AKS still patches under Long-Term Support (Premium tier, ``AKSLongTermSupport``
+plan) on :data:`AKS_VERSIONS_CHECKED`: 1.33 since July 2026."""
 
 MAX_POOL_NODES = 1000
 """AKS's per-pool node limit: the upper bound of every node count."""
 
 CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
-"""The taint AKS documents for a system pool that only runs critical add-ons (reference aks-kueue.md §5)."""
+"""The taint AKS documents for a system pool that only runs critical add-ons."""
 
 
 def _matching(pattern: str, allowed: str) -> AfterValidator:
@@ -101,7 +112,7 @@ class ResourceGroupConfig(ConfigModel):
         str,
         _matching(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'"),
     ] = "kueue-cas-demo"
-    """The seed's ``RG=kueue-cas-demo`` (reference aks-kueue.md §1.4)."""
+    """The walkthrough's ``RG=kueue-cas-demo``."""
     create: bool = True
     """``false`` deploys into a group that already exists (shared subscriptions often forbid creating groups)."""
 
@@ -123,15 +134,15 @@ class NodePoolConfig(ConfigModel):
 class SystemPoolConfig(NodePoolConfig):
     """The inline pool AKS requires; Kueue's controller and the cluster add-ons run here.
 
-    It does not autoscale by default: the seed creates it with ``az aks create --node-count 1``. Setting both
+    It does not autoscale by default: the walkthrough creates it with ``az aks create --node-count 1``. Setting both
     ``minCount`` and ``maxCount`` turns the autoscaler on for it too.
     """
 
     name: PoolName = "system"
     vm_size: VmSize = "Standard_D4ds_v6"
-    """The system pool size of the AKS example's Terraform module (reference aks-kueue.md §1.4)."""
+    """The system pool size of the AKS example's Terraform module."""
     count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 1
-    """Nodes at creation; the seed's ``--node-count 1``. A system pool never goes below one node."""
+    """Nodes at creation; the walkthrough's ``--node-count 1``. A system pool never goes below one node."""
     min_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] | None = None
     max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] | None = None
     only_critical_addons: bool = True
@@ -163,18 +174,22 @@ class UserPoolConfig(NodePoolConfig):
 
     name: PoolName = "scalepool"
     vm_size: VmSize = "Standard_D4s_v3"
-    """The seed's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so three 1800m pods need more than one node."""
+    """The walkthrough's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so three 1800m pods need more than one node."""
     min_count: NodeCount = 1
-    """The seed's ``--min-count 1``; 0 also works and costs nothing while idle (reference aks-kueue.md §1.4)."""
+    """The walkthrough's ``--min-count 1``; 0 also works and costs nothing while idle."""
     max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 5
-    """The seed's ``--max-count 5``: the real ceiling; larger requests fail with ``CapacityIsNotFound``."""
+    """The walkthrough's ``--max-count 5``: the real ceiling; larger requests fail with ``CapacityIsNotFound``."""
     initial_count: NodeCount = 1
-    """Nodes at creation (the seed's ``--node-count 1``); afterwards the autoscaler owns the count."""
+    """Nodes at creation (the walkthrough's ``--node-count 1``); afterwards the autoscaler owns the count."""
 
     @model_validator(mode="after")
     def _count_bounds(self) -> UserPoolConfig:
         _check_counts(self.min_count, self.initial_count, self.max_count, "initialCount")
         return self
+
+
+def _minors(minors: tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(f"{major}.{minor}" for major, minor in minors)
 
 
 def _check_counts(minimum: int, current: int, maximum: int, current_key: str) -> None:
@@ -190,7 +205,7 @@ class AutoscalerProfileConfig(ConfigModel):
     """Cluster-autoscaler settings, passed as they are to ``ManagedClusterPropertiesAutoScalerProfileArgs``.
 
     Field names match that class's arguments; values are strings in the formats the ARM API documents. Unset keys
-    keep AKS's defaults. The AKS example suggests short scale-down times for demos (reference aks-kueue.md §1.4).
+    keep AKS's defaults. The AKS example suggests short scale-down times for demos.
     """
 
     expander: Literal["least-waste", "most-pods", "priority", "random"] | None = None
@@ -249,11 +264,41 @@ class NetworkConfig(ConfigModel):
         return self
 
 
+class KubeloginConfig(ConfigModel):
+    """How the Kubernetes provider and the smoke waiter sign in to an Entra ID cluster, with no prompt.
+
+    ``kubelogin`` must be on the PATH of whoever runs Pulumi (https://azure.github.io/kubelogin/install.html).
+    ``azurecli`` uses the ``az login`` session; ``workloadidentity`` reads ``AZURE_CLIENT_ID``, ``AZURE_TENANT_ID`` and
+    ``AZURE_FEDERATED_TOKEN_FILE`` (GitHub Actions OIDC, pods); ``spn`` signs in as the service principal
+    ``clientId`` with the secret in ``AAD_SERVICE_PRINCIPAL_CLIENT_SECRET``. No credential enters the kubeconfig.
+    """
+
+    login: Literal["azurecli", "workloadidentity", "spn"] = "azurecli"
+    client_id: UUID | None = None
+    """The service principal's application (client) id; ``spn`` only."""
+
+    @model_validator(mode="after")
+    def _client_id_for_spn(self) -> KubeloginConfig:
+        if (self.login == "spn") != (self.client_id is not None):
+            raise RuleViolation("clientId", self.client_id, "set clientId exactly when login is 'spn'")
+        return self
+
+
+class EntraIdConfig(ConfigModel):
+    """Entra ID integration (AKS-managed) with Azure RBAC for Kubernetes authorization."""
+
+    admin_group_object_ids: list[UUID] = Field(default_factory=list)
+    """Entra groups that get cluster-admin through Kubernetes RBAC, besides the Azure RBAC role assignments."""
+    disable_local_accounts: bool = True
+    """No static admin credential: every sign-in goes through Entra ID and is audited."""
+    kubelogin: KubeloginConfig = KubeloginConfig()
+
+
 class AksConfig(ConfigModel):
     """An AKS cluster ready for Kueue's ProvisioningRequest admission check (stack key ``elastic-capacity:aks``)."""
 
     location: Annotated[str, _matching(r"[a-z0-9]+", "an Azure region name such as eastus2")] = "eastus2"
-    """The seed's ``LOCATION=eastus2`` (reference aks-kueue.md §1.4)."""
+    """The walkthrough's ``LOCATION=eastus2``."""
     resource_group: ResourceGroupConfig = ResourceGroupConfig()
     cluster_name: Annotated[
         str,
@@ -261,7 +306,7 @@ class AksConfig(ConfigModel):
             r"[A-Za-z0-9]([-\w]{0,61}[A-Za-z0-9])?", "1-63 letters, digits, '-' or '_', starting and ending alnum"
         ),
     ] = "kueue-cas"
-    """The seed's ``CLUSTER=kueue-cas``."""
+    """The walkthrough's ``CLUSTER=kueue-cas``."""
     dns_prefix: (
         Annotated[
             str,
@@ -272,10 +317,17 @@ class AksConfig(ConfigModel):
         | None
     ) = None
     """Unset uses the cluster name, as ``az aks create`` does."""
-    kubernetes_version: str = "1.33"
-    """ProvisioningRequest needs 1.30+; the AKS GPU lab asks for 1.33+ (reference aks-kueue.md §1.4)."""
+    kubernetes_version: str = "1.35"
+    """A minor (``1.35``, AKS picks the newest patch and the ``patch`` upgrade channel keeps it current) or an exact
+    patch. AKS's managed cluster autoscaler serves ProvisioningRequests from 1.33 on."""
     sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
-    """``az aks create`` without ``--tier`` (the seed) gives Free; choose Standard for the uptime SLA."""
+    """``az aks create`` without ``--tier`` (the walkthrough) gives Free; choose Standard for the uptime SLA."""
+    support_plan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = "KubernetesOfficial"
+    """``AKSLongTermSupport`` (with ``skuTier: Premium``) keeps an LTS minor such as 1.33 patched past standard
+    support (https://learn.microsoft.com/azure/aks/long-term-support)."""
+    entra_id: EntraIdConfig | None = None
+    """Sign-in with Entra ID and authorization with Azure RBAC, local accounts off. The identity running Pulumi is
+    made "Azure Kubernetes Service RBAC Cluster Admin" of the cluster so the Kubernetes provider can work."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
     """At least one autoscaling pool: without one no ProvisioningRequest can ever be satisfied."""
@@ -297,13 +349,32 @@ class AksConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
-    def _supports_provisioning_requests(cls, value: str) -> str:
+    def _aks_version_form(cls, value: str) -> str:
         if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value):
-            raise ValueError("write an AKS Kubernetes version as 1.33 or 1.33.2")
-        if not KubernetesVersion.parse(value).at_least(*AKS_MIN_KUBERNETES):
-            minimum = ".".join(map(str, AKS_MIN_KUBERNETES))
-            raise ValueError(f"ProvisioningRequest support needs Kubernetes {minimum} or later")
+            raise ValueError("write an AKS Kubernetes version as 1.35 or 1.35.2")
         return value
+
+    @property
+    def minor(self) -> tuple[int, int]:
+        version = KubernetesVersion.parse(self.kubernetes_version)
+        return version.major, version.minor
+
+    @model_validator(mode="after")
+    def _version_in_support(self) -> AksConfig:
+        if self.minor in AKS_GA_MINORS or self.minor > max(AKS_GA_MINORS):
+            return self
+        supported = f"AKS supports {_minors(AKS_GA_MINORS)} as of {AKS_VERSIONS_CHECKED} ({AKS_VERSIONS_URL})"
+        if self.minor not in AKS_LTS_ONLY_MINORS:
+            raise RuleViolation(
+                "kubernetesVersion", self.kubernetes_version, f"{supported}; LTS: {_minors(AKS_LTS_ONLY_MINORS)}"
+            )
+        if self.support_plan != "AKSLongTermSupport" or self.sku_tier != "Premium":
+            raise RuleViolation(
+                "kubernetesVersion",
+                self.kubernetes_version,
+                f"{supported}; this minor is LTS-only: set supportPlan AKSLongTermSupport and skuTier Premium",
+            )
+        return self
 
     @model_validator(mode="after")
     def _unique_pool_names(self) -> AksConfig:

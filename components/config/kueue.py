@@ -1,24 +1,68 @@
 """The ``kueue`` section (the Kueue Helm install and its readiness gate) and the ``smokeJob`` section.
 
-Defaults reproduce the seed (seed 000, "安装 Kueue" and "提交工作负载"; reference aks-kueue.md §1.3, §3): chart
-``kueue`` 0.17.1 from ``oci://registry.k8s.io/kueue/charts/kueue`` installed as release ``kueue`` in ``kueue-system``,
-and the seed's ``kueue-cas-job`` as the opt-in smoke Job. Stack files may point both at mirrors (the seed itself
-uses ``oci://k8sgcr.azk8s.cn/...`` and ``mcr.azk8s.cn/...``).
+Defaults follow Azure's article "Provision capacity for Kueue batch jobs with the cluster autoscaler on AKS"
+(https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler): chart ``kueue`` from
+``oci://registry.k8s.io/kueue/charts/kueue`` installed as release ``kueue`` in ``kueue-system``, and the article's
+``kueue-cas-job`` as the opt-in smoke Job, all pulled from globally reachable registries. The article pins Kueue
+0.17.1; the default here is 0.17.8, the last 0.17 patch (see :data:`SUPPORTED_CHART_VERSIONS`).
+
+Every chart and image source is a config key so that a stack in Azure China can use the Azure China mirrors
+(https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy);
+:func:`registry_host` and :data:`AZURE_CHINA_MIRRORS` let the stack rules check that each source is reachable from
+the cloud the stack deploys to.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
+from urllib.parse import urlsplit
 
-from packaging.version import Version
 from pydantic import AfterValidator, Field, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path
 from components.config.kube import LabelSelector, LabelSelectorRequirement, Quantity, Toleration, quantity_value
 
-MIN_CHART_VERSION = Version("0.15.0")
-"""The first Kueue to serve ``kueue.x-k8s.io/v1beta2``, the only API this program writes (pulumi-practice §3.2)."""
+
+@dataclasses.dataclass(frozen=True)
+class KueueRelease:
+    """A Kueue release this program supports: why, what its chart changes for this program, and where it is told."""
+
+    release_notes: str
+    chart_changes: str
+    """Differences of the chart (values.yaml, templates) that matter to the values this program writes."""
+    fixes: str
+    """What the release fixes, or lacks, for a cluster running provisioning-gated queues."""
+
+
+SUPPORTED_CHART_VERSIONS: dict[str, KueueRelease] = {
+    "0.17.1": KueueRelease(
+        release_notes="https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.1",
+        chart_changes="The reference point: the manager defaults in components/manifests/kueue_install.py and "
+        ":data:`KNOWN_FRAMEWORKS` are the chart's values.yaml at this tag.",
+        fixes="The version Azure's article installs, kept to reproduce it. It lacks every fix of 0.17.2-0.17.8, and "
+        "the 0.17 line is no longer maintained: production-like stacks use 0.17.8.",
+    ),
+    "0.17.8": KueueRelease(
+        release_notes="https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.8",
+        chart_changes="values.yaml adds enableVisibilityAuthReaderRoleBinding (default true: the kube-system "
+        "RoleBinding 0.17.1 always creates; this program leaves it at its default); the manager's liveness and "
+        "readiness probes use their configured periodSeconds instead of initialDelaySeconds (0.17.3, kueue#10980). "
+        "The manager configuration and the default integrations are unchanged, so the same values apply.",
+        fixes="Quota: stale cohort subtree quota after a child Cohort is deleted (0.17.2, kueue#10840, "
+        "https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.2); int64 overflow of pod set requests that "
+        "broke quota limits (0.17.3, kueue#11140, https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.3). "
+        "ProvisioningRequests of finished or evicted Workloads are cleaned up (0.17.7, kueue#12654, "
+        "https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.7). Security: visibility API listed workloads "
+        "of same-named LocalQueues in other namespaces (0.17.2, kueue#10679); KueueViz cross-site WebSocket "
+        "hijacking and oversized-frame OOM (0.17.7, kueue#12876, kueue#12703); visibility API 'limit' memory "
+        "exhaustion and KueueViz sessions outliving their token (0.17.8, kueue#13052, kueue#13164).",
+    ),
+}
+"""The chart versions this program is tested against, newest last. Charts are versioned without a ``v``."""
+
+LATEST_CHART_VERSION = list(SUPPORTED_CHART_VERSIONS)[-1]
 
 KNOWN_FRAMEWORKS = (
     "batch/job",
@@ -39,22 +83,63 @@ KNOWN_FRAMEWORKS = (
     "statefulset",
     "leaderworkerset.x-k8s.io/leaderworkerset",
 )
-"""The integrations Kueue 0.17.1 enables in its default manager config (reference aks-kueue.md §3.1)."""
+"""The integrations Kueue 0.17 enables in its default manager config
+(https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/values.yaml)."""
 
 REMOVED_FEATURE_GATES = {"ProvisioningACC": "it went GA in Kueue 0.14 and was removed in 0.15; no gate is needed"}
-"""Gates Kueue >= 0.15 refuses to start with (reference aks-kueue.md §3.2)."""
+"""Gates Kueue >= 0.15 refuses to start with (https://github.com/kubernetes-sigs/kueue/pull/7465)."""
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 """The label the API server puts on every namespace: what a namespaceSelector can match a namespace by name with."""
 
-_SEMVER = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
-    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
-)
+AZURE_CHINA_MIRRORS = {
+    "registry.k8s.io": "registryk8s.azk8s.cn",
+    "k8s.gcr.io": "k8sgcr.azk8s.cn",
+    "gcr.io": "gcr.azk8s.cn",
+    "us.gcr.io": "usgcr.azk8s.cn",
+    "quay.io": "quay.azk8s.cn",
+    "docker.io": "dockerhub.azk8s.cn",
+    "mcr.microsoft.com": "mcr.azure.cn (or the proxy mcr.azk8s.cn)",
+}
+"""Global registries and what replaces them in Azure China: the proxy table of
+https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy, and
+for Microsoft's registry its official Azure China endpoint ``mcr.azure.cn``
+(https://github.com/microsoft/containerregistry/blob/main/docs/client-firewall-rules.md)."""
+
+AZURE_CHINA_ONLY_SUFFIXES = (".azk8s.cn", ".azure.cn")
+"""Registries that serve Azure China only: "*.azk8s.cn could only be accessed by Azure China IP" (the proxy README
+above), and ``*.azure.cn`` are Azure China's own endpoints."""
+
 _FEATURE_GATE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
 _IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
+
+
+def registry_host(reference: str) -> str:
+    """The registry a chart (``oci://host/...``, ``https://host/...``) or an image reference is pulled from.
+
+    An image's first path component is a registry only if it has a ``.`` or ``:`` or is ``localhost``; otherwise the
+    image is on Docker Hub, as container runtimes resolve it (``splitDockerDomain`` in
+    https://github.com/distribution/reference/blob/main/normalize.go).
+    """
+    if "://" in reference:
+        return (urlsplit(reference).hostname or "").lower()
+    first, slash, _ = reference.partition("/")
+    if slash and ("." in first or ":" in first or first == "localhost"):
+        return first.split(":", 1)[0].lower()
+    return "docker.io"
+
+
+def is_azure_china_only(host: str) -> bool:
+    return host.endswith(AZURE_CHINA_ONLY_SUFFIXES)
+
+
+class Source(NamedTuple):
+    """A chart or image the stack pulls: its key (relative to the stack), its value, and the global default."""
+
+    key: str
+    reference: str
+    default: str
 
 
 def _check_pinned_image(text: str) -> str:
@@ -87,13 +172,16 @@ class Resources(ConfigModel):
 class ReadinessGateConfig(ConfigModel):
     """The Job that proves Kueue's webhooks admit objects before anything else talks to Kueue.
 
-    Kueue's Deployment reports Ready 10-30 s before its webhook serves (kueue#13036, reference aks-kueue.md §0.5),
-    and pulumi-kubernetes does not retry webhook errors, so every Kueue object waits for this Job instead.
+    Kueue's Deployment reports Ready 10-30 s before its webhook serves
+    (https://github.com/kubernetes-sigs/kueue/issues/13036), and pulumi-kubernetes does not retry webhook errors, so
+    every Kueue object waits for this Job instead.
     """
 
     probe_image: PinnedImage = "registry.k8s.io/kubectl:v1.33.4"
-    """kubectl runs the server-side dry-run probe; a 1.33 client is within the supported skew of AKS 1.32-1.34.
-    Override for mirrors (e.g. ``k8sgcr.azk8s.cn/kubectl:v1.33.4``)."""
+    """kubectl for the server-side dry-run probe; a 1.33 client is within the supported skew of AKS 1.32-1.34. The
+    ProvisioningRequest CRD check is a bash script, so the image needs bash too: registry.k8s.io/kubectl has it from
+    v1.28 on (https://github.com/kubernetes/kubernetes/blob/master/build/server-image/kubectl/Dockerfile). Its Azure
+    China mirror is ``registryk8s.azk8s.cn/kubectl``."""
     backoff_limit: int = Field(default=6, ge=1, le=20)
     """Failed probe pods before the gate gives up; the Job controller backs off 10 s, 20 s, 40 s ... between them,
     so the default covers the 10-30 s webhook window several times over."""
@@ -118,41 +206,54 @@ class KueueConfig(ConfigModel):
 
     chart_repository: str = "oci://registry.k8s.io/kueue/charts/kueue"
     """The chart's OCI reference (the chart itself) or an https Helm repository serving a chart named ``kueue``.
-    The Azure China mirror is ``oci://k8sgcr.azk8s.cn/kueue/charts/kueue`` (seed 000)."""
-    chart_version: str = "0.17.1"
-    """The Kueue version the seed installs; charts are versioned without a ``v``."""
+    Helm pulls it on the machine running ``pulumi``, at preview as well as at up. Azure's China article uses
+    ``oci://k8sgcr.azk8s.cn/kueue/charts/kueue``, which only Azure China addresses can reach."""
+    chart_version: str = LATEST_CHART_VERSION
+    """One of :data:`SUPPORTED_CHART_VERSIONS` (without a ``v``). Azure's article pins 0.17.1; 0.17.8 carries the
+    0.17 line's later quota, ProvisioningRequest and security fixes."""
     namespace: DnsLabel = "kueue-system"
-    """Kueue's webhooks break in other namespaces (kueue#3794, reference pulumi-practice §3.1)."""
+    """Kueue's webhooks break in other namespaces (https://github.com/kubernetes-sigs/kueue/issues/3794)."""
     release_name: DnsLabel = "kueue"
-    """Keeps object names as in Kueue's docs (``kueue-controller-manager``, ``kueue-webhook-service``), §3.1."""
+    """Keeps object names as in Kueue's docs (``kueue-controller-manager``, ``kueue-webhook-service``): the chart
+    uses the release name as is when it contains ``kueue``."""
     replicas: int = Field(default=1, ge=1, le=5)
     """The chart default; leader election is on, so more replicas only add failover."""
     manager_resources: Resources = Resources(
         requests={"cpu": "500m", "memory": "512Mi"}, limits={"cpu": "2", "memory": "512Mi"}
     )
-    """The chart default at 0.17.1."""
-    image_repository: str | None = None
-    """Replace ``registry.k8s.io/kueue/kueue`` (e.g. ``mcr.microsoft.com/oss/v2/kueue/kueue``); the chart keeps
-    its tag ``v<chart version>``. Unset keeps the chart's image."""
+    """The chart default in 0.17."""
+    image_repository: str = "registry.k8s.io/kueue/kueue"
+    """The manager image without tag; the chart adds its tag ``v<chart version>``. The default is where the
+    published chart points; other sources are Azure's ``mcr.microsoft.com/oss/v2/kueue/kueue`` or, in Azure China,
+    the proxy ``registryk8s.azk8s.cn/kueue/kueue``."""
     tolerations: list[Toleration] = Field(default_factory=_default_tolerations)
-    """Lets Kueue run on an AKS system pool tainted ``CriticalAddonsOnly`` (the AKS sample's Terraform, §1.4)."""
+    """Lets Kueue run on an AKS system pool tainted ``CriticalAddonsOnly``, as the Terraform of
+    https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks does."""
     node_selector: dict[str, str] = Field(default_factory=lambda: {"kubernetes.azure.com/mode": "system"})
     """Keeps Kueue (and its readiness probe) off the autoscaled pools it scales; set ``{}`` on non-AKS clusters."""
     frameworks: list[str] = Field(default=["batch/job"], min_length=1)
-    """Job integrations Kueue manages; the seed only submits ``batch/v1`` Jobs."""
+    """Job integrations Kueue manages; the article only submits ``batch/v1`` Jobs."""
     feature_gates: dict[str, bool] = Field(default_factory=dict)
-    """Kueue feature gates; none is needed for ProvisioningRequests (reference aks-kueue.md §3.2)."""
+    """Kueue feature gates; none is needed for ProvisioningRequests since 0.15."""
     managed_jobs_namespace_selector: LabelSelector = Field(default_factory=_default_managed_jobs_namespace_selector)
     """Always written to the manager config: only then does the chart give Kueue's ``failurePolicy: Fail`` Job
-    webhook a namespaceSelector, instead of intercepting every Job in the cluster (reference aks-kueue.md §0.7).
-    The default is the manager's own default."""
+    webhook a namespaceSelector, instead of intercepting every Job in the cluster
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/templates/webhook/manifests.yaml). The
+    default is the manager's own default."""
     readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
 
     @model_validator(mode="after")
     def _rules(self) -> KueueConfig:
         if not _CHART_REPOSITORY.match(self.chart_repository):
             raise RuleViolation("chartRepository", self.chart_repository, "use an oci:// or https:// reference")
-        self._check_chart_version()
+        if self.chart_version not in SUPPORTED_CHART_VERSIONS:
+            supported = ", ".join(SUPPORTED_CHART_VERSIONS)
+            raise RuleViolation(
+                "chartVersion",
+                self.chart_version,
+                f"supported chart versions (written without 'v'): {supported}; use {LATEST_CHART_VERSION} "
+                f"({SUPPORTED_CHART_VERSIONS[LATEST_CHART_VERSION].release_notes})",
+            )
         unknown = [f for f in self.frameworks if f not in KNOWN_FRAMEWORKS]
         if unknown:
             index = self.frameworks.index(unknown[0])
@@ -166,7 +267,7 @@ class KueueConfig(ConfigModel):
                 raise RuleViolation(key_path("featureGates", gate), gate, REMOVED_FEATURE_GATES[gate])
             if not _FEATURE_GATE.match(gate):
                 raise RuleViolation(key_path("featureGates", gate), gate, "gate names are UpperCamelCase")
-        if self.image_repository is not None and not _IMAGE_REPOSITORY.match(self.image_repository):
+        if not _IMAGE_REPOSITORY.match(self.image_repository):
             raise RuleViolation(
                 "imageRepository",
                 self.image_repository,
@@ -181,26 +282,26 @@ class KueueConfig(ConfigModel):
             )
         return self
 
-    def _check_chart_version(self) -> None:
-        if not _SEMVER.match(self.chart_version):
-            raise RuleViolation("chartVersion", self.chart_version, "write a semantic version without 'v', e.g. 0.17.1")
-        if Version(self.chart_version.split("+", 1)[0]) < MIN_CHART_VERSION:
-            raise RuleViolation(
-                "chartVersion",
-                self.chart_version,
-                f"needs >= {MIN_CHART_VERSION}, the first to serve kueue.x-k8s.io/v1beta2",
-            )
-
     def manages_namespace(self, namespace: str) -> bool:
         """Whether Kueue manages Jobs in ``namespace`` (matched by the name label every namespace carries)."""
         return self.managed_jobs_namespace_selector.matches({NAMESPACE_NAME_LABEL: namespace})
 
+    def sources(self) -> list[Source]:
+        """Every chart and image the install pulls, with its key under ``kueue``."""
+        defaults = KueueConfig()
+        return [
+            Source("chartRepository", self.chart_repository, defaults.chart_repository),
+            Source("imageRepository", self.image_repository, defaults.image_repository),
+            Source("readinessGate.probeImage", self.readiness_gate.probe_image, defaults.readiness_gate.probe_image),
+        ]
+
 
 class SmokeJobConfig(ConfigModel):
-    """An opt-in end-to-end check: the seed's ``kueue-cas-job``, which ``pulumi up`` waits to see complete.
+    """An opt-in end-to-end check: the article's ``kueue-cas-job``, which ``pulumi up`` waits to see complete.
 
     Three 1800m pods cannot fit one 4-core ``scalepool`` node, so the Job only completes after Kueue's
-    ProvisioningRequest has made the autoscaler add nodes (reference aks-kueue.md §1.3).
+    ProvisioningRequest has made the autoscaler add nodes
+    (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler).
     """
 
     enabled: bool = False
@@ -216,12 +317,14 @@ class SmokeJobConfig(ConfigModel):
     cpu: Quantity = "1800m"
     memory: Quantity = "256Mi"
     image: PinnedImage = "mcr.microsoft.com/azurelinux/busybox:1.36"
-    """The seed's mirror is ``mcr.azk8s.cn/azurelinux/busybox:1.36``."""
+    """The article's image; in Azure China use ``mcr.azure.cn/azurelinux/busybox:1.36`` or the proxy
+    ``mcr.azk8s.cn/azurelinux/busybox:1.36``."""
     command: list[str] = Field(default=["sh", "-c", "echo running on $(hostname); sleep 30"], min_length=1)
     restart_policy: Literal["Never", "OnFailure"] = "Never"
     timeout_seconds: int = Field(default=1200, ge=60, le=7200)
     """How long ``pulumi up`` waits for completion: a ProvisioningRequest scale-up takes minutes, and Kueue retries
-    a failed one after 60 s, 120 s ... (reference aks-kueue.md §4.4)."""
+    a failed one after 60 s, 120 s ... (``retryStrategy`` of ProvisioningRequestConfig,
+    https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/)."""
 
     @model_validator(mode="after")
     def _parallelism_within_completions(self) -> SmokeJobConfig:
@@ -230,3 +333,7 @@ class SmokeJobConfig(ConfigModel):
                 "parallelism", self.parallelism, f"at most completions ({self.completions}); extra pods never start"
             )
         return self
+
+    def sources(self) -> list[Source]:
+        """The image the Job pulls, with its key under ``smokeJob``."""
+        return [Source("image", self.image, SmokeJobConfig().image)]

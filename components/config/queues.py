@@ -304,6 +304,17 @@ SEED_CLUSTER_QUEUE = ClusterQueueConfig(
 SEED_LOCAL_QUEUE = LocalQueueConfig(name="cas-local-queue", namespace=SEED_NAMESPACE, cluster_queue="cas-cluster-queue")
 
 
+class WaitUntilActiveConfig(ConfigModel):
+    """How ``pulumi up`` proves the queues can admit: it waits until Kueue reports every AdmissionCheck and
+    ClusterQueue ``Active``."""
+
+    timeout_seconds: int = Field(default=600, ge=30, le=3600)
+    """How long to wait; Kueue marks a reconciled object Active within seconds."""
+    on_inactive: Literal["fail", "warn"] = "fail"
+    """``warn`` finishes ``up`` with a warning that names the inactive objects, for a cluster whose autoscaler will
+    only serve ProvisioningRequests later; Jobs in those queues wait until then."""
+
+
 class QueuesConfig(ConfigModel):
     """Every Kueue object the stack creates; the defaults are the seed's autoscale queue (reference §1.2)."""
 
@@ -315,6 +326,7 @@ class QueuesConfig(ConfigModel):
     """Explicit Cohorts; ClusterQueues naming a cohort without one still share quota (Kueue creates it implicitly)."""
     cluster_queues: list[ClusterQueueConfig] = Field(default_factory=lambda: [SEED_CLUSTER_QUEUE])
     local_queues: list[LocalQueueConfig] = Field(default_factory=lambda: [SEED_LOCAL_QUEUE])
+    wait_until_active: WaitUntilActiveConfig = WaitUntilActiveConfig()
 
     @property
     def uses_provisioning_requests(self) -> bool:

@@ -10,18 +10,68 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from pydantic import SecretStr, ValidationError, model_validator
+from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
 from components.config.acs import AckConfig
-from components.config.aks import AksConfig
+from components.config.aks import AksConfig, KubeloginConfig
 from components.config.base import PROJECT, ConfigError, ConfigModel, RuleViolation, key_path, problems_from
-from components.config.kueue import KueueConfig, SmokeJobConfig
+from components.config.kueue import (
+    AZURE_CHINA_MIRRORS,
+    KueueConfig,
+    SmokeJobConfig,
+    is_azure_china_only,
+    registry_host,
+)
 from components.config.queues import QueuesConfig
 
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
+
+AZURE_ENVIRONMENT_KEY = "azure-native:environment"
+"""The azure-native provider's cloud: ``public`` (the default), ``usgovernment`` or ``china``."""
+AZURE_LOCATION_KEY = "azure-native:location"
+AZURE_CHINA_PROXIES = (
+    "https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy"
+)
+_EXAMPLE_REGION = {True: "chinanorth3", False: "eastus2"}
+
+
+def is_azure_china_region(location: str) -> bool:
+    """Azure China's regions are the ones named ``china...`` (chinanorth3, chinaeast2 ...); no global region is."""
+    return location.replace(" ", "").lower().startswith("china")
+
+
+class AzureCloud(NamedTuple):
+    """The Azure cloud a stack deploys to, and the setting that says so (errors quote it)."""
+
+    china: bool
+    because: str
+
+    @property
+    def name(self) -> str:
+        return "Azure China" if self.china else "global Azure"
+
+    def regions_allowed(self) -> str:
+        """What a location setting in another cloud is told."""
+        return f"{self.because} targets {self.name}; use one of its regions, e.g. {_EXAMPLE_REGION[self.china]}"
+
+
+def azure_provider_cloud(values: Mapping[str, Any]) -> AzureCloud | None:
+    """The cloud the azure-native provider settings of the stack name; ``None`` when they name none.
+
+    Raises :class:`ConfigError` on ``azure-native:location`` when it lies outside ``azure-native:environment``.
+    """
+    environment, location = values.get(AZURE_ENVIRONMENT_KEY), values.get(AZURE_LOCATION_KEY)
+    clouds = []
+    if environment:
+        clouds.append(AzureCloud(environment.strip().lower() == "china", f"{AZURE_ENVIRONMENT_KEY} {environment!r}"))
+    if location:
+        clouds.append(AzureCloud(is_azure_china_region(location), f"{AZURE_LOCATION_KEY} {location!r}"))
+    if len(clouds) == 2 and clouds[0].china != clouds[1].china:
+        raise ConfigError([(AZURE_LOCATION_KEY, f"{location!r} is not allowed; {clouds[0].regions_allowed()}")])
+    return clouds[0] if clouds else None
 
 
 class ExistingClusterConfig(ConfigModel):
@@ -34,6 +84,8 @@ class ExistingClusterConfig(ConfigModel):
     source: Literal["aks", "kubeconfig"]
     resource_group_name: str | None = None
     cluster_name: str | None = None
+    kubelogin: KubeloginConfig = KubeloginConfig()
+    """``source: aks`` on an Entra ID cluster: how to sign in without a prompt (ignored for local accounts)."""
 
     @model_validator(mode="after")
     def _aks_needs_its_name(self) -> ExistingClusterConfig:
@@ -130,6 +182,47 @@ class StackConfig(ConfigModel):
             )
         return self
 
+    @model_validator(mode="after")
+    def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:
+        provider = (info.context or {}).get("azure_cloud")
+        if self.aks is None or provider is None or is_azure_china_region(self.aks.location) == provider.china:
+            return self
+        raise RuleViolation("aks.location", self.aks.location, provider.regions_allowed())
+
+    @model_validator(mode="after")
+    def _kueue_sources_reachable_from_the_cloud(self, info: ValidationInfo) -> StackConfig:
+        """Charts and images must come from registries the stack's Azure cloud reaches.
+
+        ``*.azk8s.cn`` and ``*.azure.cn`` serve Azure China only, and global registries are blocked or unreliable
+        from China; the chart is pulled where ``pulumi`` runs, the images by the cluster's nodes
+        (https://www.pulumi.com/registry/packages/kubernetes/api-docs/helm/v4/chart/). The cloud is the azure-native
+        provider's (environment, location), else ``aks.location``; on a cluster of unknown cloud nothing is checked.
+        """
+        cloud = (info.context or {}).get("azure_cloud")
+        if cloud is None and self.aks is not None:
+            cloud = AzureCloud(is_azure_china_region(self.aks.location), f"aks.location {self.aks.location!r}")
+        if cloud is None or self.kueue_target is None:
+            return self
+        sources = [(f"kueue.{s.key}", s) for s in self.kueue.sources()]
+        sources += [(f"smokeJob.{s.key}", s) for s in self.smoke_job.sources()]
+        for key, source in sources:
+            host = registry_host(source.reference)
+            if not cloud.china and is_azure_china_only(host):
+                raise RuleViolation(
+                    key,
+                    source.reference,
+                    f"{host} serves Azure China addresses only ({AZURE_CHINA_PROXIES}), but {cloud.because} targets "
+                    f"global Azure; use a global source such as {source.default}",
+                )
+            if cloud.china and host in AZURE_CHINA_MIRRORS:
+                raise RuleViolation(
+                    key,
+                    source.reference,
+                    f"{cloud.because} targets Azure China, which cannot reliably pull from {host}; use its Azure "
+                    f"China mirror {AZURE_CHINA_MIRRORS[host]} ({AZURE_CHINA_PROXIES}) or a registry of your own",
+                )
+        return self
+
 
 def _parse_value(raw: Any) -> Any:
     """Structured config arrives as JSON strings; plain strings stay strings."""
@@ -150,8 +243,9 @@ def load_stack_config(values: Mapping[str, Any], secret_keys: Collection[str] = 
         raise ConfigError([(kubeconfig_key, "must be a secret: pulumi config set --secret kubeconfig < kubeconfig")])
     if KUBECONFIG_KEY in section_values:
         section_values[KUBECONFIG_KEY] = values[kubeconfig_key]
+    context = {"azure_cloud": azure_provider_cloud(values)}
     try:
-        return StackConfig.model_validate(section_values)
+        return StackConfig.model_validate(section_values, context=context)
     except ValidationError as error:
         raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in problems_from(error, "")]) from None
 

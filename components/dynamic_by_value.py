@@ -1,0 +1,56 @@
+"""Ship a dynamic provider to Pulumi's provider process by value: the source of its modules, not an import path.
+
+Pulumi stores a dynamic provider as a ``dill`` pickle, and dill pickles a class of an importable module as a bare
+reference (``components.job_wait.JobCompletionProvider``). That reference only resolves where the project directory
+is on ``sys.path``: not from an Automation API inline program, not with ``main:`` elsewhere, and not after the module
+is renamed, when every later ``up``, ``refresh`` and ``destroy`` deserializes the old provider from state
+(https://github.com/pulumi/pulumi/issues/7453, https://github.com/pulumi/pulumi/issues/7960).
+
+:func:`reduce_by_value` makes a provider pickle as a call of the built-in ``eval`` on a small loader plus the source
+text of the modules it needs, so unpickling needs nothing but Python and the packages those modules import. The same
+source gives the same pickle, so an unchanged program never diffs; a changed waiter shows up as a changed input.
+This module is itself shipped that way: it must import nothing from this project.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+_LOADER = """
+import sys, types
+modules = {}
+for name, source in sources:
+    module = types.ModuleType(name)
+    module.__file__ = "<shipped by value: " + name + ">"
+    sys.modules.setdefault(name, module)
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    modules[name] = module
+provider = object.__new__(getattr(modules[class_module], class_name))
+provider.__dict__.update(state)
+"""
+"""Runs in the provider process: each module is executed once, in order, and registered under its own name unless
+a module of that name is already loaded, so ``from components.x import y`` inside a shipped module finds its
+shipped dependency."""
+
+_EVALUATE = "exec(loader, scope) or scope['provider']"
+
+
+def reduce_by_value(provider: object, modules: Sequence[str]) -> tuple[Any, tuple[str, dict[str, Any]]]:
+    """A ``__reduce__`` result that rebuilds ``provider`` from the source of ``modules`` (dependencies first).
+
+    ``modules`` must end with the provider class's own module; the provider's ``__dict__`` must hold only plain,
+    picklable data.
+    """
+    cls = type(provider)
+    if not modules or modules[-1] != cls.__module__:
+        raise ValueError(f"modules must end with {cls.__module__}, the module of {cls.__qualname__}")
+    scope = {
+        "sources": [(name, inspect.getsource(sys.modules[name])) for name in modules],
+        "class_module": cls.__module__,
+        "class_name": cls.__qualname__,
+        "state": dict(vars(provider)),
+    }
+    return eval, (_EVALUATE, {"scope": scope, "loader": _LOADER})

@@ -1,0 +1,56 @@
+"""Kubeconfigs for Entra ID (AAD) AKS clusters that sign in without a prompt.
+
+AKS returns, for an Entra ID cluster, a kubeconfig whose user runs ``kubelogin get-token --login devicecode``: fine
+for a person at a terminal, a hang for the Pulumi Kubernetes provider and the smoke waiter. :func:`non_interactive`
+rewrites such users the way ``kubelogin convert-kubeconfig -l <login>`` does
+(https://azure.github.io/kubelogin/concepts/login-modes.html), keeping the cluster's server id and cloud. The result
+holds no token at all, so it is the same on every run (no provider diff) and still works when ``destroy`` runs long
+after the last ``up``. A kubeconfig without a kubelogin user (a cluster with local accounts) comes back unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from components.config.aks import KubeloginConfig
+
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
+INSTALL_HINT = "kubelogin is required for Entra ID clusters: https://azure.github.io/kubelogin/install.html"
+
+
+def _flag(args: list[str], name: str) -> str | None:
+    """The value after ``name`` in an argument list, as kubelogin reads it."""
+    return next((args[i + 1] for i, arg in enumerate(args[:-1]) if arg == name), None)
+
+
+def _login_args(args: list[str], login: KubeloginConfig) -> list[str]:
+    server_id = _flag(args, "--server-id")
+    if server_id is None:
+        raise ValueError("the AKS kubeconfig's kubelogin user has no --server-id; cannot convert it")
+    converted = ["get-token", "--login", login.login, "--server-id", server_id]
+    if login.login == "spn":
+        tenant_id, environment = _flag(args, "--tenant-id"), _flag(args, "--environment")
+        converted += ["--client-id", str(login.client_id)]
+        converted += ["--tenant-id", tenant_id] if tenant_id else []
+        converted += ["--environment", environment] if environment else []
+    return converted
+
+
+def non_interactive(kubeconfig: str, login: KubeloginConfig) -> str:
+    """``kubeconfig`` with every kubelogin user switched to ``login``; any other user is left as it is."""
+    document: dict[str, Any] = yaml.safe_load(kubeconfig)
+    for user in document.get("users") or []:
+        exec_config = (user.get("user") or {}).get("exec")
+        if not exec_config or "kubelogin" not in str(exec_config.get("command", "")).lower():
+            continue
+        user["user"]["exec"] = {
+            "apiVersion": EXEC_API_VERSION,
+            "command": "kubelogin",
+            "args": _login_args(list(exec_config.get("args") or []), login),
+            "installHint": INSTALL_HINT,
+            "provideClusterInfo": False,
+            "interactiveMode": "Never",
+        }
+    return yaml.safe_dump(document, sort_keys=False)
