@@ -1,28 +1,30 @@
-"""An ACK managed Pro cluster ready for ACS compute: network, cluster, virtual node, scheduler, kubeconfig.
+"""An ACK managed Pro cluster ready for ACS compute: network, cluster, node pool, virtual node, kubeconfig.
 
-Every Alibaba Cloud resource goes through this cluster's own region provider, so one stack can hold clusters in
-several regions. ACS workloads must depend on :attr:`AckProCluster.addons`: pods created before the virtual node
-exists would never reach ACS.
+Every Alibaba Cloud resource and invoke goes through this cluster's own region provider, so one stack can hold
+clusters in several regions. What only ACK knows is checked while deploying (``components/ack_checks.py``): the
+Kubernetes version must be one ACK offers, the first zone must offer Enhanced NAT, and the installed ack-virtual-node
+and kube-scheduler must meet what the cluster's workloads need. ACS workloads depend on :attr:`AckProCluster.addons`,
+which resolves only once those checks passed: pods created before the virtual node exists would never reach ACS.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import Any
-
 import pulumi
 from pulumi_alicloud import Provider as AlicloudProvider
-from pulumi_alicloud import cs, ecs, vpc
+from pulumi_alicloud import cs
 from pulumi_kubernetes import Provider as KubernetesProvider
 
+from components import ack_checks
+from components.ack_access import api_server_endpoint, cluster_kubeconfig
+from components.ack_json import canonical_json
+from components.ack_network import AckNetwork
 from components.cluster_access import kubernetes_provider
-from components.config.ack import AckClusterConfig, ClusterAddonConfig, NetworkConfig, NodePoolConfig
+from components.config.ack import AckClusterConfig, ClusterAddonConfig, NodePoolConfig
+from components.config.base import key_path
+from components.versions import ClusterNeeds, SchedulerVersion, addon_version
 
-
-def canonical_json(value: Any) -> str:
-    """Compact JSON with sorted keys: the form ACK reads addon config back in, so an unchanged config never diffs."""
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+MANAGED_ADDON_NAMES = "^(ack-virtual-node|kube-scheduler)$"
+"""The ``name_regex`` of the one ``cs.get_kubernetes_addons`` call that reads both addons' installed versions."""
 
 
 def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDict:
@@ -37,134 +39,72 @@ def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDic
     return spec
 
 
-def first_api_server_endpoint(connections: Sequence[cs.outputs.ManagedKubernetesConnection] | None) -> str | None:
-    """The public API endpoint; ``connections`` is a list in pulumi-alicloud 4.x (reference section 1.2)."""
-    return connections[0].api_server_internet if connections else None
-
-
-class _Network:
-    """The cluster's vSwitches: created in a new VPC with NAT egress, or taken from the configuration."""
-
-    def __init__(self, name: str, network: NetworkConfig, tags: dict[str, str], opts: pulumi.ResourceOptions) -> None:
-        self.snat_entries: list[vpc.SnatEntry] = []
-        if not network.creates_vpc:
-            self.vswitch_ids: list[pulumi.Input[str]] = list(network.vswitch_ids)
-            self.pod_vswitch_ids: list[pulumi.Input[str]] = list(network.pod_vswitch_ids)
-            return
-        network_vpc = vpc.Network(f"{name}-vpc", vpc_name=name, cidr_block=str(network.vpc_cidr), tags=tags, opts=opts)
-        switches: dict[str, list[vpc.Switch]] = {"node": [], "pod": []}
-        for zone in network.zones:
-            for role, cidr in (("node", zone.node_cidr), ("pod", zone.pod_cidr)):
-                switch_name = f"{name}-{role}-{zone.zone_id}"
-                switches[role].append(
-                    vpc.Switch(
-                        switch_name,
-                        vswitch_name=switch_name,
-                        vpc_id=network_vpc.id,
-                        cidr_block=str(cidr),
-                        zone_id=zone.zone_id,
-                        tags=tags,
-                        opts=opts,
-                    )
-                )
-        nat = vpc.NatGateway(
-            f"{name}-nat",
-            vpc_id=network_vpc.id,
-            nat_gateway_name=name,
-            nat_type="Enhanced",
-            payment_type="PayAsYouGo",
-            network_type="internet",
-            vswitch_id=switches["node"][0].id,
-            tags=tags,
-            opts=opts,
-        )
-        eip = ecs.EipAddress(
-            f"{name}-nat-eip",
-            address_name=f"{name}-nat",
-            bandwidth=str(network.nat_bandwidth),
-            internet_charge_type=network.eip_internet_charge_type,
-            payment_type="PayAsYouGo",
-            tags=tags,
-            opts=opts,
-        )
-        association = ecs.EipAssociation(
-            f"{name}-nat-eip-association", allocation_id=eip.id, instance_id=nat.id, instance_type="Nat", opts=opts
-        )
-        # Every vSwitch gets SNAT through the EIP; an entry made before the association would have no public IP.
-        after_association = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[association]))
-        self.snat_entries = [
-            vpc.SnatEntry(
-                f"{name}-snat-{role}-{zone.zone_id}",
-                snat_table_id=nat.snat_table_ids,
-                source_vswitch_id=switch.id,
-                snat_ip=eip.ip_address,
-                opts=after_association,
-            )
-            for role, role_switches in switches.items()
-            for zone, switch in zip(network.zones, role_switches, strict=True)
-        ]
-        self.vswitch_ids = [switch.id for switch in switches["node"]]
-        self.pod_vswitch_ids = [switch.id for switch in switches["pod"]]
-
-
 class AckProCluster(pulumi.ComponentResource):
-    """One ACK managed Pro cluster with the ACK Virtual Node (and optionally a pinned kube-scheduler) for ACS."""
+    """One ACK managed Pro cluster with the ACK Virtual Node (and optionally a managed kube-scheduler) for ACS."""
 
     cluster: cs.ManagedKubernetes
-    kubeconfig: pulumi.Output[str]
-    """A temporary kubeconfig (public endpoint), always a secret."""
-    provider: KubernetesProvider
+    kubernetes_version: pulumi.Output[str]
+    """The exact version sent to ACK: the configured one, or the newest patch ACK offers for the configured minor."""
+    node_pool: cs.NodePool | None
     virtual_node: cs.KubernetesAddon
     scheduler: cs.KubernetesAddon | None
-    addons: list[pulumi.Resource]
-    """What ACS workloads must depend on: the virtual node, and the scheduler when pinned."""
+    addons: pulumi.Output[list[pulumi.Resource]]
+    """What ACS workloads depend on: the virtual node (and the managed scheduler), once their installed versions
+    passed the checks."""
+    kubeconfig: pulumi.Output[str]
+    """Always a secret; see ``components/ack_access.py`` for its two modes."""
+    provider: KubernetesProvider
     cluster_id: pulumi.Output[str]
-    api_server_endpoint: pulumi.Output[str | None]
+    api_server_endpoint: pulumi.Output[str]
+    """The endpoint the kubeconfig uses: public, or private with ``slbInternetEnabled: false``."""
 
-    def __init__(self, name: str, args: AckClusterConfig, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        args: AckClusterConfig,
+        needs: ClusterNeeds,
+        config_key: str,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """``needs`` is what the cluster's workloads need of its addons; ``config_key`` (``elastic-capacity:ack.
+        clusters[0]``) prefixes the keys that deploy-time errors name."""
         super().__init__("elastic-capacity:alicloud:AckProCluster", name, None, opts)
         region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
         child = pulumi.ResourceOptions(parent=self, provider=region)
+        on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
         tags = dict(args.tags)
 
-        network = _Network(name, args.network, tags, child)
+        network = AckNetwork(name, args.network, tags, child, config_key)
+        offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
+        version_key = key_path(config_key, "kubernetesVersion")
+        self.kubernetes_version = offered.metadatas.apply(
+            lambda metadatas: ack_checks.kubernetes_version(
+                version_key, args.kubernetes_version, [m.version for m in metadatas]
+            )
+        )
         self.cluster = self._cluster(name, args, network, tags, child)
         self.cluster_id = self.cluster.id
-        self.api_server_endpoint = self.cluster.connections.apply(first_api_server_endpoint)
-
-        self.virtual_node = cs.KubernetesAddon(
-            f"{name}-ack-virtual-node",
-            cluster_id=self.cluster.id,
-            name="ack-virtual-node",
-            version=args.virtual_node.version,
-            cleanup_cloud_resources=args.virtual_node.cleanup_cloud_resources,
-            opts=child,
+        self.node_pool = (
+            self._node_pool(name, args.node_pool, network.vswitch_ids, tags, child) if args.node_pool else None
         )
-        self.scheduler = None
-        if args.scheduler is not None:
-            self.scheduler = cs.KubernetesAddon(
-                f"{name}-kube-scheduler",
-                cluster_id=self.cluster.id,
-                name="kube-scheduler",
-                version=args.scheduler.version,
-                config=canonical_json(args.scheduler.config) if args.scheduler.config is not None else None,
-                opts=child,
-            )
-        self.addons = [self.virtual_node, *([self.scheduler] if self.scheduler is not None else [])]
 
-        if args.node_pool is not None:
-            self._node_pool(name, args.node_pool, network.vswitch_ids, tags, child)
-
-        credential = cs.get_cluster_credential_output(
-            cluster_id=self.cluster.id,
-            temporary_duration_minutes=args.credential_minutes,
-            opts=pulumi.InvokeOutputOptions(parent=self, provider=region),
+        listed = cs.get_kubernetes_addons_output(
+            cluster_id=self.cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region
         )
-        self.kubeconfig = pulumi.Output.secret(credential.kube_config)
+        installed = listed.addons.apply(lambda addons: {addon.name: addon.current_version for addon in addons})
+        self.virtual_node = self._virtual_node(name, args, installed, child)
+        self.scheduler = self._scheduler(name, args, installed, child)
+        self.addons = self._checked_addons(args, needs, installed, config_key)
+
+        self.api_server_endpoint = self.cluster.connections.apply(
+            lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
+        )
+        self.kubeconfig = cluster_kubeconfig(args, self.cluster, self.api_server_endpoint, region, self, config_key)
         self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=self.cluster.id)
         self.register_outputs(
             {
                 "cluster_id": self.cluster_id,
+                "kubernetes_version": self.kubernetes_version,
                 "api_server_endpoint": self.api_server_endpoint,
                 "kubeconfig": self.kubeconfig,
             }
@@ -174,7 +114,7 @@ class AckProCluster(pulumi.ComponentResource):
         self,
         name: str,
         args: AckClusterConfig,
-        network: _Network,
+        network: AckNetwork,
         tags: dict[str, str],
         opts: pulumi.ResourceOptions,
     ) -> cs.ManagedKubernetes:
@@ -184,7 +124,7 @@ class AckProCluster(pulumi.ComponentResource):
             f"{name}-cluster",
             name=args.name,
             cluster_spec=args.cluster_spec,
-            version=args.kubernetes_version,
+            version=self.kubernetes_version,
             vswitch_ids=network.vswitch_ids,
             pod_vswitch_ids=network.pod_vswitch_ids,
             service_cidr=str(args.service_cidr),
@@ -242,3 +182,84 @@ class AckProCluster(pulumi.ComponentResource):
             tags=tags,
             opts=pulumi.ResourceOptions.merge(opts, scaling),
         )
+
+    def _virtual_node(
+        self,
+        name: str,
+        args: AckClusterConfig,
+        installed: pulumi.Output[dict[str, str]],
+        opts: pulumi.ResourceOptions,
+    ) -> cs.KubernetesAddon:
+        """ACK does not install ack-virtual-node, so it is always a resource. Unpinned it sends no version: the
+        provider installs ACK's current one and reads the installed one back, which never diffs."""
+        pin = args.virtual_node.version
+        # The addon's controllers are pods too: they, and CoreDNS for the workloads, need the ECS nodes first.
+        after_pool = pulumi.ResourceOptions(depends_on=[self.node_pool] if self.node_pool else None)
+        return cs.KubernetesAddon(
+            f"{name}-ack-virtual-node",
+            cluster_id=self.cluster.id,
+            name="ack-virtual-node",
+            version=(
+                installed.apply(
+                    lambda versions: ack_checks.version_floor(pin, versions.get("ack-virtual-node", ""), addon_version)
+                )
+                if pin
+                else None
+            ),
+            cleanup_cloud_resources=args.virtual_node.cleanup_cloud_resources,
+            opts=pulumi.ResourceOptions.merge(opts, after_pool),
+        )
+
+    def _scheduler(
+        self,
+        name: str,
+        args: AckClusterConfig,
+        installed: pulumi.Output[dict[str, str]],
+        opts: pulumi.ResourceOptions,
+    ) -> cs.KubernetesAddon | None:
+        """A resource only when configured: it adopts ACK's default install (the provider's Create updates an
+        existing addon instead of installing it)."""
+        if args.scheduler is None:
+            return None
+        pin = args.scheduler.version
+        return cs.KubernetesAddon(
+            f"{name}-kube-scheduler",
+            cluster_id=self.cluster.id,
+            name="kube-scheduler",
+            version=(
+                installed.apply(
+                    lambda versions: ack_checks.version_floor(
+                        pin, versions.get("kube-scheduler", ""), lambda text: SchedulerVersion.parse(text).sort_key()
+                    )
+                )
+                if pin
+                else None
+            ),
+            config=canonical_json(args.scheduler.config) if args.scheduler.config is not None else None,
+            opts=opts,
+        )
+
+    def _checked_addons(
+        self,
+        args: AckClusterConfig,
+        needs: ClusterNeeds,
+        installed: pulumi.Output[dict[str, str]],
+        config_key: str,
+    ) -> pulumi.Output[list[pulumi.Resource]]:
+        """The addons, released to the workloads only after ACK's installed versions met ``needs``."""
+        node_key = key_path(config_key, "virtualNode", "version")
+        scheduler_key = key_path(config_key, "scheduler")
+        virtual_node_ok = self.virtual_node.version.apply(
+            lambda version: ack_checks.installed_virtual_node(node_key, version, needs.virtual_node)
+        )
+        # A managed scheduler is checked as it is after the resource ran; otherwise as ACK installed it.
+        scheduler_version = (
+            self.scheduler.version
+            if self.scheduler is not None
+            else installed.apply(lambda versions: versions.get("kube-scheduler", ""))
+        )
+        scheduler_ok = scheduler_version.apply(
+            lambda version: ack_checks.installed_scheduler(scheduler_key, version, needs.scheduler)
+        )
+        addons: list[pulumi.Resource] = [self.virtual_node, *([self.scheduler] if self.scheduler else [])]
+        return pulumi.Output.all(virtual_node_ok, scheduler_ok).apply(lambda _: addons)

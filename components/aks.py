@@ -13,10 +13,20 @@ import pulumi
 from pulumi_azure_native import authorization, containerservice, resources
 from pulumi_kubernetes import Provider as KubernetesProvider
 
+from components.access_wait import ClusterAccess
 from components.cluster_access import kubernetes_provider
-from components.config.aks import AksConfig, EntraIdConfig, KubeloginConfig, NodePoolConfig, UserPoolConfig
+from components.config.aks import (
+    AKS_PROVISIONING_REQUESTS_MIN,
+    AksConfig,
+    EntraIdConfig,
+    KubeloginConfig,
+    NodePoolConfig,
+    UserPoolConfig,
+)
+from components.config.base import PROJECT, ConfigError
 from components.config.stack import ExistingClusterConfig
 from components.kubelogin import non_interactive
+from components.versions import KubernetesVersion
 
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
@@ -89,8 +99,8 @@ class AksCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str | None]
     """For workload-identity federated credentials."""
     user_pools: dict[str, containerservice.AgentPool]
-    admin_role_assignment: authorization.RoleAssignment | None
-    """With ``entraId``: the deployer's cluster-admin role; the Kubernetes provider waits for it."""
+    access: ClusterAccess | None
+    """With ``entraId``: done once the deployer's cluster-admin role works; the Kubernetes provider waits for it."""
 
     def __init__(self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
@@ -104,14 +114,23 @@ class AksCluster(pulumi.ComponentResource):
 
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
-        self.admin_role_assignment = self._deployer_is_cluster_admin(name, cluster) if args.entra_id else None
+        self.access = None
+        if args.entra_id is not None:
+            role = self._deployer_is_cluster_admin(name, cluster)
+            self.access = ClusterAccess(
+                f"{name}-deployer-access",
+                role_assignment_id=role.id,
+                cluster_id=cluster.id,
+                kubeconfig=self.kubeconfig,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[role]),
+            )
         self.provider = kubernetes_provider(
             name,
             self.kubeconfig,
             parent=self,
             cluster_identifier=cluster.id,
             delete_unreachable=args.delete_unreachable,
-            depends_on=[self.admin_role_assignment] if self.admin_role_assignment else None,
+            depends_on=[self.access] if self.access else None,
         )
 
         self.register_outputs(
@@ -245,14 +264,17 @@ class ExistingCluster(pulumi.ComponentResource):
         name: str,
         args: ExistingClusterConfig,
         kubeconfig: pulumi.Input[str] | None = None,
+        *,
+        needs_provisioning_requests: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("elastic-capacity:azure:ExistingCluster", name, None, opts)
         if args.source == "aks":
             assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
-            self.kubeconfig = aks_user_kubeconfig(
-                args.resource_group_name, args.cluster_name, args.kubelogin, parent=self
-            )
+            kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, args.kubelogin, parent=self)
+            if needs_provisioning_requests:
+                kubeconfig = self._once_provisioning_requests_are_served(args, kubeconfig)
+            self.kubeconfig = pulumi.Output.secret(kubeconfig)
             identifier: str | None = f"{args.resource_group_name}/{args.cluster_name}"
         elif kubeconfig is None:
             raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
@@ -261,3 +283,36 @@ class ExistingCluster(pulumi.ComponentResource):
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
         self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=identifier)
         self.register_outputs({"kubeconfig": self.kubeconfig})
+
+    def _once_provisioning_requests_are_served(
+        self, args: ExistingClusterConfig, kubeconfig: pulumi.Output[str]
+    ) -> pulumi.Output[str]:
+        """``kubeconfig``, but only after checking that the cluster runs a Kubernetes version whose managed
+        autoscaler serves ProvisioningRequests: nothing reaches the cluster otherwise, and ``up`` stops with one line.
+        """
+        found = containerservice.get_managed_cluster_output(
+            resource_group_name=args.resource_group_name,
+            resource_name=args.cluster_name,
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        checked = found.current_kubernetes_version.apply(lambda version: require_provisioning_requests(args, version))
+        return pulumi.Output.all(checked, kubeconfig).apply(lambda values: values[1])
+
+
+def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> str:
+    """Refuse an existing AKS cluster below :data:`AKS_PROVISIONING_REQUESTS_MIN`, naming the key and the fix."""
+    parsed = KubernetesVersion.parse(version)
+    if (parsed.major, parsed.minor) < AKS_PROVISIONING_REQUESTS_MIN:
+        minimum = ".".join(map(str, AKS_PROVISIONING_REQUESTS_MIN))
+        raise ConfigError(
+            [
+                (
+                    f"{PROJECT}:existingCluster.clusterName",
+                    f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}; its "
+                    f"managed cluster autoscaler serves the queues' ProvisioningRequests from {minimum} on "
+                    "(https://github.com/Azure/AKS/pull/5867): upgrade it (az aks upgrade) or remove the "
+                    "queues' provisioningChecks",
+                )
+            ]
+        )
+    return version

@@ -42,7 +42,10 @@ def _deploy_kueue(config: StackConfig) -> None:
         assert config.existing_cluster is not None  # kueue_target guarantees one of the two
         secret = config.kubeconfig.get_secret_value() if config.kubeconfig else None
         cluster = ExistingCluster(
-            "existing", config.existing_cluster, kubeconfig=pulumi.Output.secret(secret) if secret else None
+            "existing",
+            config.existing_cluster,
+            kubeconfig=pulumi.Output.secret(secret) if secret else None,
+            needs_provisioning_requests=config.queues.uses_provisioning_requests,
         )
     pulumi.export("kubeconfig", cluster.kubeconfig)
 

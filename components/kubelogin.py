@@ -38,13 +38,19 @@ def _login_args(args: list[str], login: KubeloginConfig) -> list[str]:
     return converted
 
 
+def _runs_kubelogin(user: dict[str, Any]) -> bool:
+    exec_config = (user.get("user") or {}).get("exec") or {}
+    return "kubelogin" in str(exec_config.get("command", "")).lower()
+
+
 def non_interactive(kubeconfig: str, login: KubeloginConfig) -> str:
     """``kubeconfig`` with every kubelogin user switched to ``login``; any other user is left as it is."""
     document: dict[str, Any] = yaml.safe_load(kubeconfig)
-    for user in document.get("users") or []:
-        exec_config = (user.get("user") or {}).get("exec")
-        if not exec_config or "kubelogin" not in str(exec_config.get("command", "")).lower():
-            continue
+    users = [user for user in document.get("users") or [] if _runs_kubelogin(user)]
+    if not users:
+        return kubeconfig
+    for user in users:
+        exec_config = user["user"]["exec"]
         user["user"]["exec"] = {
             "apiVersion": EXEC_API_VERSION,
             "command": "kubelogin",

@@ -1,19 +1,19 @@
 """Kueue installed from its Helm chart, behind a readiness gate every Kueue object waits for.
 
-Chart resource: ``kubernetes.helm.v4.Chart``, not ``helm.v3.Release``. Reasons (reference pulumi-practice.md §3.1,
-§3.3):
+Chart resource: ``kubernetes.helm.v4.Chart``, not ``helm.v3.Release``
+(https://www.pulumi.com/registry/packages/kubernetes/api-docs/helm/v4/chart/). Reasons:
 
 - A render-to-directory mode for GitOps (``render_yaml_to_directory`` on the provider) only works with Chart v4;
-  the provider refuses it for a Release (pulumi-kubernetes#1716). Choosing Chart v4 now avoids replacing the install
-  resource, and with it every Kueue CRD and object, later.
+  the provider refuses it for a Release (https://github.com/pulumi/pulumi-kubernetes/issues/1716). Choosing Chart
+  v4 now avoids replacing the install resource, and with it every Kueue CRD and object, later.
 - Chart v4 registers each chart object as a Pulumi child: ``depends_on`` on the chart waits for all of them (CRDs,
   webhook configurations, the Deployment rolled out), previews show per-object diffs, and policy packs see the
   objects. A Release is one opaque resource.
 - What Chart v4 cannot do does not matter here: Kueue's chart uses Helm hooks only for the optional
   ``enableAutoKueue``, and nothing needs the Helm release secret (``helm list`` will not show the install).
 
-As with any install of this chart, the CRDs are templates of the chart: deleting the chart deletes every Kueue
-object (reference aks-kueue.md §0.6).
+As with any install of this chart, the CRDs are templates of the chart (``charts/kueue/templates/crd/`` in
+https://github.com/kubernetes-sigs/kueue): deleting the chart deletes every Kueue object.
 """
 
 from __future__ import annotations
@@ -28,18 +28,22 @@ from components.manifests import kueue_install
 class Kueue(pulumi.ComponentResource):
     """Kueue in its namespace, plus the readiness gate exposed as :attr:`ready`.
 
-    Kueue's Deployment reports Ready 10-30 s before its webhook serves (kueue#13036), and pulumi-kubernetes fails a
-    create on a webhook error instead of retrying, so depending on the chart alone is not enough. The gate is a Job
-    (in Kueue's namespace, after the chart) that dry-run-creates a ResourceFlavor and a ClusterQueue, the kinds whose
-    webhooks race; a failed attempt is a failed pod and the Job controller retries with backoff until the webhooks
-    admit. pulumi-kubernetes awaits a Job until it is Complete and fails as soon as it is Failed, so the Job itself
-    is the gate: no sleeps, no polling code in the program. The Job's name carries the chart version and a digest
-    of the values, so an upgrade or a settings change (which restarts Kueue) runs the probe again.
+    Kueue's Deployment reports Ready 10-30 s before its webhook serves
+    (https://github.com/kubernetes-sigs/kueue/issues/13036), and pulumi-kubernetes fails a create on a webhook error
+    instead of retrying, so depending on the chart alone is not enough. The gate is a Job (in Kueue's namespace,
+    after the chart) that dry-run-creates a ResourceFlavor and a ClusterQueue, the kinds whose webhooks race; a
+    failed attempt is a failed pod and the Job controller retries with backoff until the webhooks admit.
+    pulumi-kubernetes awaits a Job until it is Complete and fails as soon as it is Failed, so the Job itself is the
+    gate: no sleeps, no polling code in the program. The Job's name carries the chart version and a digest of the
+    values, so an upgrade or a settings change (which restarts Kueue) runs the probe again; and the Job carries
+    ``pulumi.com/replaceUnready``, so a gate that failed or timed out runs again on the next ``pulumi up`` instead
+    of failing it for good.
 
-    With ``check_provisioning_request_crd`` (the queues use a ProvisioningRequest admission check) an init container
-    first checks that the ProvisioningRequest CRD exists, and fails the gate at once if not: Kueue only sets up its
-    provisioning controller when the CRD exists at its start, otherwise the AdmissionCheck stays inactive forever.
-    The check cannot tell whether the CRD appeared after Kueue started; then Kueue must be restarted.
+    With ``check_provisioning_request_crd`` (the queues use a ProvisioningRequest admission check) the gate also
+    checks that the ProvisioningRequest CRD exists, and fails at once, saying what to do, if it does not: Kueue only
+    sets up its provisioning controller when the CRD exists at its start, otherwise the AdmissionCheck stays
+    inactive forever. Errors other than "not found" are retried like webhook errors. The check cannot tell whether
+    the CRD appeared after Kueue started; then Kueue must be restarted.
     """
 
     namespace: pulumi.Output[str]
@@ -73,11 +77,14 @@ class Kueue(pulumi.ComponentResource):
             values=kueue_install.chart_values(args),
             opts=child,
         )
-        self.ready = self._readiness_gate(name, args, check_provisioning_request_crd)
+        self.ready = self._readiness_gate(name, args, check_provisioning_request_crd, namespace)
         self.register_outputs({"namespace": self.namespace})
 
-    def _readiness_gate(self, name: str, args: KueueConfig, check_provisioning_request_crd: bool) -> batch.v1.Job:
-        in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[self.chart])
+    def _readiness_gate(
+        self, name: str, args: KueueConfig, check_provisioning_request_crd: bool, namespace: core.v1.Namespace
+    ) -> batch.v1.Job:
+        """The gate's ConfigMap and ServiceAccount only need the namespace; the Job itself waits for the chart."""
+        in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
         config_map = kueue_install.gate_config_map(args)
         probe = core.v1.ConfigMap(
             f"{name}-probe", metadata=config_map["metadata"], data=config_map["data"], opts=in_namespace

@@ -204,3 +204,11 @@ class VirtualNodeNeed:
 
     def met_by(self, installed: str) -> bool:
         return addon_version(installed) >= self.minimum
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterNeeds:
+    """Everything one cluster's workloads need of its addons."""
+
+    scheduler: tuple[SchedulerNeed, ...]
+    virtual_node: VirtualNodeNeed

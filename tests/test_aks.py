@@ -6,8 +6,9 @@ from typing import Any
 
 import pulumi
 import pytest
+import yaml
 
-from components.aks import AksCluster, ExistingCluster
+from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster, ExistingCluster
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
 from components.config.stack import ExistingClusterConfig
 from tools import mock_runtime
@@ -16,6 +17,10 @@ CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
+ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
+ACCESS_WAITER = "pulumi-python:dynamic/azure:ClusterAccess"
+DEPLOYER_OBJECT_ID = "00000000-0000-0000-0000-0000000000bb"
+"""The ``objectId`` the mocks' ``getClientConfig`` reports for whoever runs Pulumi."""
 CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
 
 GPU_POOL = {
@@ -52,7 +57,7 @@ def two_pools(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
 
 def test_managed_cluster_carries_the_config(run_program) -> None:
     section = {
-        "kubernetesVersion": "1.32",
+        "kubernetesVersion": "1.34",
         "skuTier": "Standard",
         "autoscalerProfile": {"expander": "least-waste", "scaleDownUnneededTime": "1m", "scanInterval": "20s"},
         "network": {
@@ -72,8 +77,9 @@ def test_managed_cluster_carries_the_config(run_program) -> None:
     assert cluster["resourceName"] == config.cluster_name
     assert cluster["dnsPrefix"] == config.cluster_name
     assert cluster["location"] == config.location
-    assert cluster["kubernetesVersion"] == "1.32"
+    assert cluster["kubernetesVersion"] == "1.34"
     assert cluster["sku"] == {"name": "Base", "tier": "Standard"}
+    assert cluster["supportPlan"] == "KubernetesOfficial"
     assert cluster["identity"] == {"type": "SystemAssigned"}
     assert cluster["oidcIssuerProfile"] == {"enabled": True}
     assert cluster["securityProfile"] == {"workloadIdentity": {"enabled": True}}
@@ -98,7 +104,7 @@ def test_managed_cluster_carries_the_config(run_program) -> None:
     assert system["vmSize"] == config.system_pool.vm_size
     assert system["enableAutoScaling"] is False
     assert system["nodeTaints"] == [CRITICAL_ADDONS_TAINT]
-    assert system["orchestratorVersion"] == "1.32"
+    assert system["orchestratorVersion"] == "1.34"
     assert recording.one(CLUSTER).ignore_changes == ()
 
 
@@ -155,10 +161,11 @@ def test_kubeconfig_is_a_secret_everywhere(two_pools) -> None:
     provider = recording.one(K8S_PROVIDER, "demo-k8s")
     assert provider.is_secret("kubeconfig")
     assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
-    assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+    kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"])
+    assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://kueue-cas-")
     assert provider.inputs["deleteUnreachable"] == "true"
     assert "kubeconfig" in recording.secret_outputs
-    assert recording.outputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+    assert recording.outputs["kubeconfig"] == provider.inputs["kubeconfig"]
 
 
 def test_new_resource_group_holds_the_cluster(two_pools) -> None:
@@ -194,9 +201,10 @@ def test_existing_aks_cluster_uses_its_user_credentials(run_program) -> None:
 
     [call] = [c for c in recording.invokes if c.token == CREDENTIALS]
     assert (call.args["resourceGroupName"], call.args["resourceName"]) == ("platform-rg", "platform")
+    assert call.args["format"] == "exec", "an Entra ID cluster must answer with a kubelogin user we can convert"
     provider = recording.one(K8S_PROVIDER, "shared-k8s")
     assert provider.is_secret("kubeconfig")
-    assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+    assert kubelogin_args(provider.inputs["kubeconfig"])[:3] == ["get-token", "--login", "azurecli"]
     assert provider.inputs["clusterIdentifier"] == "platform-rg/platform"
     assert "kubeconfig" in recording.secret_outputs
     assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
@@ -216,3 +224,87 @@ def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None
 def test_existing_cluster_from_a_kubeconfig_needs_the_value(run_program) -> None:
     with pytest.raises(ValueError, match="needs the kubeconfig"):
         build_existing(run_program, ExistingClusterConfig(source="kubeconfig"))
+
+
+def kubelogin_args(kubeconfig: str) -> list[str]:
+    [user] = yaml.safe_load(kubeconfig)["users"]
+    return user["user"]["exec"]["args"]
+
+
+@pytest.fixture
+def entra(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
+    group = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+    return build_aks(
+        run_program, {"entraId": {"adminGroupObjectIds": [group], "kubelogin": {"login": "workloadidentity"}}}
+    )
+
+
+def test_entra_id_cluster_uses_azure_rbac_without_local_accounts(entra) -> None:
+    recording, _ = entra
+    cluster = recording.one(CLUSTER).inputs
+    assert cluster["aadProfile"] == {
+        "managed": True,
+        "enableAzureRBAC": True,
+        "adminGroupObjectIDs": ["aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"],
+    }
+    assert cluster["disableLocalAccounts"] is True
+
+
+def test_the_deployer_becomes_cluster_admin_of_this_cluster_only(entra) -> None:
+    recording, _ = entra
+    role = recording.one(ROLE_ASSIGNMENT).inputs
+    cluster = recording.one(CLUSTER)
+    assert role["principalId"] == DEPLOYER_OBJECT_ID
+    assert role["roleDefinitionId"] == (
+        "/subscriptions/00000000-0000-0000-0000-000000000000/providers/Microsoft.Authorization/roleDefinitions/"
+        f"{AKS_RBAC_CLUSTER_ADMIN}"
+    )
+    assert role["scope"] == cluster.id
+
+
+def test_the_kubernetes_provider_waits_until_the_role_works(entra) -> None:
+    recording, _ = entra
+    provider = recording.one(K8S_PROVIDER, "demo-k8s")
+    access = recording.one(ACCESS_WAITER)
+    role = recording.one(ROLE_ASSIGNMENT)
+    assert access.urn in provider.dependencies
+    assert role.urn in access.dependencies
+    assert access.inputs["roleAssignmentId"] == role.id
+    assert access.is_secret("kubeconfig")
+
+
+def test_entra_id_kubeconfig_signs_in_without_a_prompt_and_is_the_same_every_run(run_program) -> None:
+    section = {"entraId": {"kubelogin": {"login": "workloadidentity"}}}
+    first, _ = build_aks(run_program, section)
+    second, _ = build_aks(run_program, section)
+    [call] = [c for c in first.invokes if c.token == CREDENTIALS]
+    assert call.args["format"] == "exec"
+    kubeconfig = first.one(K8S_PROVIDER, "demo-k8s").inputs["kubeconfig"]
+    assert kubelogin_args(kubeconfig) == [
+        "get-token",
+        "--login",
+        "workloadidentity",
+        "--server-id",
+        mock_runtime.AKS_AAD_SERVER_APP,
+    ]
+    assert second.one(K8S_PROVIDER, "demo-k8s").inputs["kubeconfig"] == kubeconfig
+
+
+def test_local_accounts_need_no_role_assignment(two_pools) -> None:
+    recording, _ = two_pools
+    assert recording.by_type(ROLE_ASSIGNMENT) == [] and recording.by_type(ACCESS_WAITER) == []
+    assert "aadProfile" not in recording.one(CLUSTER).inputs
+
+
+def test_existing_entra_cluster_signs_in_as_configured(run_program) -> None:
+    config = ExistingClusterConfig(
+        source="aks", resource_group_name="platform-rg", cluster_name="platform", kubelogin={"login": "azurecli"}
+    )
+    provider = build_existing(run_program, config).one(K8S_PROVIDER, "shared-k8s")
+    assert kubelogin_args(provider.inputs["kubeconfig"]) == [
+        "get-token",
+        "--login",
+        "azurecli",
+        "--server-id",
+        mock_runtime.AKS_AAD_SERVER_APP,
+    ]

@@ -11,6 +11,8 @@ from components.config.base import ConfigError
 from components.config.stack import load_stack_config
 from tests.conftest import as_config, stack_error_keys
 
+GROUP = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+
 
 def pools(*overrides: dict[str, Any]) -> dict[str, Any]:
     return {"userPools": list(overrides)}
@@ -123,11 +125,41 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "userPools[0].availabilityZones[0]",
     ),
     ("linux os sku", pools({"osSku": "AzureLinux"}), pools({"osSku": "Windows2022"}), "userPools[0].osSku"),
-    ("kubernetes >= 1.30", {"kubernetesVersion": "1.30"}, {"kubernetesVersion": "1.29"}, "kubernetesVersion"),
+    ("a GA minor", {"kubernetesVersion": "1.34"}, {"kubernetesVersion": "1.32"}, "kubernetesVersion"),
+    (
+        "an LTS-only minor needs LTS",
+        {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
+        {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport"},
+        "kubernetesVersion",
+    ),
+    (
+        "a newer minor than the table",
+        {"kubernetesVersion": "1.37.1"},
+        {"kubernetesVersion": "v1.37"},
+        "kubernetesVersion",
+    ),
+    (
+        "kubelogin spn needs its client id",
+        {"entraId": {"kubelogin": {"login": "spn", "clientId": "11111111-2222-3333-4444-555555555555"}}},
+        {"entraId": {"kubelogin": {"login": "spn"}}},
+        "entraId.kubelogin.clientId",
+    ),
+    (
+        "kubelogin client id only for spn",
+        {"entraId": {"kubelogin": {"login": "azurecli"}}},
+        {"entraId": {"kubelogin": {"login": "azurecli", "clientId": "11111111-2222-3333-4444-555555555555"}}},
+        "entraId.kubelogin.clientId",
+    ),
+    (
+        "admin groups are object ids",
+        {"entraId": {"adminGroupObjectIds": [GROUP]}},
+        {"entraId": {"adminGroupObjectIds": ["admins"]}},
+        "entraId.adminGroupObjectIds[0]",
+    ),
     (
         "kubernetes version syntax",
-        {"kubernetesVersion": "1.33.2"},
-        {"kubernetesVersion": "1.33.1-aliyun.1"},
+        {"kubernetesVersion": "1.35.2"},
+        {"kubernetesVersion": "1.35.1-aliyun.1"},
         "kubernetesVersion",
     ),
     (
@@ -273,3 +305,13 @@ def test_errors_name_the_bad_value_and_what_is_allowed() -> None:
         load_stack_config(as_config({"aks": pools({"minCount": 6, "maxCount": 5})}))
     [(_, message)] = caught.value.problems
     assert "6" in message and "maxCount (5)" in message
+
+
+def test_the_version_errors_say_what_aks_supports_and_since_when() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": {"kubernetesVersion": "1.33"}}))
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:aks.kubernetesVersion"
+    assert "'1.33'" in message and "1.34, 1.35, 1.36 as of 2026-11-30" in message
+    assert "supportPlan AKSLongTermSupport and skuTier Premium" in message
+    assert "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions" in message

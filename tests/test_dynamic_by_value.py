@@ -9,6 +9,7 @@ import sys
 import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
+from components.access_wait import ClusterAccessProvider
 from components.dynamic_by_value import reduce_by_value
 from components.job_wait import JobCompletionProvider
 from components.queue_wait import QueuesActiveProvider
@@ -17,8 +18,8 @@ LOAD_OUTSIDE_THE_PROJECT = """
 import base64, importlib.util, json, sys
 import dill
 provider = dill.loads(base64.b64decode(sys.stdin.read()))
-olds = {"jobUid": "a", "objects": [], "timeoutSeconds": 1}
-news = {"jobUid": "b", "objects": [{"kind": "ClusterQueue", "name": "q"}], "timeoutSeconds": 1}
+olds = {"jobUid": "a", "objects": [], "timeoutSeconds": 1, "roleAssignmentId": "/ra/1"}
+news = {**olds, "jobUid": "b", "objects": [{"kind": "ClusterQueue", "name": "q"}], "roleAssignmentId": "/ra/2"}
 print(json.dumps({
     "class": type(provider).__module__ + "." + type(provider).__qualname__,
     "file": sys.modules[type(provider).__module__].__file__,
@@ -45,8 +46,12 @@ def load_in_a_fresh_process(serialized: str, cwd) -> dict:
 
 @pytest.mark.parametrize(
     ("provider", "replaced"),
-    [(JobCompletionProvider(), ["jobUid"]), (QueuesActiveProvider(), ["objects"])],
-    ids=["JobCompletion", "QueuesActive"],
+    [
+        (JobCompletionProvider(), ["jobUid"]),
+        (QueuesActiveProvider(), ["objects"]),
+        (ClusterAccessProvider(), ["roleAssignmentId"]),
+    ],
+    ids=["JobCompletion", "QueuesActive", "ClusterAccess"],
 )
 def test_a_provider_loads_and_works_where_the_project_cannot_be_imported(provider, replaced, tmp_path):
     loaded = load_in_a_fresh_process(serialize_provider(provider), tmp_path)

@@ -1,10 +1,18 @@
-"""The ``kueue`` and ``smokeJob`` sections: seed defaults, overrides for mirrors, and every rule with its key."""
+"""The ``kueue`` and ``smokeJob`` sections: defaults, overrides for mirrors, and every rule with its key."""
 
 from __future__ import annotations
 
 import pytest
 
-from components.config.kueue import KNOWN_FRAMEWORKS, KueueConfig, SmokeJobConfig
+from components.config.base import ConfigError
+from components.config.kueue import (
+    KNOWN_FRAMEWORKS,
+    SUPPORTED_CHART_VERSIONS,
+    KueueConfig,
+    SmokeJobConfig,
+    is_azure_china_only,
+    registry_host,
+)
 from components.config.stack import load_stack_config
 from tests.conftest import as_config, stack_error_keys
 
@@ -20,9 +28,10 @@ def error_keys(**sections) -> list[str]:
     return stack_error_keys({**ON_EXISTING_CLUSTER, **sections}, SECRET)
 
 
-def test_defaults_install_the_seed_chart_on_the_aks_system_pool():
+def test_defaults_install_the_latest_supported_chart_from_the_official_registry_on_the_aks_system_pool():
     kueue = load().kueue
-    assert (kueue.chart_repository, kueue.chart_version) == ("oci://registry.k8s.io/kueue/charts/kueue", "0.17.1")
+    assert (kueue.chart_repository, kueue.chart_version) == ("oci://registry.k8s.io/kueue/charts/kueue", "0.17.8")
+    assert kueue.image_repository == "registry.k8s.io/kueue/kueue"
     assert (kueue.namespace, kueue.release_name) == ("kueue-system", "kueue")
     assert [(t.key, t.operator, t.effect) for t in kueue.tolerations] == [
         ("CriticalAddonsOnly", "Exists", "NoSchedule")
@@ -39,7 +48,7 @@ def test_default_selector_leaves_system_and_kueue_namespaces_alone_and_manages_t
     assert kueue.manages_namespace("cas-kueue-demo")
 
 
-def test_seed_mirrors_and_non_aks_overrides_are_accepted():
+def test_mirrors_and_non_aks_overrides_are_accepted_on_a_cluster_of_unknown_cloud():
     kueue = load(
         kueue={
             "chartRepository": "oci://k8sgcr.azk8s.cn/kueue/charts/kueue",
@@ -48,7 +57,7 @@ def test_seed_mirrors_and_non_aks_overrides_are_accepted():
             "tolerations": [],
             "frameworks": ["batch/job", "pod", "ray.io/rayjob"],
             "featureGates": {"PartialAdmission": True},
-            "readinessGate": {"probeImage": "k8sgcr.azk8s.cn/kubectl:v1.33.4"},
+            "readinessGate": {"probeImage": "registryk8s.azk8s.cn/kubectl:v1.33.4"},
         }
     ).kueue
     assert kueue.chart_repository == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
@@ -56,14 +65,62 @@ def test_seed_mirrors_and_non_aks_overrides_are_accepted():
     assert kueue.feature_gates == {"PartialAdmission": True}
 
 
-@pytest.mark.parametrize("version", ["0.15.0", "0.17.1", "0.17.8", "0.18.0-rc.1"])
-def test_chart_versions_serving_v1beta2_are_accepted(version):
+@pytest.mark.parametrize("version", ["0.17.1", "0.17.8"])
+def test_supported_chart_versions_are_accepted(version):
     assert load(kueue={"chartVersion": version}).kueue.chart_version == version
 
 
-@pytest.mark.parametrize("version", ["v0.17.1", "0.17", "latest", "0.14.2", "0.15.0-rc.1"])
-def test_chart_version_must_be_semver_and_serve_v1beta2(version):
+@pytest.mark.parametrize(
+    "version", ["v0.17.8", "0.17", "latest", "0.14.2", "0.15.0", "0.17.5", "0.18.0", "0.17.9-rc.1"]
+)
+def test_chart_version_must_be_a_supported_one(version):
     assert error_keys(kueue={"chartVersion": version}) == ["elastic-capacity:kueue.chartVersion"]
+
+
+def test_unsupported_chart_version_error_names_what_is_supported():
+    with pytest.raises(ConfigError) as caught:
+        load(kueue={"chartVersion": "0.17.5"})
+    message = str(caught.value)
+    assert "elastic-capacity:kueue.chartVersion: '0.17.5' is not allowed" in message
+    assert "0.17.1, 0.17.8" in message
+    assert "https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.8" in message
+
+
+def test_each_supported_version_cites_its_release_page_and_says_what_changes():
+    assert list(SUPPORTED_CHART_VERSIONS) == ["0.17.1", "0.17.8"]
+    for version, release in SUPPORTED_CHART_VERSIONS.items():
+        assert release.release_notes == f"https://github.com/kubernetes-sigs/kueue/releases/tag/v{version}"
+        assert release.chart_changes and release.fixes
+    latest = SUPPORTED_CHART_VERSIONS["0.17.8"]
+    assert "enableVisibilityAuthReaderRoleBinding" in latest.chart_changes
+    for fix in ("#11140", "#12654", "#13052"):
+        assert fix in latest.fixes
+
+
+@pytest.mark.parametrize(
+    ("reference", "host"),
+    [
+        ("oci://registry.k8s.io/kueue/charts/kueue", "registry.k8s.io"),
+        ("oci://k8sgcr.azk8s.cn/kueue/charts/kueue", "k8sgcr.azk8s.cn"),
+        ("https://kubernetes-sigs.github.io/kueue/charts", "kubernetes-sigs.github.io"),
+        ("registry.k8s.io/kueue/kueue", "registry.k8s.io"),
+        ("mcr.azk8s.cn/azurelinux/busybox:1.36", "mcr.azk8s.cn"),
+        ("myregistry:5000/tools/kubectl:v1.33.4", "myregistry"),
+        ("localhost/kubectl:v1", "localhost"),
+        ("busybox:1.36", "docker.io"),
+        ("bitnami/kubectl:1.33", "docker.io"),
+    ],
+)
+def test_registry_host_resolves_charts_and_images_as_helm_and_container_runtimes_do(reference, host):
+    assert registry_host(reference) == host
+
+
+@pytest.mark.parametrize(
+    ("host", "china_only"),
+    [("k8sgcr.azk8s.cn", True), ("mcr.azure.cn", True), ("registry.k8s.io", False), ("azk8s.cn.example.com", False)],
+)
+def test_azure_china_only_registries(host, china_only):
+    assert is_azure_china_only(host) is china_only
 
 
 @pytest.mark.parametrize(
@@ -197,7 +254,7 @@ def test_smoke_job_defaults_reproduce_the_seed_job_and_stay_off():
     assert job.restart_policy == "Never"
 
 
-def test_smoke_job_accepts_the_seed_mirror_image():
+def test_smoke_job_accepts_the_azure_china_mirror_image():
     job = SmokeJobConfig.model_validate({"image": "mcr.azk8s.cn/azurelinux/busybox:1.36"})
     assert job.image == "mcr.azk8s.cn/azurelinux/busybox:1.36"
 

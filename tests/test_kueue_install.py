@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import stat
+import subprocess
 from pathlib import Path
 
 import pulumi
@@ -11,7 +14,7 @@ import pulumi_kubernetes as kubernetes
 import pytest
 import yaml
 
-from components.config.kueue import KueueConfig
+from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
 from components.kueue import Kueue
 from components.manifests import kueue_install
 from tests.schemas import validate_core, validate_kueue
@@ -45,6 +48,11 @@ def gate_job(recording: mock_runtime.Recording) -> mock_runtime.Registration:
     return recording.one(JOB, "kueue-ready")
 
 
+def container(job: dict, name: str) -> dict:
+    [found] = [c for c in job["spec"]["template"]["spec"]["containers"] if c["name"] == name]
+    return found
+
+
 def manager_config(recording: mock_runtime.Recording) -> dict:
     values = recording.one(CHART, "kueue-chart").inputs["values"]
     return yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
@@ -56,12 +64,12 @@ def test_namespace_is_created_and_valid():
     validate_core(kueue_install.kueue_namespace(KueueConfig()), "1.33")
 
 
-def test_chart_v4_installs_the_seed_release_into_the_namespace():
+def test_chart_v4_installs_the_latest_supported_release_into_the_namespace():
     recording = install()
     chart = recording.one(CHART, "kueue-chart")
     assert chart.remote
     assert chart.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
-    assert chart.inputs["version"] == "0.17.1"
+    assert chart.inputs["version"] == LATEST_CHART_VERSION == "0.17.8"
     assert chart.inputs["namespace"] == "kueue-system"
     assert chart.inputs["name"] == "kueue"
     assert "repositoryOpts" not in chart.inputs
@@ -77,8 +85,12 @@ def test_chart_runs_on_the_system_pool_with_the_chart_default_resources():
         "requests": {"cpu": "500m", "memory": "512Mi"},
         "limits": {"cpu": "2", "memory": "512Mi"},
     }
-    assert "image" not in manager["manager"], "the published chart's own image is kept unless overridden"
     assert manager["featureGates"] == []
+
+
+def test_chart_names_the_official_manager_image_so_its_registry_is_checked():
+    manager = install().one(CHART, "kueue-chart").inputs["values"]["controllerManager"]["manager"]
+    assert manager["image"] == {"repository": "registry.k8s.io/kueue/kueue"}, "the chart keeps its tag v<version>"
 
 
 def test_manager_config_always_carries_the_namespace_selector_and_frameworks():
@@ -159,9 +171,9 @@ def test_gate_job_probes_the_webhooks_from_the_system_pool():
     values = recording.one(CHART, "kueue-chart").inputs["values"]["controllerManager"]
     assert pod["tolerations"] == values["tolerations"]
     assert pod["nodeSelector"] == values["nodeSelector"]
-    [probe] = pod["containers"]
+    probe = container(job, "webhook-probe")
     assert probe["image"] == "registry.k8s.io/kubectl:v1.33.4"
-    command = probe["command"] + probe["args"]
+    command = probe["command"]
     assert command[:3] == ["kubectl", "create", "--dry-run=server"]
     probe_file = command[command.index("-f") + 1]
     [mount] = [m for m in probe["volumeMounts"] if probe_file.startswith(m["mountPath"] + "/")]
@@ -218,27 +230,122 @@ def test_gate_rbac_allows_only_what_the_probe_does(check_crd):
         validate_core(obj, "1.33")
 
 
-def test_crd_check_runs_first_and_fails_the_gate_at_once_only_when_asked():
-    with_check = gate_job(install(True)).inputs["spec"]
-    [init] = with_check["template"]["spec"]["initContainers"]
-    assert init["name"] == "check-provisioningrequest-crd"
-    assert init["command"] + init["args"][:3] == ["kubectl", "get", "crd", "provisioningrequests.autoscaling.x-k8s.io"]
-    [rule] = with_check["podFailurePolicy"]["rules"]
-    assert rule["action"] == "FailJob"
-    assert rule["onExitCodes"] == {"containerName": init["name"], "operator": "NotIn", "values": [0]}
+def test_a_failed_gate_is_replaced_on_the_next_up_instead_of_failing_it_for_good():
+    """pulumi-kubernetes re-awaits an unready Job on the next update unless it carries replaceUnready."""
+    for check_crd in (True, False):
+        job = gate_job(install(check_crd)).inputs
+        assert job["metadata"]["annotations"] == {"pulumi.com/replaceUnready": "true"}
+
+
+def test_only_a_missing_crd_fails_the_gate_at_once():
+    job = gate_job(install(True)).inputs
+    check = container(job, "check-provisioningrequest-crd")
+    assert check["command"] == ["bash", "-c", kueue_install.crd_check_script(KueueConfig())]
+    assert check["image"] == container(job, "webhook-probe")["image"]
+    [rule] = job["spec"]["podFailurePolicy"]["rules"]
+    assert rule == {
+        "action": "FailJob",
+        "onExitCodes": {"containerName": check["name"], "operator": "In", "values": [3]},
+    }
+    assert "initContainers" not in job["spec"]["template"]["spec"], "pulumi reports only containers' messages"
 
     without = gate_job(install(False)).inputs["spec"]
-    assert "initContainers" not in without["template"]["spec"]
+    assert [c["name"] for c in without["template"]["spec"]["containers"]] == ["webhook-probe"]
     assert "podFailurePolicy" not in without
+
+
+@pytest.fixture
+def fake_kubectl(tmp_path):
+    """Run the CRD check script against a kubectl that prints ``out`` and exits ``code``; return its result."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    kubectl = bin_dir / "kubectl"
+    kubectl.write_text('#!/bin/sh\necho "$@" > "$ARGS_FILE"\nprintf %s "$FAKE_OUT"\nexit "$FAKE_CODE"\n')
+    kubectl.chmod(kubectl.stat().st_mode | stat.S_IEXEC)
+
+    def run(out: str, code: int) -> tuple[subprocess.CompletedProcess, str]:
+        env = {
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "ARGS_FILE": str(tmp_path / "args"),
+            "FAKE_OUT": out,
+            "FAKE_CODE": str(code),
+        }
+        script = kueue_install.crd_check_script(KueueConfig())
+        result = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=False)
+        return result, (tmp_path / "args").read_text()
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("kubectl_out", "kubectl_code", "exit_code"),
+    [
+        ("customresourcedefinition.apiextensions.k8s.io/provisioningrequests.autoscaling.x-k8s.io", 0, 0),
+        ("", 0, 3),
+        ("", 1, 1),
+        ("", 3, 1),
+    ],
+    ids=["crd exists", "crd missing", "api error", "kubectl exiting 3 is still retried"],
+)
+def test_crd_check_tells_a_missing_crd_from_a_transient_error(fake_kubectl, kubectl_out, kubectl_code, exit_code):
+    result, args = fake_kubectl(kubectl_out, kubectl_code)
+    assert result.returncode == exit_code
+    assert args.split()[:4] == ["get", "crd", "provisioningrequests.autoscaling.x-k8s.io", "--ignore-not-found"]
+    if exit_code == 3:
+        assert result.stderr.strip() == kueue_install.crd_missing_message(KueueConfig())
+
+
+def test_a_missing_crd_says_what_to_do_in_the_termination_message():
+    job = gate_job(install(True)).inputs
+    assert {c["terminationMessagePolicy"] for c in job["spec"]["template"]["spec"]["containers"]} == {
+        "FallbackToLogsOnError"
+    }
+    message = kueue_install.crd_missing_message(KueueConfig())
+    assert len(message.encode()) < 2048, "the kubelet keeps at most 2048 bytes of log as termination message"
+    for needed in (
+        "https://github.com/Azure/AKS/pull/5867",
+        "1.33",
+        "kubectl get crd provisioningrequests.autoscaling.x-k8s.io",
+        "kubectl -n kueue-system rollout restart deployment/kueue-controller-manager",
+    ):
+        assert needed in message
+    moved = KueueConfig(
+        namespace="batch",
+        release_name="sched",
+        managed_jobs_namespace_selector={"matchLabels": {"kueue-managed": "true"}},
+    )
+    assert "kubectl -n batch rollout restart deployment/sched-kueue-controller-manager" in (
+        kueue_install.crd_missing_message(moved)
+    )
+
+
+def test_every_gate_container_runs_non_root_on_a_read_only_root_filesystem():
+    pod = gate_job(install(True)).inputs["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] and pod["securityContext"]["runAsUser"] != 0
+    assert len(pod["containers"]) == 2
+    for c in pod["containers"]:
+        assert c["securityContext"]["readOnlyRootFilesystem"]
+        assert not c["securityContext"]["allowPrivilegeEscalation"]
+        assert {"name": "tmp", "mountPath": "/tmp"} in c["volumeMounts"], "kubectl's cache dir must be writable"
+
+
+def test_gate_config_map_and_service_account_wait_for_the_namespace_only():
+    recording = install()
+    namespace = recording.one("kubernetes:core/v1:Namespace", "kueue-namespace")
+    chart = recording.one(CHART, "kueue-chart")
+    for kind in ("ConfigMap", "ServiceAccount"):
+        obj = recording.one(f"kubernetes:core/v1:{kind}", "kueue-probe")
+        assert recording.depends_on(obj, namespace), kind
+        assert not recording.depends_on(obj, chart), kind
 
 
 def test_gate_job_name_carries_the_chart_version_and_changes_with_the_install():
     default = kueue_install.gate_job_name(KueueConfig(), True)
-    assert "0-17-1" in default
+    assert "0-17-8" in default
     assert default == gate_job(install()).inputs["metadata"]["name"]
     assert kueue_install.gate_job_name(KueueConfig(), True) == default, "stable while nothing changes"
-    assert kueue_install.gate_job_name(KueueConfig(chart_version="0.17.8"), True) != default
+    assert kueue_install.gate_job_name(KueueConfig(chart_version="0.17.1"), True) != default
     assert kueue_install.gate_job_name(KueueConfig(replicas=2), True) != default
     assert kueue_install.gate_job_name(KueueConfig(), False) != default
-    long = KueueConfig(chart_version="0.17.1-rc.1+build.20260101.abcdef", release_name="kueue-" + "x" * 50)
+    long = KueueConfig(release_name="kueue-" + "x" * 57)
     assert len(kueue_install.gate_job_name(long, True)) <= 63

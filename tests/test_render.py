@@ -29,6 +29,7 @@ from tools import render
 
 ROOT = Path(__file__).resolve().parents[1]
 AKS_STACK = ROOT / "stacks/Pulumi.aks-kueue-dev.yaml"
+CHINA_STACK = ROOT / "stacks/Pulumi.aks-kueue-china.yaml"
 ACK_STACK = ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 SEED_POLICY, SEED_POLICY_DEPLOYMENT = seed(GPU_BY_RESOURCE_POLICY)
 SEED_DEPLOYMENTS_BY_PLACE = {
@@ -125,12 +126,42 @@ def test_aks_plan_has_the_cluster_and_an_autoscaling_pool_the_program_never_resi
     assert pool["ignoreChanges"] == ["count"]
 
 
-def test_aks_plan_installs_kueue_0_17_1_in_kueue_system(aks):
+def test_aks_plan_installs_kueue_0_17_1_in_kueue_system_from_the_official_registry(aks):
     plan = Plan(aks[0])
     (chart,) = plan.of_type("kubernetes:helm.sh/v4:Chart")
     inputs = chart["inputs"]
     assert (inputs["version"], inputs["namespace"], inputs["name"]) == ("0.17.1", "kueue-system", "kueue")
-    assert inputs["chart"] == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
+    assert inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
+    assert inputs["values"]["controllerManager"]["manager"]["image"] == {"repository": "registry.k8s.io/kueue/kueue"}
+
+
+def test_aks_stack_smoke_job_pulls_from_microsofts_global_registry(tmp_path):
+    enabled = edit(AKS_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
+    _, manifests = rendered(tmp_path / "out", enabled)
+    [job] = [m for m in manifests.values() if m["kind"] == "Job" and m["metadata"]["name"] == "kueue-cas-job"]
+    assert [c["image"] for c in job["spec"]["template"]["spec"]["containers"]] == [
+        "mcr.microsoft.com/azurelinux/busybox:1.36"
+    ]
+
+
+# --- acceptance: the Azure China stack ---------------------------------------------------------------------------
+
+
+def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_path):
+    enabled = edit(CHINA_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
+    plan, manifests = rendered(tmp_path / "out", enabled)
+    (chart,) = Plan(plan).of_type("kubernetes:helm.sh/v4:Chart")
+    assert chart["inputs"]["chart"] == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
+    assert chart["inputs"]["version"] == "0.17.1"
+    assert chart["inputs"]["values"]["controllerManager"]["manager"]["image"] == {
+        "repository": "registryk8s.azk8s.cn/kueue/kueue"
+    }
+    jobs = {m["metadata"]["name"]: m for m in manifests.values() if m["kind"] == "Job"}
+    images = {name: {c["image"] for c in job["spec"]["template"]["spec"]["containers"]} for name, job in jobs.items()}
+    assert images.pop("kueue-cas-job") == {"mcr.azk8s.cn/azurelinux/busybox:1.36"}
+    assert list(images.values()) == [{"registryk8s.azk8s.cn/kubectl:v1.33.4"}], "the gate's two containers"
+    (cluster,) = Plan(plan).of_type("azure-native:containerservice:ManagedCluster")
+    assert cluster["inputs"]["location"] == "chinanorth3"
 
 
 def test_every_queue_object_waits_for_the_readiness_gate_which_waits_for_the_chart(aks):
@@ -322,6 +353,41 @@ BAD_AKS = {
         lambda c: c["elastic-capacity:kueue"].update(chartVersion="0.14.2"),
         "kueue.chartVersion",
     ),
+    "a 0.17 patch the program does not support": (
+        lambda c: c["elastic-capacity:kueue"].update(chartVersion="0.17.5"),
+        "kueue.chartVersion",
+    ),
+    "Azure China chart mirror in global Azure": (
+        lambda c: c["elastic-capacity:kueue"].update(chartRepository="oci://k8sgcr.azk8s.cn/kueue/charts/kueue"),
+        "kueue.chartRepository",
+    ),
+    "Azure China smoke image in global Azure": (
+        lambda c: c["elastic-capacity:smokeJob"].update(image="mcr.azk8s.cn/azurelinux/busybox:1.36"),
+        "smokeJob.image",
+    ),
+}
+
+BAD_CHINA = {
+    "global chart in Azure China": (
+        lambda c: c["elastic-capacity:kueue"].update(chartRepository="oci://registry.k8s.io/kueue/charts/kueue"),
+        "kueue.chartRepository",
+    ),
+    "chart's own Kueue image in Azure China": (
+        lambda c: c["elastic-capacity:kueue"].pop("imageRepository"),
+        "kueue.imageRepository",
+    ),
+    "global probe image in Azure China": (
+        lambda c: c["elastic-capacity:kueue"].pop("readinessGate"),
+        "kueue.readinessGate.probeImage",
+    ),
+    "global smoke image in Azure China": (
+        lambda c: c["elastic-capacity:smokeJob"].update(image="mcr.microsoft.com/azurelinux/busybox:1.36"),
+        "smokeJob.image",
+    ),
+    "global AKS region in Azure China": (
+        lambda c: c["elastic-capacity:aks"].update(location="eastus2"),
+        "aks.location",
+    ),
 }
 
 BAD_ACK = {
@@ -379,8 +445,10 @@ BAD_ACK = {
 
 @pytest.mark.parametrize(
     ("stack", "change", "key"),
-    [(AKS_STACK, *case) for case in BAD_AKS.values()] + [(ACK_STACK, *case) for case in BAD_ACK.values()],
-    ids=list(BAD_AKS) + list(BAD_ACK),
+    [(AKS_STACK, *case) for case in BAD_AKS.values()]
+    + [(CHINA_STACK, *case) for case in BAD_CHINA.values()]
+    + [(ACK_STACK, *case) for case in BAD_ACK.values()],
+    ids=list(BAD_AKS) + list(BAD_CHINA) + list(BAD_ACK),
 )
 def test_bad_config_exits_2_naming_the_key(stack, change, key, tmp_path, capsys):
     bad = edit(stack, change, tmp_path)
@@ -388,6 +456,13 @@ def test_bad_config_exits_2_naming_the_key(stack, change, key, tmp_path, capsys)
     error = capsys.readouterr().err
     assert error.startswith(f"error: elastic-capacity:{key}: "), error
     assert not (tmp_path / "out").exists(), "nothing is written for an invalid stack"
+
+
+def test_provider_location_outside_the_provider_environment_exits_2_naming_it(tmp_path, capsys):
+    bad = edit(CHINA_STACK, lambda c: c.update({"azure-native:location": "eastus2"}), tmp_path)
+    assert render.main([str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith("error: azure-native:location: 'eastus2' is not allowed; ")
+    assert not (tmp_path / "out").exists()
 
 
 def test_bad_config_from_the_command_line_is_one_line_without_a_traceback(tmp_path):

@@ -121,3 +121,136 @@ def test_structured_values_may_arrive_as_json_or_as_objects():
     as_json = load_stack_config({"elastic-capacity:aks": json.dumps({"location": "westeurope"})})
     as_object = load_stack_config({"elastic-capacity:aks": {"location": "westeurope"}})
     assert as_json == as_object
+
+
+# --- chart and image sources must be reachable from the stack's Azure cloud --------------------------------------
+
+CHINA_MIRRORS = {
+    "kueue": {
+        "chartRepository": "oci://k8sgcr.azk8s.cn/kueue/charts/kueue",
+        "imageRepository": "registryk8s.azk8s.cn/kueue/kueue",
+        "readinessGate": {"probeImage": "registryk8s.azk8s.cn/kubectl:v1.33.4"},
+    },
+    "smokeJob": {"image": "mcr.azk8s.cn/azurelinux/busybox:1.36"},
+}
+IN_CHINA = {"azure-native:environment": "china", "azure-native:location": "chinanorth3"}
+CHINA_AKS = {"location": "chinanorth3"}
+
+
+def load_in(azure: dict[str, str], sections: dict):
+    return load_stack_config({**azure, **as_config(sections)})
+
+
+def error_in(azure: dict[str, str], sections: dict) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        load_in(azure, sections)
+    return caught.value
+
+
+def with_source(key: str, value: str, base: dict | None = None) -> dict:
+    """``base`` sections (default: none) with one source key, such as ``kueue.readinessGate.probeImage``, set."""
+    sections = json.loads(json.dumps(base or {}))
+    *path, leaf = key.split(".")
+    target = sections
+    for part in path:
+        target = target.setdefault(part, {})
+    target[leaf] = value
+    return sections
+
+
+CHINA_ONLY = [
+    ("kueue.chartRepository", "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"),
+    ("kueue.imageRepository", "registryk8s.azk8s.cn/kueue/kueue"),
+    ("kueue.readinessGate.probeImage", "registryk8s.azk8s.cn/kubectl:v1.33.4"),
+    ("smokeJob.image", "mcr.azure.cn/azurelinux/busybox:1.36"),
+]
+GLOBAL = [
+    ("kueue.chartRepository", "oci://registry.k8s.io/kueue/charts/kueue"),
+    ("kueue.imageRepository", "mcr.microsoft.com/oss/v2/kueue/kueue"),
+    ("kueue.readinessGate.probeImage", "registry.k8s.io/kubectl:v1.33.4"),
+    ("smokeJob.image", "busybox:1.36"),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), CHINA_ONLY, ids=[k for k, _ in CHINA_ONLY])
+def test_azure_china_sources_are_refused_in_global_azure(key, value):
+    assert stack_error_keys(with_source(key, value, {"aks": {}})) == [f"elastic-capacity:{key}"]
+
+
+def test_azure_china_source_error_names_the_value_the_cloud_and_the_global_source():
+    message = str(
+        error_in({}, with_source("kueue.chartRepository", "oci://k8sgcr.azk8s.cn/kueue/charts/kueue", {"aks": {}}))
+    )
+    assert message.startswith("elastic-capacity:kueue.chartRepository: 'oci://k8sgcr.azk8s.cn/kueue/charts/kueue'")
+    assert "serves Azure China addresses only" in message
+    assert "aks.location 'eastus2' targets global Azure" in message
+    assert "oci://registry.k8s.io/kueue/charts/kueue" in message
+
+
+@pytest.mark.parametrize(("key", "value"), GLOBAL, ids=[k for k, _ in GLOBAL])
+def test_global_sources_are_refused_in_azure_china(key, value):
+    sections = with_source(key, value, {"aks": CHINA_AKS, **CHINA_MIRRORS})
+    assert error_in(IN_CHINA, sections).keys == [f"elastic-capacity:{key}"]
+
+
+def test_global_source_error_names_the_azure_china_mirror():
+    message = str(error_in(IN_CHINA, {"aks": CHINA_AKS}))
+    assert message.startswith("elastic-capacity:kueue.chartRepository: 'oci://registry.k8s.io/kueue/charts/kueue'")
+    assert "azure-native:environment 'china' targets Azure China" in message
+    assert "registryk8s.azk8s.cn" in message
+
+
+def test_a_china_location_alone_puts_the_stack_in_azure_china():
+    message = str(error_in({}, {"aks": CHINA_AKS}))
+    assert "aks.location 'chinanorth3' targets Azure China" in message
+
+
+def test_azure_china_mirrors_are_accepted_in_azure_china():
+    config = load_in(IN_CHINA, {"aks": CHINA_AKS, **CHINA_MIRRORS})
+    assert config.kueue.chart_repository == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
+
+
+@pytest.mark.parametrize("azure", [{}, IN_CHINA], ids=["global", "china"])
+def test_a_registry_of_your_own_is_accepted_in_either_cloud(azure):
+    own = {
+        "chartRepository": "oci://registry.example.com/charts/kueue",
+        "imageRepository": "registry.example.com/kueue/kueue",
+        "readinessGate": {"probeImage": "registry.example.com/kubectl:v1.33.4"},
+    }
+    aks = CHINA_AKS if azure else {}
+    sections = {"aks": aks, "kueue": own, "smokeJob": {"image": "registry.example.com/busybox:1.36"}}
+    assert load_in(azure, sections).kueue.image_repository == "registry.example.com/kueue/kueue"
+
+
+def test_aks_location_must_be_in_the_provider_cloud():
+    assert error_in(IN_CHINA, {"aks": {"location": "eastus2"}, **CHINA_MIRRORS}).keys == [
+        "elastic-capacity:aks.location"
+    ]
+    assert error_in({"azure-native:environment": "public"}, {"aks": CHINA_AKS}).keys == [
+        "elastic-capacity:aks.location"
+    ]
+
+
+def test_provider_location_must_be_in_the_provider_environment():
+    error = error_in({"azure-native:environment": "china", "azure-native:location": "eastus2"}, {"aks": CHINA_AKS})
+    assert error.keys == ["azure-native:location"]
+    assert "'eastus2' is not allowed; azure-native:environment 'china' targets Azure China" in str(error)
+
+
+def test_existing_cluster_in_azure_china_refuses_global_sources():
+    existing = {"existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}}
+    assert error_in({"azure-native:environment": "china"}, existing).keys == ["elastic-capacity:kueue.chartRepository"]
+    assert load_in({"azure-native:environment": "china"}, {**existing, **CHINA_MIRRORS}).kueue_target == "existing"
+
+
+def test_us_government_is_outside_azure_china():
+    us_gov = {"azure-native:environment": "usgovernment"}
+    assert load_in(us_gov, {"aks": {"location": "usgovvirginia"}}).aks.location == "usgovvirginia"
+    sections = with_source(
+        "smokeJob.image", "mcr.azk8s.cn/azurelinux/busybox:1.36", {"aks": {"location": "usgovvirginia"}}
+    )
+    assert error_in(us_gov, sections).keys == ["elastic-capacity:smokeJob.image"]
+
+
+def test_sources_are_not_checked_without_a_kueue_target():
+    assert load_in(IN_CHINA, {}).kueue_target is None

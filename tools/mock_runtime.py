@@ -2,7 +2,8 @@
 
 One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no cluster. The mocks return
 realistic per-type outputs (ids, names, kubeconfigs) rather than echoing inputs only, and the recording monitor
-keeps what the default mock monitor drops: parent, provider, dependencies, ``ignore_changes`` and secrecy.
+keeps what the default mock monitor drops: parent, provider, dependencies, ``ignore_changes``,
+``replace_on_changes`` and secrecy.
 
 ``run(..., preview=True)`` answers the way the engine answers ``pulumi preview`` for a stack that does not exist yet,
 so a program that only works once values are known fails here rather than in front of a real cloud:
@@ -28,6 +29,7 @@ import base64
 import dataclasses
 import datetime
 import hashlib
+import re
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -95,17 +97,18 @@ def _kubeconfig(cluster: str, server: str, ca_data: str, user_name: str, user: d
     return yaml.safe_dump(document, sort_keys=False)
 
 
-def aks_user_credentials(args: Mapping[str, Any]) -> dict[str, Any]:
+def aks_user_credentials(args: Mapping[str, Any], entra_id: bool = True) -> dict[str, Any]:
     """``listManagedClusterUserCredentials``: the cluster's server and CA, and a user that is fresh on every call.
 
     The server and certificate authority depend on the cluster (resource group + name) only. The default answer
     authenticates with a token that differs on every call, so nothing may assume two calls agree. ``format: exec``
-    returns what AKS returns for an Entra ID cluster: a kubelogin exec user, the same on every call.
+    on an ``entra_id`` cluster returns what AKS returns there: a kubelogin exec user, the same on every call. AKS
+    ignores ``format`` for a cluster with local accounts, so without ``entra_id`` the token comes back regardless.
     """
     group, name = args.get("resourceGroupName"), args.get("resourceName")
     cluster = _digest("aks", group, name)
     user: dict[str, Any]
-    if args.get("format") == "exec":
+    if entra_id and args.get("format") == "exec":
         user = {
             "exec": {
                 "apiVersion": "client.authentication.k8s.io/v1beta1",
@@ -194,10 +197,24 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
     if args.typ == "azure-native:containerservice:AgentPool":
         return {"name": inputs.get("agentPoolName", args.name), "provisioningState": "Succeeded"}
     if args.typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
+        # The same server the cluster's credential names (see ack_cluster_credential).
+        host = _digest("ack", _mock_id(args))[:8]
         return {
             "version": inputs.get("version"),
             "vpcId": "vpc-mock",
-            "connections": [{"apiServerInternet": "https://ack.mock.invalid:6443"}],
+            "connections": [
+                {
+                    "apiServerInternet": f"https://{host}.cs.mock.invalid:6443",
+                    "apiServerIntranet": "https://10.1.0.5:6443",
+                }
+            ],
+        }
+    if args.typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
+        # The provider reads back the installed version; without one sent, ACK installed its current one.
+        name = inputs.get("name")
+        return {
+            "version": inputs.get("version") or ACK_INSTALLED_ADDONS.get(name, ""),
+            "required": name == "kube-scheduler",
         }
     if args.typ == "alicloud:vpc/natGateway:NatGateway":
         return {"snatTableIds": f"stb-{args.name}", "forwardTableIds": f"ftb-{args.name}"}
@@ -218,10 +235,13 @@ def _mock_id(args: pulumi_mocks.MockResourceArgs) -> str:
     return f"{args.name}-id"
 
 
-_ZONE_INVOKES = (
-    "alicloud:index/getZones:getZones",
-    "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones",
-)
+ACK_OFFERED_VERSIONS = ("1.35.0-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1")
+"""What ``cs.getKubernetesVersion`` lists: illustrative patches of the minors ACK supports at the end of 2026."""
+ACK_INSTALLED_ADDONS = {"kube-scheduler": "v1.35.0-apsara.6.11.4.77470105", "ack-virtual-node": "v2.17.3"}
+"""What ACK installs when asked for no version: kube-scheduler by default in every Pro cluster, the virtual node on
+request (``cs.getKubernetesAddons`` reports it with an empty version until then)."""
+ENHANCED_NAT_ZONES = tuple(f"cn-hangzhou-{z}" for z in "ghijk") + tuple(f"cn-beijing-{z}" for z in "ghijkl")
+"""What ``vpc.getEnhancedNatAvailableZones`` lists, whatever the region (the mock cannot see the provider's)."""
 
 
 def _unknown_unless_set(computed: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -248,8 +268,15 @@ class ProgramMocks(pulumi.runtime.Mocks):
     def __init__(self, preview: bool = False) -> None:
         self.preview = preview
         self.invokes: list[pulumi_mocks.MockCallArgs] = []
+        self.aks_entra_id: dict[tuple[Any, Any], bool] = {}
+        """Whether each AKS cluster the program created (resource group, name) signs in with Entra ID; a cluster the
+        program did not create is taken to be an Entra ID one."""
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
+        if args.typ == "azure-native:containerservice:ManagedCluster":
+            cluster = (args.inputs.get("resourceGroupName"), args.inputs.get("resourceName", args.name))
+            profile = args.inputs.get("aadProfile")
+            self.aks_entra_id[cluster] = isinstance(profile, Mapping) and bool(profile.get("managed"))
         if args.custom is False:  # a component: the engine gives it no id (reads come with custom unset)
             return "", dict(args.inputs)
         if self.preview and not args.resource_id:
@@ -264,7 +291,8 @@ class ProgramMocks(pulumi.runtime.Mocks):
 
     def _answer(self, args: pulumi_mocks.MockCallArgs) -> dict:
         if args.token == "azure-native:containerservice:listManagedClusterUserCredentials":
-            return aks_user_credentials(args.args)
+            cluster = (args.args.get("resourceGroupName"), args.args.get("resourceName"))
+            return aks_user_credentials(args.args, entra_id=self.aks_entra_id.get(cluster, True))
         if args.token == "azure-native:authorization:getClientConfig":
             return {
                 "clientId": "00000000-0000-0000-0000-0000000000cc",
@@ -277,9 +305,21 @@ class ProgramMocks(pulumi.runtime.Mocks):
             return {"name": name, "kubernetesVersion": "1.33", "location": "eastus2", "agentPoolProfiles": []}
         if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
             return ack_cluster_credential(args.args)
-        if args.token in _ZONE_INVOKES:
-            zones = [{"id": z, "zoneId": z} for z in ("zone-a", "zone-b")]
-            return {"zones": zones, "ids": [z["id"] for z in zones]}
+        if args.token == "alicloud:cs/getKubernetesVersion:getKubernetesVersion":
+            runtimes = [{"name": "containerd", "version": "1.6.38"}]
+            return {**args.args, "metadatas": [{"version": v, "runtimes": runtimes} for v in ACK_OFFERED_VERSIONS]}
+        if args.token == "alicloud:cs/getKubernetesAddons:getKubernetesAddons":
+            cluster, pattern = args.args.get("clusterId"), re.compile(args.args.get("nameRegex") or "")
+            addons = [
+                {"name": name, "currentVersion": version if name == "kube-scheduler" else "", "nextVersion": version}
+                | {"required": name == "kube-scheduler", "currentConfig": "", "supportedActions": ["Upgrade"]}
+                for name, version in ACK_INSTALLED_ADDONS.items()
+                if pattern.search(name)
+            ]
+            return {"clusterId": cluster, "addons": addons, "names": [a["name"] for a in addons], "ids": []}
+        if args.token == "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones":
+            zones = [{"zoneId": zone, "localName": zone} for zone in ENHANCED_NAT_ZONES]
+            return {"id": "enhanced-nat", "zones": zones, "ids": list(ENHANCED_NAT_ZONES)}
         return {}
 
 
@@ -300,6 +340,7 @@ class Registration:
     dependencies: tuple[str, ...]
     property_dependencies: dict[str, tuple[str, ...]]
     ignore_changes: tuple[str, ...]
+    replace_on_changes: tuple[str, ...]
     raw_inputs: dict[str, Any]
     """Inputs as sent on the wire, secret values still wrapped (see :func:`redact` and :func:`unwrap`)."""
 
@@ -380,6 +421,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     dependencies=tuple(request.dependencies),
                     property_dependencies={k: tuple(v.urns) for k, v in request.propertyDependencies.items()},
                     ignore_changes=tuple(request.ignoreChanges),
+                    replace_on_changes=tuple(request.replaceOnChanges),
                     raw_inputs=rpc.deserialize_properties(request.object, keep_internal=True),
                 )
             )

@@ -1,9 +1,12 @@
 """One ACK managed Pro cluster ready for ACS compute: one entry of ``ack.clusters``.
 
-ACS pods reach an ACK cluster through the ``ack-virtual-node`` addon, and GPU classes need a pinned
-``kube-scheduler`` (seed 004). Both are managed after creation as ``KubernetesAddon`` resources, because the
-cluster's own ``addons`` list is applied at create time only (reference ack-acs.md section 0.3). Every rule here runs
-before any resource is registered and names the key it is about.
+ACS pods reach an ACK cluster through the ``ack-virtual-node`` addon, and GPU classes need a recent enough
+``kube-scheduler`` (https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
+Both are left at ACK's own versions unless pinned here; a pinned one is managed as a ``KubernetesAddon`` resource,
+because the cluster's own ``addons`` list is applied at create time only
+(https://github.com/aliyun/terraform-provider-alicloud/issues/5907). Every rule here runs before any resource is
+registered and names the key it is about; what only ACK knows (offered versions, installed addon versions, Enhanced
+NAT zones) is checked at deploy time by ``components/ack_checks.py``.
 """
 
 from __future__ import annotations
@@ -13,13 +16,13 @@ import zoneinfo
 from ipaddress import IPv4Network
 from typing import Annotated, Any, Literal
 
-from packaging.version import Version
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path
 from components.config.kube import Labels, Taint, TaintEffect
 from components.versions import (
     ACK_MIN_KUBERNETES,
+    SCHEDULER_MIN_ACS,
     VIRTUAL_NODE_MIN,
     KubernetesVersion,
     SchedulerVersion,
@@ -27,7 +30,8 @@ from components.versions import (
 )
 
 ProClusterSpec = Literal["ack.pro.small", "ack.pro.xlarge", "ack.pro.2xlarge", "ack.pro.4xlarge"]
-"""The ``cluster_spec`` values of ACK managed Pro (reference section 1.3); ``ack.standard`` is not Pro."""
+"""The ``cluster_spec`` values of ACK managed Pro; ``ack.standard`` is not Pro
+(https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
 
 CONTROL_PLANE_LOG_COMPONENTS = (
     "apiserver",
@@ -40,18 +44,18 @@ CONTROL_PLANE_LOG_COMPONENTS = (
     "coredns",
     "gatekeeper",
 )
-"""Control-plane components whose logs ACK ships to SLS (reference section 1.3, incl. the auto-mode example)."""
+"""Control-plane components whose logs ACK ships to SLS, as the provider's examples (auto mode included) list them
+(https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
 
 MANAGED_ADDONS = {"ack-virtual-node": "virtualNode", "kube-scheduler": "scheduler"}
 """Addons this project manages as ``KubernetesAddon`` resources, and the key that configures each."""
 
-SCHEDULER_MIN_ACS = Version("6.7.0")
-"""ACS via the virtual node needs kube-scheduler ``1.26.3-aliyun-6.7.0`` or later (reference section 0.4)."""
+KubeconfigMode = Literal["exec-plugin", "temporary"]
 
 PRIVATE_RANGES = tuple(IPv4Network(cidr) for cidr in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 """RFC 1918: where ACK accepts VPC and Service CIDRs."""
 
-_ACK_VERSION = re.compile(r"^\d+\.\d+\.\d+-aliyun\.\d+$")
+_ACK_VERSION = re.compile(r"^\d+\.\d+(\.\d+-aliyun\.\d+)?$")
 _ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
 _REGION = r"^[a-z]{2}(-[a-z0-9]+)+$"
 _URL = re.compile(r"https?://")
@@ -65,46 +69,70 @@ def _is_private(cidr: IPv4Network) -> bool:
 
 
 class VirtualNodeAddonConfig(ConfigModel):
-    """The ``ack-virtual-node`` addon: the virtual node that turns pods into ACS instances."""
+    """The ``ack-virtual-node`` addon: the virtual node that turns pods into ACS instances. ACK does not install it
+    by default, so it is always a ``KubernetesAddon`` resource; ``pulumi up`` fails if the installed version is below
+    what the cluster's workloads need (v2.13.0, v2.15.0 with GPU-HPN)."""
 
-    version: str = "v2.17.3"
-    """Pinned so upgrades are reviewed; v2.17.3 is current (reference section 2) and above every seed minimum
-    (v2.13.0 for ACS, v2.15.0 for GPU-HPN)."""
+    version: str | None = None
+    """Unset installs ACK's current version and never sends a version again, so ACK's own upgrades cause no diff.
+    A pin is a floor: it installs that version, raises an older install to it, and never asks ACK to lower a newer
+    one (the provider calls UpgradeClusterAddons whenever the sent version differs from the installed one)."""
     cleanup_cloud_resources: bool = True
-    """Always sent: uninstalling ack-virtual-node requires it (reference section 1.7); true deletes the ACS/ECI
-    instances the node created instead of leaving them billed."""
+    """Uninstalling ack-virtual-node requires this flag and deletes the ACS/ECI instances the node created instead of
+    leaving them billed. Only ``true`` reaches ACK: the provider drops a ``false``
+    (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_addon)."""
 
     @field_validator("version")
     @classmethod
-    def _pinned_and_recent(cls, value: str) -> str:
+    def _exact_and_recent(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         if not _ADDON_VERSION.match(value):
-            raise ValueError("write the exact addon version, e.g. v2.17.3")
+            raise ValueError("write the exact addon version, e.g. v2.17.3, or leave it unset")
         if addon_version(value) < VIRTUAL_NODE_MIN:
-            raise ValueError(f"ACS on Kubernetes 1.26+ needs ack-virtual-node v{VIRTUAL_NODE_MIN} or later (seed 004)")
+            raise ValueError(f"ACS on Kubernetes 1.26+ needs ack-virtual-node v{VIRTUAL_NODE_MIN} or later")
+        return value
+
+    @field_validator("cleanup_cloud_resources")
+    @classmethod
+    def _only_true_reaches_ack(cls, value: bool) -> bool:
+        if not value:
+            raise ValueError(
+                "the provider sends this flag only when true (it reads it with GetOk), so false would uninstall "
+                "without the flag ACK requires for ack-virtual-node; keep true, which deletes the ACS/ECI instances"
+            )
         return value
 
 
 class SchedulerAddonConfig(ConfigModel):
-    """Pin ACK's ``kube-scheduler``: the addon adopts the default install and upgrades it to ``version``."""
+    """Manage ACK's ``kube-scheduler`` (installed by default in ACK Pro) as a ``KubernetesAddon`` that adopts the
+    default install. Absent, the program only checks the installed version against what the workloads need."""
 
-    version: str
-    """An ACK scheduler version such as ``v1.33.0-aliyun.6.9.4.8b58e6b4``; its Kubernetes minor must be the
-    cluster's."""
+    version: str | None = None
+    """A floor such as ``v1.35.0-apsara.6.11.4.77470105``, for the cluster's Kubernetes minor: an older install is
+    raised to it, a newer one is kept (the provider would otherwise ask ACK to downgrade). Unset leaves the version
+    to ACK."""
     config: dict[str, Any] | None = None
     """Scheduler parameters, sent as canonical JSON. Use the value types the server returns (often strings such as
-    ``"true"``); read the keys from ``get_kubernetes_addon_metadata(...).config_schema`` (reference section 2)."""
+    ``"true"``); read the keys from ``cs.get_kubernetes_addon_metadata(...).config_schema``
+    (https://github.com/aliyun/terraform-provider-alicloud/issues/5907)."""
 
     @field_validator("version")
     @classmethod
-    def _acs_capable(cls, value: str) -> str:
-        parsed = SchedulerVersion.parse(value)
-        if parsed.ack < SCHEDULER_MIN_ACS:
-            raise ValueError(f"ACS needs kube-scheduler feature level {SCHEDULER_MIN_ACS} or later (reference 0.4)")
+    def _acs_capable(cls, value: str | None) -> str | None:
+        if value is not None and SchedulerVersion.parse(value).ack < SCHEDULER_MIN_ACS:
+            raise ValueError(f"ACS needs kube-scheduler feature level {SCHEDULER_MIN_ACS} or later")
         return value
 
+    @model_validator(mode="after")
+    def _says_something(self) -> SchedulerAddonConfig:
+        if self.version is None and self.config is None:
+            raise RuleViolation("", "{}", "give version and/or config, or remove scheduler to leave it to ACK")
+        return self
+
     @property
-    def parsed(self) -> SchedulerVersion:
-        return SchedulerVersion.parse(self.version)
+    def parsed(self) -> SchedulerVersion | None:
+        return SchedulerVersion.parse(self.version) if self.version is not None else None
 
 
 class ZoneConfig(ConfigModel):
@@ -126,12 +154,14 @@ class NetworkConfig(ConfigModel):
     """Either a new VPC (``vpcCidr``, ``zones``, NAT settings) or existing vSwitches, never both.
 
     A new VPC gets an Enhanced NAT gateway with an EIP and SNAT for every vSwitch: ACS pods pulling public images
-    need it (reference section 1.10). Existing vSwitches must already have egress; nothing is added to them.
+    need it (https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview). Existing vSwitches must
+    already have egress; nothing is added to them.
     """
 
     vpc_cidr: IPv4Network | None = None
     zones: list[ZoneConfig] = Field(default_factory=list)
-    """The first zone also hosts the NAT gateway, so it must offer Enhanced NAT."""
+    """The first zone also hosts the NAT gateway, so it must offer Enhanced NAT; ``pulumi preview`` checks that
+    with ``vpc.get_enhanced_nat_available_zones``."""
     nat_bandwidth: int = Field(10, ge=1, le=500)
     """Mbit/s of the NAT gateway's EIP."""
     eip_internet_charge_type: Literal["PayByTraffic", "PayByBandwidth"] = "PayByTraffic"
@@ -223,7 +253,8 @@ DEFAULT_ADDONS = (
     ClusterAddonConfig(name="csi-plugin"),
     ClusterAddonConfig(name="managed-csiprovisioner"),
 )
-"""Terway (pods, ACS included, take VPC IPs from the pod vSwitches) and CSI storage (reference sections 1.11, 2)."""
+"""Terway (pods, ACS included, take VPC IPs from the pod vSwitches) and CSI storage, as the provider's Pro
+examples install them (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
 
 
 class ControlPlaneLogsConfig(ConfigModel):
@@ -257,8 +288,10 @@ class TaintConfig(Taint):
 
 
 class NodePoolConfig(ConfigModel):
-    """ECS nodes for system components and workloads that do not go to ACS. Optional: ACK recommends creating the
-    cluster without workers and adding a node pool (reference section 1.3).
+    """ECS nodes for system components and workloads that do not go to ACS. ACK managed Pro runs CoreDNS as a
+    Deployment on worker nodes (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-dns-resolution)
+    and virtual nodes are tainted against it, so a cluster with only virtual nodes has no cluster DNS. The virtual-node
+    addon and the workloads wait for the pool.
 
     ``minSize < maxSize`` enables autoscaling; equal sizes give a fixed pool of ``desiredSize`` nodes.
     """
@@ -298,22 +331,25 @@ class NodePoolConfig(ConfigModel):
 
 
 class AckClusterConfig(ConfigModel):
-    """One ACK managed Pro cluster with the virtual node (and optionally a pinned scheduler) for ACS compute."""
+    """One ACK managed Pro cluster with the virtual node (and optionally a managed scheduler) for ACS compute."""
 
     name: DnsLabel
     """The ACK cluster name."""
     region: Region
     """Alibaba Cloud region, e.g. ``cn-hangzhou``; each cluster gets its own provider for it."""
     kubernetes_version: str
-    """ACK's exact form, e.g. ``1.33.1-aliyun.1``; ACS needs 1.26 or later (seed 004). Raising it upgrades the
-    cluster; ACK refuses downgrades."""
+    """A minor such as ``1.35``, resolved at deploy time to the newest patch ACK offers for it (so ``pulumi up``
+    upgrades the control plane in place when ACK publishes a newer patch), or an exact ``1.35.1-aliyun.1``, checked
+    against what ACK offers. ACS needs 1.26 or later; ACK refuses downgrades. Supported minors and their end dates:
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/support-for-kubernetes-versions."""
     cluster_spec: ProClusterSpec = "ack.pro.small"
-    """Pro is required: the seed's ACS integration is for ACK managed Pro clusters."""
+    """Pro is required: ACS compute through the virtual node is documented for ACK managed Pro clusters."""
     network: NetworkConfig
     service_cidr: IPv4Network = IPv4Network("192.168.0.0/16")
-    """Always sent: omitting it lets the server value force a cluster replacement (reference section 5.4)."""
+    """Always sent: the provider reads it back and it forces a new cluster, so leaving it to the server risks a
+    replacement plan."""
     timezone: str = "Asia/Shanghai"
-    """Always sent for the same reason as ``serviceCidr``; the seed's region is mainland China."""
+    """Always sent for the same reason as ``serviceCidr``; ACS's documented regions are mostly in mainland China."""
     proxy_mode: Literal["ipvs", "iptables"] = "ipvs"
     """ACK's default; changing it replaces the cluster."""
     deletion_protection: bool = True
@@ -324,25 +360,36 @@ class AckClusterConfig(ConfigModel):
     control_plane_logs: ControlPlaneLogsConfig | None = None
     audit_log: AuditLogConfig | None = None
     slb_internet_enabled: bool = True
-    """The kubeconfig from getClusterCredential uses the public endpoint (reference section 1.6)."""
+    """A public API server endpoint. ``false`` needs ``kubeconfigMode: exec-plugin``, whose kubeconfig then uses the
+    private endpoint: ``pulumi`` must run inside the VPC (or a network connected to it)."""
+    kubeconfig_mode: KubeconfigMode = "exec-plugin"
+    """How the Kubernetes provider authenticates. ``exec-plugin``: a kubeconfig built from the endpoint and the
+    cluster CA that runs ``ack-ram-tool credential-plugin get-credential`` for a fresh certificate whenever needed; it
+    is identical on every run, so previews stay clean and a later ``destroy`` still authenticates. Needs
+    ``ack-ram-tool`` on the PATH and Alibaba Cloud credentials where ``pulumi`` runs
+    (https://github.com/AliyunContainerService/ack-ram-tool). ``temporary``: the temporary kubeconfig of
+    ``cs.get_cluster_credential``, fetched again on every run; it changes the provider on every preview and expires
+    ``credentialMinutes`` after the last ``up``."""
     addons: list[ClusterAddonConfig] = Field(default_factory=lambda: list(DEFAULT_ADDONS))
     virtual_node: VirtualNodeAddonConfig = VirtualNodeAddonConfig()
     scheduler: SchedulerAddonConfig | None = None
-    """Pin kube-scheduler (needed for ACS GPU/GPU-HPN minimums); absent leaves ACK's default install alone."""
+    """Manage kube-scheduler's version floor or parameters; absent leaves ACK's default install alone (its version
+    is still checked against what the cluster's workloads need)."""
     node_pool: NodePoolConfig | None = None
+    """ECS nodes for CoreDNS and other system pods; without one the cluster has no cluster DNS (a warning says so)."""
     tags: dict[str, str] = Field(default_factory=lambda: {"project": PROJECT})
     """On the cluster, its nodes and the network, so every resource this project created can be found."""
     credential_minutes: int = Field(1440, ge=15, le=4320)
-    """Lifetime of the temporary kubeconfig fetched on every run. ``pulumi destroy`` reuses the copy in state, so it
-    must still be valid then: one day covers a work day's up/destroy cycle."""
+    """``kubeconfigMode: temporary`` only: lifetime of the kubeconfig fetched on every run. ``pulumi destroy`` reuses
+    the copy in state, so it must still be valid then: one day covers a work day's up/destroy cycle."""
 
     @field_validator("kubernetes_version")
     @classmethod
     def _ack_version(cls, value: str) -> str:
         if not _ACK_VERSION.match(value):
-            raise ValueError("write ACK's exact version, e.g. 1.33.1-aliyun.1")
+            raise ValueError("write a minor such as 1.35 or ACK's exact version such as 1.35.1-aliyun.1")
         if not KubernetesVersion.parse(value).at_least(*ACK_MIN_KUBERNETES):
-            raise ValueError("ACS in ACK managed Pro needs Kubernetes 1.26 or later (seed 004)")
+            raise ValueError("ACS in ACK managed Pro needs Kubernetes 1.26 or later")
         return value
 
     @field_validator("timezone")
@@ -396,11 +443,29 @@ class AckClusterConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _scheduler_matches_cluster(self) -> AckClusterConfig:
-        if self.scheduler is not None and self.scheduler.parsed.minor_version != self.minor_version:
+        pinned = self.scheduler.parsed if self.scheduler is not None else None
+        if pinned is not None and pinned.minor_version != self.minor_version:
             raise RuleViolation(
                 "scheduler.version",
-                self.scheduler.version,
+                pinned.text,
                 f"a kube-scheduler for Kubernetes {self.minor_version} (the cluster's minor) is required",
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _credentials_match_the_endpoint(self) -> AckClusterConfig:
+        if self.kubeconfig_mode == "exec-plugin" and "credential_minutes" in self.model_fields_set:
+            raise RuleViolation(
+                "credentialMinutes",
+                self.credential_minutes,
+                "only used with kubeconfigMode: temporary; the exec plugin fetches short-lived certificates itself",
+            )
+        if self.kubeconfig_mode == "temporary" and not self.slb_internet_enabled:
+            raise RuleViolation(
+                "slbInternetEnabled",
+                False,
+                "kubeconfigMode: temporary gets a kubeconfig for the public endpoint only (the provider asks ACK "
+                "with PrivateIpAddress=false); use kubeconfigMode: exec-plugin for a private-endpoint kubeconfig",
             )
         return self
 

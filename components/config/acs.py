@@ -1,13 +1,15 @@
 """ACS workloads on ACK Pro clusters: the ``elastic-capacity:ack`` section and its rules.
 
-Every rule here comes from seed 004 (ACK Pro with ACS compute) or reference ack-acs.md section 3, and fails before
-any resource is registered, naming the key to change. The vocabulary (label keys, classes, QoS) lives here once;
-the manifest builders in ``components/manifests/acs.py`` import it.
+The rules come from ACK's "Use ACS computing power in ACK Pro clusters"
+(https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster) and the ACS pod
+overview (https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview); each fails before any
+resource is registered, naming the key to change. What the workloads need of their cluster's addons is collected
+here too (:meth:`AckConfig.needs`), for the deploy-time check of the installed versions. The vocabulary (label keys,
+classes, QoS) lives here once; the manifest builders in ``components/manifests/acs.py`` import it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
@@ -21,23 +23,27 @@ from components.versions import (
     SCHEDULER_MIN_GPU,
     SCHEDULER_MIN_GPU_HPN,
     SCHEDULER_MIN_MULTIPLE_ACS_UNITS,
+    VIRTUAL_NODE_MIN,
     VIRTUAL_NODE_MIN_GPU_HPN,
-    SchedulerVersion,
-    addon_version,
+    ClusterNeeds,
+    SchedulerNeed,
+    VirtualNodeNeed,
+    table_minimum,
 )
 
 APP_LABEL = "app"
-"""The one selector key: the seed's Deployments select on ``app`` only."""
+"""The one selector key: ACK's ACS examples select on ``app`` only."""
 
 COMPUTE_CLASS_LABEL = "alibabacloud.com/compute-class"
 COMPUTE_QOS_LABEL = "alibabacloud.com/compute-qos"
 GPU_MODEL_SERIES_LABEL = "alibabacloud.com/gpu-model-series"
 ACS_LABEL = "alibabacloud.com/acs"
-"""Pod label ``"true"``: the seed's pod-label scheduling method."""
+"""Pod label ``"true"``: the pod-label scheduling method."""
 ECI_LABEL = "alibabacloud.com/eci"
-"""Highest-priority virtual-node label; it sends the pod to ECI instead of ACS (reference 3.3)."""
+"""Highest-priority virtual-node label; it sends the pod to ECI instead of ACS
+(https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/comparison-and-introduction-of-virtual-node-scheduling-scheme-ack)."""
 CPU_VENDOR_LABEL = "alibabacloud.com/cpu-vendor"
-"""Rewritten by ACS; like class and QoS it must never be in a selector (reference section 0, fact 6)."""
+"""Rewritten by ACS; like class and QoS it must never be in a selector (ACS pod overview)."""
 
 RESERVED_LABELS = (
     APP_LABEL,
@@ -62,13 +68,22 @@ QOS_BY_CLASS: dict[str, tuple[str, ...]] = {
     "gpu": ("default", "best-effort"),
     "gpu-hpn": ("default",),
 }
-"""Valid compute class x QoS combinations (reference 3.2, from the ACS pod overview)."""
+"""Valid compute class x QoS combinations (ACS pod overview)."""
+
+GPU_MODEL_SERIES = ("A10", "G28Ti", "G49E", "G59", "GN8IS", "GU8TEF", "GU8TF", "GX8SF", "L20N", "L20NE", "P16EN", "T4")
+"""``alibabacloud.com/gpu-model-series`` values ACS documents: the card types of its GPU driver table
+(https://www.alibabacloud.com/help/en/cs/user-guide/list-of-gpu-driver-versions-supported-by-acs), where L20 is
+listed as ``L20(GN8IS)`` and L20X as ``L20X(GX8SF)``; ACK's own GPU example writes L20 as ``GN8IS``. ACS answers
+the full list only by ticket, so another value is a warning, not an error."""
+
+DEFAULT_READY_MINUTES = 10
+"""pulumi-kubernetes' own Deployment await: long enough for CPU pods on ACS."""
 
 
 class PvcVolumeConfig(ConfigModel):
     """A PersistentVolumeClaim mounted into the container.
 
-    The claim's StorageClass binding mode must be stated: the seed forbids ``WaitForFirstConsumer`` classes (ACK's
+    The claim's StorageClass binding mode must be stated: ACK forbids ``WaitForFirstConsumer`` classes (its
     cloud-disk classes) with the pod-label scheduling method, and the program cannot look the class up offline.
     """
 
@@ -82,7 +97,8 @@ class PvcVolumeConfig(ConfigModel):
 
 
 class PolicyUnitConfig(ConfigModel):
-    """One unit of the ResourcePolicy, tried in list order on scale-out (reference 3.5).
+    """One unit of the ResourcePolicy, tried in list order on scale-out
+    (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling).
 
     Only ``acs`` and ``ecs`` units: ``eci`` would send the pods to ECI, and ``elastic`` is deprecated.
     """
@@ -113,17 +129,17 @@ class ResourcePolicyConfig(ConfigModel):
     """The ResourcePolicy of a workload with ``scheduling: resource-policy``."""
 
     name: DnsSubdomain | None = None
-    """Defaults to the workload's name, as in the seed's ``dep-rp-demo``."""
+    """Defaults to the workload's name, as in ACK's ``dep-rp-demo`` example."""
     units: Annotated[list[PolicyUnitConfig], Field(min_length=1)] | None = None
-    """Defaults to one ``acs`` unit carrying the workload's class, QoS and GPU model (the seed's policy)."""
+    """Defaults to one ``acs`` unit carrying the workload's class, QoS and GPU model (ACK's example policy)."""
 
 
 class AcsWorkloadConfig(ConfigModel):
-    """One Deployment running on ACS compute through an ACK Pro cluster's virtual node (seed 004)."""
+    """One Deployment running on ACS compute through an ACK Pro cluster's virtual node."""
 
     name: DnsLabel
     namespace: DnsLabel = "default"
-    """The seed deploys into ``default``. Another namespace must exist; this program does not create it."""
+    """ACK's examples deploy into ``default``; the fleet creates any other namespace once per cluster."""
     cluster: str
     """Name of an ``ack.clusters`` entry."""
     replicas: Annotated[int, Field(ge=0)] = 1
@@ -133,24 +149,25 @@ class AcsWorkloadConfig(ConfigModel):
     app_label: DnsLabel | None = None
     """Value of the ``app`` label the Deployment selects on; defaults to ``name`` (see :attr:`app`)."""
     container_name: DnsLabel | None = None
-    """Defaults to the app label, as in most seed examples (see :attr:`container`)."""
+    """Defaults to the app label, as in most of ACK's examples (see :attr:`container`)."""
     compute_class: ComputeClass = "general-purpose"
-    """ACS's default class when a pod names none (seed 004)."""
+    """ACS's default class when a pod names none."""
     compute_qos: ComputeQos = "default"
-    """ACS's default QoS (seed 004); ``gpu-hpn`` allows only this one."""
+    """ACS's default QoS; ``gpu-hpn`` allows only this one."""
     gpu_model_series: LabelValue | None = None
-    """GPU card, e.g. ``T4``. Required for ``gpu``; for ``gpu-hpn`` it selects the reserved nodes' card."""
+    """GPU card as ACS names it, e.g. ``T4`` or ``GN8IS`` (L20); see :data:`GPU_MODEL_SERIES`. Required for
+    ``gpu``; for ``gpu-hpn`` it selects the reserved nodes' card."""
     scheduling: SchedulingMethod = "node-selector"
-    """How pods reach the virtual node. ``node-selector`` is the seed's first method and the one that works with
-    cloud disks and with GPU-HPN; ``pod-label`` cannot use WaitForFirstConsumer volumes."""
+    """How pods reach the virtual node. ``node-selector`` is ACK's first method and the one that works with cloud
+    disks and with GPU-HPN; ``pod-label`` cannot use WaitForFirstConsumer volumes."""
     cpu: PositiveQuantity | None = None
-    """vCPU per pod, written as both request and limit (the seed's examples are all requests == limits)."""
+    """vCPU per pod, written as both request and limit (ACK's examples are all requests == limits)."""
     memory: PositiveQuantity | None = None
     """Memory per pod, written as both request and limit."""
     gpu: Annotated[int, Field(ge=1)] | None = None
     """GPUs per pod; required for ``gpu``, optional for ``gpu-hpn``."""
     gpu_resource_name: LabelKey = "nvidia.com/gpu"
-    """Device resource name; the seed uses ``nvidia.com/gpu`` and asks for the real card's name otherwise."""
+    """Device resource name; ACK's examples use ``nvidia.com/gpu`` and ask for the real card's name otherwise."""
     labels: Labels = Field(default_factory=dict)
     """Extra pod labels. Class, QoS, model, ``app`` and ``alibabacloud.com/acs`` come from the fields above."""
     annotations: dict[LabelKey, str] = Field(default_factory=dict)
@@ -158,6 +175,10 @@ class AcsWorkloadConfig(ConfigModel):
     resource_policy: ResourcePolicyConfig | None = None
     """Options of the ResourcePolicy; only with ``scheduling: resource-policy`` (which works without it)."""
     volumes: list[PvcVolumeConfig] = Field(default_factory=list)
+    ready_timeout_minutes: Annotated[int, Field(ge=1, le=720)] = DEFAULT_READY_MINUTES
+    """How long ``pulumi up`` waits for the Deployment to become ready before failing. GPU classes often need more
+    (large images); without ACS GPU access (an invitational preview) or a GPU-HPN capacity reservation they never
+    become ready."""
 
     @property
     def app(self) -> str:
@@ -174,7 +195,7 @@ class AcsWorkloadConfig(ConfigModel):
 
     @property
     def policy_units(self) -> list[PolicyUnitConfig]:
-        """The ResourcePolicy's units: the configured ones, or the seed's single ``acs`` unit."""
+        """The ResourcePolicy's units: the configured ones, or ACK's example single ``acs`` unit."""
         configured = self.resource_policy.units if self.resource_policy else None
         return list(configured) if configured else [PolicyUnitConfig()]
 
@@ -215,7 +236,7 @@ class AcsWorkloadConfig(ConfigModel):
             raise RuleViolation(
                 "scheduling",
                 self.scheduling,
-                "gpu-hpn pods reach their reserved nodes by node-selector only (seed 004)",
+                "gpu-hpn pods reach their reserved nodes by node-selector only",
             )
         return self
 
@@ -230,7 +251,7 @@ class AcsWorkloadConfig(ConfigModel):
                         "scheduling",
                         self.scheduling,
                         f"volumes[{index}] ({volume.claim_name}) has a WaitForFirstConsumer StorageClass, which the "
-                        "pod-label method does not support (seed 004); use node-selector or resource-policy",
+                        "pod-label method does not support; use node-selector or resource-policy",
                     )
         names = [volume.name for volume in self.volumes]
         for index, name in enumerate(names):
@@ -262,7 +283,7 @@ def _refuse_reserved(key: str, labels: dict[str, str]) -> None:
                 key_path(key, label),
                 labels[label],
                 "the workload sets this label from appLabel, computeClass, computeQos, gpuModelSeries and scheduling; "
-                "class and QoS labels must never reach a selector (reference ack-acs.md section 0)",
+                "class and QoS labels must never reach a selector",
             )
 
 
@@ -300,61 +321,96 @@ class AckConfig(ConfigModel):
                 seen[key].add(scope)
         return self
 
+    def needs(self, cluster: AckClusterConfig) -> ClusterNeeds:
+        """What the workloads on ``cluster`` need of its ack-virtual-node and kube-scheduler.
+
+        The config rules below hold pinned versions to these; ``components/ack_checks.py`` holds ACK's installed
+        versions to them at deploy time. A GPU minor below its table has no need here: the rules refuse it.
+        """
+        virtual_node = VirtualNodeNeed(VIRTUAL_NODE_MIN, "ACS on Kubernetes 1.26 or later")
+        scheduler: list[SchedulerNeed] = []
+        for index, workload in enumerate(self.workloads):
+            if workload.cluster != cluster.name:
+                continue
+            who = f"ack.workloads[{index}] ({workload.name}, {workload.compute_class})"
+            if workload.compute_class == "gpu-hpn" and virtual_node.minimum < VIRTUAL_NODE_MIN_GPU_HPN:
+                virtual_node = VirtualNodeNeed(VIRTUAL_NODE_MIN_GPU_HPN, who)
+            row = table_minimum(_GPU_TABLES[workload.compute_class], cluster.minor_version) if workload.is_gpu else None
+            if row is not None:
+                scheduler.append(SchedulerNeed(who, row.ack, row))
+            acs_units = sum(unit.resource == "acs" for unit in workload.policy_units)
+            if workload.scheduling == "resource-policy" and acs_units:
+                level = SCHEDULER_MIN_MULTIPLE_ACS_UNITS if acs_units > 1 else SCHEDULER_MIN_ACS_UNIT
+                scheduler.append(SchedulerNeed(f"{who} with {acs_units} acs ResourcePolicy unit(s)", level))
+        return ClusterNeeds(tuple(scheduler), virtual_node)
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """``(key, message)`` for settings that may be right but usually are not; the fleet logs them as warnings."""
+        found = []
+        for index, workload in enumerate(self.workloads):
+            model = workload.gpu_model_series
+            if model is not None and model not in GPU_MODEL_SERIES:
+                found.append(
+                    (
+                        key_path("ack", "workloads", index, "gpuModelSeries"),
+                        f"{model!r} is not a GPU model series ACS documents ({', '.join(GPU_MODEL_SERIES)}); pods "
+                        "asking for a model ACS does not offer stay Pending. Confirm the value with Alibaba Cloud.",
+                    )
+                )
+        for index, cluster in enumerate(self.clusters):
+            if cluster.node_pool is None:
+                found.append(
+                    (
+                        key_path("ack", "clusters", index, "nodePool"),
+                        "no ECS node pool: ACK runs CoreDNS on worker nodes and virtual nodes do not take it, so "
+                        "pods get no cluster DNS. Add a small pool (2 nodes) unless something else provides one.",
+                    )
+                )
+        return found
+
     @model_validator(mode="after")
     def _clusters_support_their_workloads(self) -> AckConfig:
         for cluster_index, cluster in enumerate(self.clusters):
+            cluster_key = key_path("clusters", cluster_index)
             for index, workload in enumerate(self.workloads):
-                if workload.cluster == cluster.name:
-                    _check_versions(cluster_index, cluster, index, workload)
+                if workload.cluster == cluster.name and workload.is_gpu:
+                    _require_table_minor(cluster_key, cluster, index, workload)
+            _require_pins_meet(cluster_key, cluster, self.needs(cluster))
         return self
 
 
-def _check_versions(cluster_index: int, cluster: AckClusterConfig, index: int, workload: AcsWorkloadConfig) -> None:
-    """The virtual-node and kube-scheduler versions ``workload`` needs of its cluster (seed 004, reference 3.6).
+_GPU_TABLES = {"gpu": SCHEDULER_MIN_GPU, "gpu-hpn": SCHEDULER_MIN_GPU_HPN}
 
-    The virtual-node minimum of every ACS workload is a field rule of ``virtualNode.version``; only GPU-HPN asks more.
-    """
-    cluster_key = key_path("clusters", cluster_index)
-    who = f"ack.workloads[{index}] ({workload.name}, {workload.compute_class})"
-    if workload.compute_class == "gpu-hpn" and addon_version(cluster.virtual_node.version) < VIRTUAL_NODE_MIN_GPU_HPN:
+
+def _require_table_minor(cluster_key: str, cluster: AckClusterConfig, index: int, workload: AcsWorkloadConfig) -> None:
+    """A GPU class needs a cluster minor its kube-scheduler table covers; newer minors use the newest row."""
+    table = _GPU_TABLES[workload.compute_class]
+    if table_minimum(table, cluster.minor_version) is None:
+        oldest = min(table, key=lambda minor: tuple(int(part) for part in minor.split(".")))
+        raise RuleViolation(
+            key_path(cluster_key, "kubernetesVersion"),
+            cluster.kubernetes_version,
+            f"ack.workloads[{index}] ({workload.name}, {workload.compute_class}) needs Kubernetes {oldest} or later: "
+            f"ACK lists no kube-scheduler for {workload.compute_class} before it",
+        )
+
+
+def _require_pins_meet(cluster_key: str, cluster: AckClusterConfig, needs: ClusterNeeds) -> None:
+    """A pinned (floor) version must already meet every need: a pin below it could only install too old a version."""
+    pinned_node = cluster.virtual_node.version
+    if pinned_node is not None and not needs.virtual_node.met_by(pinned_node):
         raise RuleViolation(
             key_path(cluster_key, "virtualNode", "version"),
-            cluster.virtual_node.version,
-            f"{who} needs ack-virtual-node v{VIRTUAL_NODE_MIN_GPU_HPN} or later (seed 004)",
+            pinned_node,
+            f"{needs.virtual_node.reason} needs ack-virtual-node v{needs.virtual_node.minimum} or later",
         )
-    if workload.is_gpu:
-        table = SCHEDULER_MIN_GPU if workload.compute_class == "gpu" else SCHEDULER_MIN_GPU_HPN
-        minor = cluster.minor_version
-        if minor not in table:
+    pinned_scheduler = cluster.scheduler.parsed if cluster.scheduler is not None else None
+    if pinned_scheduler is None:
+        return
+    for need in needs.scheduler:
+        if not need.met_by(pinned_scheduler):
             raise RuleViolation(
-                key_path(cluster_key, "kubernetesVersion"),
-                cluster.kubernetes_version,
-                f"{who}: seed 004 names no kube-scheduler for {workload.compute_class} on Kubernetes {minor}; "
-                f"it lists {sorted(table)}",
+                key_path(cluster_key, "scheduler", "version"),
+                pinned_scheduler.text,
+                f"{need.reason} needs kube-scheduler {need.text} or later",
             )
-        _require_scheduler(cluster_key, cluster, who, table[minor].text, lambda s: s.satisfies(table[minor]))
-    acs_units = sum(unit.resource == "acs" for unit in workload.policy_units)
-    if workload.scheduling == "resource-policy" and acs_units:
-        minimum = SCHEDULER_MIN_MULTIPLE_ACS_UNITS if acs_units > 1 else SCHEDULER_MIN_ACS_UNIT
-        _require_scheduler(
-            cluster_key,
-            cluster,
-            f"{who} with {acs_units} acs ResourcePolicy unit(s)",
-            f"feature level {minimum} (the x.y.z after -aliyun)",
-            lambda s: s.ack >= minimum,
-        )
-
-
-def _require_scheduler(
-    cluster_key: str, cluster: AckClusterConfig, who: str, minimum: str, ok: Callable[[SchedulerVersion], bool]
-) -> None:
-    if cluster.scheduler is None:
-        raise RuleViolation(
-            key_path(cluster_key, "scheduler"), None, f"{who} needs kube-scheduler {minimum} or later: pin its version"
-        )
-    if not ok(cluster.scheduler.parsed):
-        raise RuleViolation(
-            key_path(cluster_key, "scheduler", "version"),
-            cluster.scheduler.version,
-            f"{who} needs kube-scheduler {minimum} or later",
-        )

@@ -25,6 +25,11 @@ AKS_VERSIONS_CHECKED = "2026-11-30"
 AKS_GA_MINORS = ((1, 34), (1, 35), (1, 36))
 """Minors AKS lists as generally available on :data:`AKS_VERSIONS_CHECKED` (:data:`AKS_VERSIONS_URL`). A newer minor
 is accepted (AKS itself refuses one it does not offer in the region); an older one needs LTS or is refused."""
+AKS_PROVISIONING_REQUESTS_MIN = (1, 33)
+"""AKS's managed cluster autoscaler serves ProvisioningRequests from Kubernetes 1.33 on
+(https://github.com/Azure/AKS/pull/5867, correcting https://github.com/Azure/AKS/issues/5492). Every minor a new
+cluster may use (:data:`AKS_GA_MINORS`, :data:`AKS_LTS_ONLY_MINORS`) is at least this; an existing cluster is checked
+at deploy time."""
 AKS_LTS_ONLY_MINORS = ((1, 33),)
 """Minors past standard support that AKS still patches under Long-Term Support (Premium tier, ``AKSLongTermSupport``
 plan) on :data:`AKS_VERSIONS_CHECKED`: 1.33 since July 2026."""

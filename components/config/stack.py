@@ -219,7 +219,7 @@ class StackConfig(ConfigModel):
                     key,
                     source.reference,
                     f"{cloud.because} targets Azure China, which cannot reliably pull from {host}; use its Azure "
-                    f"China mirror {AZURE_CHINA_MIRRORS[host]} ({AZURE_CHINA_PROXIES}) or a registry of your own",
+                    f"China mirror {AZURE_CHINA_MIRRORS[host]} or a registry of your own; see {AZURE_CHINA_PROXIES}",
                 )
         return self
 

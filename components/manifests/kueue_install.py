@@ -2,7 +2,8 @@
 
 The gate is a Job that asks the API server to create a ResourceFlavor and a ClusterQueue with
 ``kubectl create --dry-run=server``: that runs Kueue's mutating and validating webhooks without persisting anything,
-so the Job only completes once those webhooks answer (the probe Kueue's own e2e uses, kueue PR #12016).
+so the Job only completes once those webhooks answer (the probe Kueue's own e2e uses,
+https://github.com/kubernetes-sigs/kueue/pull/12016).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from typing import Any
 
 import yaml
@@ -28,6 +30,13 @@ KUBECTL_CACHE = "/tmp/kube-cache"
 """kubectl writes its discovery cache under $HOME by default; the probe's root filesystem is read-only."""
 PROBE_USER = 65532
 """A non-root uid: the kubectl image's own user may be root, which ``runAsNonRoot`` alone would refuse."""
+CRD_MISSING_EXIT_CODE = 3
+"""The CRD check's exit code when the CRD does not exist, and only then: the one failure that fails the gate at
+once. Any other failure of the check (API unreachable, RBAC not yet propagated ...) exits 1 and is retried."""
+REPLACE_UNREADY = "pulumi.com/replaceUnready"
+"""On a Job, makes the next ``pulumi up`` replace it if it is not Complete, instead of awaiting the same failed Job
+again (``replaceUnreadyComment`` in pulumi-kubernetes' provider/pkg/gen/additionalComments.go, implemented in
+provider/pkg/provider/provider.go ``Diff``: https://github.com/pulumi/pulumi-kubernetes)."""
 
 _DEFAULT_MANAGER_CONFIG: dict[str, Any] = {
     "health": {"healthProbeBindAddress": ":8081"},
@@ -46,7 +55,8 @@ _DEFAULT_MANAGER_CONFIG: dict[str, Any] = {
     },
     "clientConnection": {"qps": 50, "burst": 100},
 }
-"""The chart's default manager configuration at 0.17.1 (reference kueue-chart-values-v0.17.1.yaml), minus the parts
+"""The chart's default manager configuration in 0.17 (``managerConfig.controllerManagerConfigYaml`` of
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/values.yaml, the same at v0.17.1), minus the parts
 this program sets from the stack config."""
 
 
@@ -63,7 +73,8 @@ def chart_reference(config: KueueConfig) -> tuple[str, str | None]:
 
 
 def manager_config(config: KueueConfig) -> dict[str, Any]:
-    """The complete manager Configuration; ``managedJobsNamespaceSelector`` is always present (reference §0.7)."""
+    """The complete manager Configuration; ``managedJobsNamespaceSelector`` is always present, because the chart only
+    gives its Job webhook a namespaceSelector when the key is there (``templates/webhook/manifests.yaml``)."""
     return {
         "apiVersion": MANAGER_CONFIG_API_VERSION,
         "kind": "Configuration",
@@ -74,13 +85,14 @@ def manager_config(config: KueueConfig) -> dict[str, Any]:
 
 
 def chart_values(config: KueueConfig) -> dict[str, Any]:
-    manager: dict[str, Any] = {"resources": _dump(config.manager_resources)}
-    if config.image_repository:
-        manager["image"] = {"repository": config.image_repository}
+    """Always names the manager image's repository, so the registry it comes from is visible and checked."""
     return {
         "controllerManager": {
             "replicas": config.replicas,
-            "manager": manager,
+            "manager": {
+                "resources": _dump(config.manager_resources),
+                "image": {"repository": config.image_repository},
+            },
             "featureGates": [{"name": name, "enabled": on} for name, on in sorted(config.feature_gates.items())],
             "tolerations": [_dump(t) for t in config.tolerations],
             "nodeSelector": dict(config.node_selector),
@@ -122,6 +134,11 @@ def probe_objects() -> list[dict[str, Any]]:
 def kueue_namespace(config: KueueConfig) -> dict[str, Any]:
     """No labels of its own: ``KueueConfig`` proves the Job webhook skips it from its name label alone."""
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": config.namespace}}
+
+
+def kueue_fullname(config: KueueConfig) -> str:
+    """The chart's ``kueue.fullname``: the release name if it contains ``kueue``, else ``<release>-kueue``."""
+    return config.release_name if "kueue" in config.release_name else f"{config.release_name}-kueue"[:63].rstrip("-")
 
 
 def gate_name(config: KueueConfig) -> str:
@@ -201,21 +218,66 @@ def gate_cluster_role_binding(config: KueueConfig) -> dict[str, Any]:
     }
 
 
-def _kubectl(name: str, image: str, args: list[str], *, mounts_probe: bool = False) -> dict[str, Any]:
+def crd_missing_message(config: KueueConfig) -> str:
+    """What the operator reads when the ProvisioningRequest CRD is missing: the gate's termination message."""
+    return (
+        f"The CRD {PROVISIONING_REQUEST_CRD} does not exist, so Kueue cannot activate the ProvisioningRequest "
+        "admission check and the provisioning-gated queues would admit nothing. "
+        "On AKS, the managed cluster autoscaler serves ProvisioningRequests from Kubernetes 1.33 on "
+        "(https://github.com/Azure/AKS/pull/5867); the CRD reaches AKS regions one by one, so it may not be in this "
+        "cluster's region yet. Elsewhere, run a cluster autoscaler with --enable-provisioning-requests "
+        "(https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md). "
+        f"Check with: kubectl get crd {PROVISIONING_REQUEST_CRD}. "
+        "Kueue only sets up its ProvisioningRequest controller if the CRD exists when it starts, so once the CRD is "
+        f"there restart it: kubectl -n {config.namespace} rollout restart "
+        f"deployment/{kueue_fullname(config)}-controller-manager. Then run pulumi up again; it replaces this Job."
+    )
+
+
+def crd_check_script(config: KueueConfig) -> str:
+    """Exit 0 if the CRD exists, :data:`CRD_MISSING_EXIT_CODE` if it does not, 1 on any other error.
+
+    ``--ignore-not-found`` turns "not found" into success with empty output, so the script tells the two apart
+    without parsing kubectl's error text, and maps every kubectl failure to 1: a transient error can never produce
+    the code that fails the gate at once.
+    """
+    get = shlex.join(
+        [
+            "kubectl",
+            "get",
+            "crd",
+            PROVISIONING_REQUEST_CRD,
+            "--ignore-not-found",
+            "-o",
+            "name",
+            f"--cache-dir={KUBECTL_CACHE}",
+        ]
+    )
+    return (
+        f"found=$({get}) || exit 1\n"
+        'if [ -n "$found" ]; then exit 0; fi\n'
+        f"echo {shlex.quote(crd_missing_message(config))} >&2\n"
+        f"exit {CRD_MISSING_EXIT_CODE}\n"
+    )
+
+
+def _container(name: str, image: str, command: list[str], *, mounts_probe: bool = False) -> dict[str, Any]:
+    """A gate container: non-root, read-only root filesystem, and its last log lines as its termination message,
+    which the Job's pod status, ``kubectl describe`` and pulumi-kubernetes' Job await report on failure."""
     mounts: list[dict[str, Any]] = [{"name": "tmp", "mountPath": "/tmp"}]
     if mounts_probe:
         mounts.append({"name": "probe", "mountPath": PROBE_MOUNT, "readOnly": True})
     return {
         "name": name,
         "image": image,
-        "command": ["kubectl"],
-        "args": [*args, f"--cache-dir={KUBECTL_CACHE}"],
+        "command": command,
         "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "128Mi"}},
         "securityContext": {
             "allowPrivilegeEscalation": False,
             "readOnlyRootFilesystem": True,
             "capabilities": {"drop": ["ALL"]},
         },
+        "terminationMessagePolicy": "FallbackToLogsOnError",
         "volumeMounts": mounts,
     }
 
@@ -224,15 +286,18 @@ def gate_job(config: KueueConfig, check_provisioning_request_crd: bool) -> dict[
     """The readiness gate: completes once Kueue's webhooks admit a ResourceFlavor and a ClusterQueue.
 
     Each failed attempt is a failed pod; the Job controller retries with exponential backoff up to
-    ``backoffLimit``. With ``check_provisioning_request_crd`` an init container first checks the
-    ProvisioningRequest CRD and a pod failure policy fails the whole Job at once when it is missing: Kueue only
-    sets up its provisioning controller if the CRD exists when it starts (reference aks-kueue.md §0.3, §3.3).
+    ``backoffLimit``. With ``check_provisioning_request_crd`` a second container checks the ProvisioningRequest
+    CRD, and a pod failure policy fails the whole Job at once only when the CRD is missing
+    (:data:`CRD_MISSING_EXIT_CODE`): Kueue only sets up its provisioning controller if the CRD exists when it starts
+    (``ServerSupportsProvisioningRequest`` in https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/cmd/kueue/main.go).
+    It is a container rather than an init container because pulumi-kubernetes reports the termination messages of
+    containers only. :data:`REPLACE_UNREADY` makes a failed gate re-run on the next ``pulumi up``.
     """
     gate = config.readiness_gate
-    probe = _kubectl(
+    probe = _container(
         PROBE_CONTAINER,
         gate.probe_image,
-        ["create", "--dry-run=server", "-f", f"{PROBE_MOUNT}/{PROBE_FILE}"],
+        ["kubectl", "create", "--dry-run=server", "-f", f"{PROBE_MOUNT}/{PROBE_FILE}", f"--cache-dir={KUBECTL_CACHE}"],
         mounts_probe=True,
     )
     pod_spec: dict[str, Any] = {
@@ -260,14 +325,17 @@ def gate_job(config: KueueConfig, check_provisioning_request_crd: bool) -> dict[
         "template": {"metadata": {"labels": _labels(config)}, "spec": pod_spec},
     }
     if check_provisioning_request_crd:
-        pod_spec["initContainers"] = [
-            _kubectl(CRD_CHECK_CONTAINER, gate.probe_image, ["get", "crd", PROVISIONING_REQUEST_CRD])
-        ]
+        check = _container(CRD_CHECK_CONTAINER, gate.probe_image, ["bash", "-c", crd_check_script(config)])
+        pod_spec["containers"] = [check, probe]
         spec["podFailurePolicy"] = {
             "rules": [
                 {
                     "action": "FailJob",
-                    "onExitCodes": {"containerName": CRD_CHECK_CONTAINER, "operator": "NotIn", "values": [0]},
+                    "onExitCodes": {
+                        "containerName": CRD_CHECK_CONTAINER,
+                        "operator": "In",
+                        "values": [CRD_MISSING_EXIT_CODE],
+                    },
                 }
             ]
         }
@@ -278,6 +346,7 @@ def gate_job(config: KueueConfig, check_provisioning_request_crd: bool) -> dict[
             "name": gate_job_name(config, check_provisioning_request_crd),
             "namespace": config.namespace,
             "labels": _labels(config),
+            "annotations": {REPLACE_UNREADY: "true"},
         },
         "spec": spec,
     }

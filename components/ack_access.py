@@ -1,0 +1,85 @@
+"""How ``pulumi`` reaches an ACK cluster's API server: a kubeconfig that is the same on every run, or ACK's temporary one.
+
+``cs.get_cluster_credential`` mints a new client certificate on every call. Handed to the Kubernetes provider as is,
+it makes every preview show a provider update, and the copy in state expires, so a later ``pulumi destroy`` gets 401.
+The default ``exec-plugin`` mode keeps only the stable parts (the API endpoint and the cluster CA) and lets
+``ack-ram-tool`` fetch a certificate whenever the provider needs one, with the command line ``ack-ram-tool
+credential-plugin get-kubeconfig`` writes
+(https://github.com/AliyunContainerService/ack-ram-tool/blob/main/pkg/ctl/credentialplugin/getkubeconfig.go).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pulumi
+from pulumi_alicloud import Provider as AlicloudProvider
+from pulumi_alicloud import cs
+
+from components.config.ack import AckClusterConfig
+from components.config.base import ConfigError, key_path
+
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
+"""The ExecCredential version ack-ram-tool answers with by default."""
+
+CA_ONLY_MINUTES = 15
+"""Lifetime of the certificate the exec mode's credential call mints and throws away (it only reads the CA): the
+shortest ACK allows. Without a lifetime ACK would hand out a long-lived certificate instead."""
+
+
+def exec_kubeconfig(cluster_name: str, cluster_id: str, region: str, server: str, ca_data: str) -> str:
+    """A kubeconfig (JSON, keys sorted) built only from values that do not change between runs."""
+    args = ["credential-plugin", "get-credential", "--cluster-id", cluster_id, "--api-version", "v1beta1"]
+    args += ["--expiration", "3h", "--region-id", region, "--log-level", "error"]
+    exec_config = {
+        "apiVersion": EXEC_API_VERSION,
+        "command": "ack-ram-tool",
+        "args": args,
+        "interactiveMode": "Never",
+        "provideClusterInfo": False,
+    }
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster_name, "cluster": {"server": server, "certificate-authority-data": ca_data}}],
+        "users": [{"name": cluster_name, "user": {"exec": exec_config}}],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "current-context": cluster_name,
+    }
+    return json.dumps(config, indent=2, sort_keys=True)
+
+
+def api_server_endpoint(connections: Sequence[cs.outputs.ManagedKubernetesConnection] | None, public: bool) -> str:
+    """The public or the private API endpoint; ``connections`` is a list in pulumi-alicloud 4.x."""
+    first = connections[0] if connections else None
+    return (first.api_server_internet if public else first.api_server_intranet) if first else ""
+
+
+def cluster_kubeconfig(
+    args: AckClusterConfig,
+    cluster: cs.ManagedKubernetes,
+    endpoint: pulumi.Output[str],
+    region: AlicloudProvider,
+    parent: pulumi.Resource,
+    config_key: str,
+) -> pulumi.Output[str]:
+    """The kubeconfig of ``args.kubeconfig_mode``, always a secret."""
+    temporary = args.kubeconfig_mode == "temporary"
+    credential = cs.get_cluster_credential_output(
+        cluster_id=cluster.id,
+        temporary_duration_minutes=args.credential_minutes if temporary else CA_ONLY_MINUTES,
+        opts=pulumi.InvokeOutputOptions(parent=parent, provider=region),
+    )
+    if temporary:
+        return pulumi.Output.secret(credential.kube_config)
+    ca_data = credential.certificate_authorities.apply(lambda authorities: authorities[0].cluster_cert)
+    key = key_path(config_key, "slbInternetEnabled")
+
+    def build(values: list[str]) -> str:
+        cluster_id, server, ca = values
+        if not server:
+            raise ConfigError([(key, f"{args.slb_internet_enabled!r}: ACK reports no such API endpoint yet")])
+        return exec_kubeconfig(args.name, cluster_id, args.region, server, ca)
+
+    return pulumi.Output.secret(pulumi.Output.all(cluster.id, endpoint, ca_data).apply(build))
