@@ -1,4 +1,4 @@
-"""How ``pulumi`` reaches an ACK cluster's API server: a kubeconfig that is the same on every run, or ACK's temporary one.
+"""How ``pulumi`` reaches an ACK API server: a kubeconfig that is the same on every run, or ACK's temporary one.
 
 ``cs.get_cluster_credential`` mints a new client certificate on every call. Handed to the Kubernetes provider as is,
 it makes every preview show a provider update, and the copy in state expires, so a later ``pulumi destroy`` gets 401.
@@ -53,7 +53,8 @@ def exec_kubeconfig(cluster_name: str, cluster_id: str, region: str, server: str
 def api_server_endpoint(connections: Sequence[cs.outputs.ManagedKubernetesConnection] | None, public: bool) -> str:
     """The public or the private API endpoint; ``connections`` is a list in pulumi-alicloud 4.x."""
     first = connections[0] if connections else None
-    return (first.api_server_internet if public else first.api_server_intranet) if first else ""
+    endpoint = (first.api_server_internet if public else first.api_server_intranet) if first else None
+    return endpoint or ""
 
 
 def cluster_kubeconfig(

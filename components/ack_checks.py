@@ -40,6 +40,9 @@ def installed_scheduler(key: str, installed: str, needs: Sequence[SchedulerNeed]
     """``installed`` (kube-scheduler's version) if it meets every need; a version it cannot read is only warned."""
     if not needs:
         return installed
+    if not installed:
+        pulumi.log.warn(f"{key}: ACK lists no installed kube-scheduler; its minimums are not checked")
+        return installed
     try:
         parsed = SchedulerVersion.parse(installed)
     except ValueError:

@@ -1,8 +1,9 @@
-"""Which size ACS bills a CPU pod for: the normalisation of reference ack-acs.md section 3.4.
+"""Which size ACS bills a CPU pod for: the normalisation of the ACS pod overview
+(https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview).
 
 ACS runs general-purpose and performance pods only in fixed vCPU/memory specs. It takes the larger of the pod's
 summed requests and summed limits, rounds that UP to the nearest spec and adds the difference to the first
-container (seed 004: 2 vCPU + 3.5 GiB is billed as ``2-4Gi``). Knowing the billed spec before deploying avoids
+container (ACK's example: 2 vCPU + 3.5 GiB is billed as ``2-4Gi``). Knowing the billed spec before deploying avoids
 paying for memory nobody asked for. GPU classes are sized per card and are not normalised here.
 """
 
@@ -17,15 +18,15 @@ from components.config.kube import quantity_value
 _GIB = Decimal(1024) ** 3
 
 DEFAULT_CPU = Decimal(2)
-"""vCPU of a pod that requests none (reference 3.4: no requests means 2 vCPU / 4 GiB)."""
+"""vCPU of a pod that requests none (no requests means 2 vCPU / 4 GiB)."""
 
 DEFAULT_MEMORY_GIB = Decimal(4)
-"""GiB of a pod that requests none. A pod giving only cpu gets this too: the seed's nginx (cpu 2 only) runs as 2-4Gi."""
+"""GiB of a pod that requests none. A pod giving only cpu gets this too: ACK's nginx (cpu 2 only) runs as 2-4Gi."""
 
 _SMALL_STEP = Decimal("0.25")
 _LARGE_STEPS = tuple(Decimal(c) for c in (24, 32, 48, 64))
 CPU_STEPS: tuple[Decimal, ...] = (_SMALL_STEP, *(Decimal(k) / 2 for k in range(1, 33)), *_LARGE_STEPS)
-"""vCPU steps: 0.25, then 0.5 to 16 by 0.5, then 24, 32, 48, 64 (reference 3.4)."""
+"""vCPU steps: 0.25, then 0.5 to 16 by 0.5, then 24, 32, 48, 64."""
 
 
 def memory_choices(cpu: Decimal) -> tuple[Decimal, ...]:
@@ -61,7 +62,7 @@ def billed_spec(cpu: str | None, memory: str | None) -> BilledSpec:
 
     The smallest vCPU step that holds ``cpu`` and offers a memory size that holds ``memory`` wins; memory below
     1x the vCPU rounds up to the smallest size, memory above 8x moves to the next vCPU step that can hold it (the
-    reference's "rounds up to the nearest supported spec"). Raises ``ValueError`` above 64 vCPU / 512 GiB.
+    documented "rounds up to the nearest supported spec"). Raises ``ValueError`` above 64 vCPU / 512 GiB.
     """
     want_cpu = quantity_value(cpu) if cpu is not None else DEFAULT_CPU
     want_memory = quantity_value(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB

@@ -95,7 +95,12 @@ def _queues_active(
 
 
 def _deploy_ack(config: AckConfig) -> None:
-    clusters = {c.name: AckProCluster(f"ack-{c.name}", c) for c in config.clusters}
+    for setting, message in config.warnings():
+        pulumi.log.warn(f"{setting}: {message}")
+    clusters = {
+        c.name: AckProCluster(f"ack-{c.name}", c, needs=config.needs(c), config_key=config.cluster_key(index))
+        for index, c in enumerate(config.clusters)
+    }
     namespaces: dict[tuple[str, str], kubernetes.core.v1.Namespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}
     for workload in config.workloads:

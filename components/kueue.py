@@ -49,7 +49,7 @@ class Kueue(pulumi.ComponentResource):
     namespace: pulumi.Output[str]
     """The namespace Kueue runs in."""
     chart: helm.v4.Chart
-    ready: pulumi.Resource
+    ready: batch.v1.Job
     """The readiness gate: make every Kueue object ``depends_on`` it."""
 
     def __init__(

@@ -2,7 +2,7 @@
 
 Every object comes from :mod:`components.manifests.kueue`; this component only turns those dicts into resources and
 orders them. No Kueue object is created before ``kueue_ready``: Kueue's webhooks must admit them, and they start
-serving some seconds after the Helm release reports ready (reference aks-kueue.md §0.5). Each object also waits for
+serving some seconds after the Helm release reports ready. Each object also waits for
 the objects it names (a queue for its flavors and checks, a LocalQueue for its namespace and ClusterQueue), so
 ``pulumi destroy`` removes them in reverse and Kueue's in-use finalizers never hold a deletion up.
 """

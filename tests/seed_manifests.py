@@ -1,6 +1,6 @@
 """The seeds' example objects, typed in from the seed documents: the ground truth builders and renders must match.
 
-Kueue (seed 000, the queue file as the Azure doc embeds it, reference aks-kueue.md section 1.2) and ACS (seed 004).
+Kueue (the queue file as the Azure doc embeds it) and ACS (the ACS documentation's examples).
 The ACS examples are YAML as the seed writes them (``example-model`` is swapped for :data:`MODEL`); three
 normalisations separate them from what the builders emit, applied by :func:`as_emitted`:
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-# The six objects of the seed's 40-autoscale-queue.yaml, typed from the seed text (reference aks-kueue.md §1.2).
+# The six objects of the seed's 40-autoscale-queue.yaml, typed from the seed text.
 KUEUE_SEED_OBJECTS = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "cas-kueue-demo"}},
     {
@@ -79,7 +79,7 @@ KUEUE_SEED_OBJECTS = [
     },
 ]
 
-MODEL = "L20"
+MODEL = "GN8IS"
 """Stands in for the seed's placeholder ``example-model``."""
 
 STRESS = "registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4"

@@ -1,4 +1,5 @@
-"""The ACK Pro cluster component under Pulumi mocks: what it registers, through which provider, in which order."""
+"""The ACK Pro cluster component under Pulumi mocks: what it registers, through which provider, in which order, and
+what it checks against ACK while deploying."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from typing import Any
 
 import pulumi
 import pytest
+from packaging.version import Version
 
-from components.ack import AckProCluster, canonical_json
+from components.ack import MANAGED_ADDON_NAMES, AckProCluster
+from components.ack_access import CA_ONLY_MINUTES
 from components.config.ack import AckClusterConfig
+from components.config.base import ConfigError
+from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
 from tools import mock_runtime
 
 CLUSTER_TYPE = "alicloud:cs/managedKubernetes:ManagedKubernetes"
@@ -26,11 +31,15 @@ NETWORK_TYPES = (
     "alicloud:ecs/eipAssociation:EipAssociation",
     SNAT_TYPE,
 )
+VERSION_INVOKE = "alicloud:cs/getKubernetesVersion:getKubernetesVersion"
+ADDONS_INVOKE = "alicloud:cs/getKubernetesAddons:getKubernetesAddons"
+CREDENTIAL_INVOKE = "alicloud:cs/getClusterCredential:getClusterCredential"
+NAT_ZONES_INVOKE = "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones"
 
 BASE = {
     "name": "demo",
     "region": "cn-hangzhou",
-    "kubernetesVersion": "1.33.1-aliyun.1",
+    "kubernetesVersion": "1.35",
     "network": {
         "vpcCidr": "10.0.0.0/8",
         "zones": [
@@ -40,36 +49,68 @@ BASE = {
     },
 }
 EXISTING = {"vswitchIds": ["vsw-node1", "vsw-node2"], "podVswitchIds": ["vsw-pod1", "vsw-pod2"]}
-SCHEDULER = {"version": "v1.33.0-aliyun.6.9.4.8b58e6b4", "config": {"podMaxBackoffSeconds": "10", "enable": "true"}}
+POOL = {"name": "system", "instanceTypes": ["ecs.g7.large"], "minSize": 2, "maxSize": 2}
+KEY = "elastic-capacity:ack.clusters[0]"
+ACS_ONLY = ClusterNeeds((), VirtualNodeNeed(Version("2.13.0"), "ACS on Kubernetes 1.26 or later"))
+GPU_HPN_NEEDS = ClusterNeeds(
+    (SchedulerNeed("ack.workloads[5] (hpn, gpu-hpn)", Version("6.9.4"), SCHEDULER_MIN_GPU_HPN["1.33"]),),
+    VirtualNodeNeed(Version("2.15.0"), "ack.workloads[5] (hpn, gpu-hpn)"),
+)
 
 
 def config(**changes: Any) -> AckClusterConfig:
     return AckClusterConfig.model_validate({**copy.deepcopy(BASE), **changes})
 
 
-def program_for(*configs: AckClusterConfig):
-    """A program registering one component per config (named ``ack-<name>``) and exporting what workloads use."""
+def program_for(*configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY):
+    """A program registering one component per config (named ``ack-<name>``), and a stand-in for an ACS workload
+    (``<name>-workload``) that waits for the component's addons as the real ones do."""
 
     def program() -> None:
-        for cfg in configs:
-            component = AckProCluster(f"ack-{cfg.name}", cfg)
+        for index, cfg in enumerate(configs):
+            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, f"elastic-capacity:ack.clusters[{index}]")
             pulumi.export(f"{cfg.name}-kubeconfig", component.kubeconfig)
             pulumi.export(f"{cfg.name}-endpoint", component.api_server_endpoint)
             pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)
-            pulumi.export(f"{cfg.name}-addons", [addon.urn for addon in component.addons])
+            pulumi.export(f"{cfg.name}-version", component.kubernetes_version)
+            pulumi.export(f"{cfg.name}-addons", component.addons.apply(lambda addons: [a.urn for a in addons]))
             pulumi.export(f"{cfg.name}-scheduler", component.scheduler.urn if component.scheduler else None)
+            pulumi.CustomResource(
+                "test:index:Workload", f"{cfg.name}-workload", {}, pulumi.ResourceOptions(depends_on=component.addons)
+            )
 
     return program
 
 
-def build(run_program, *configs: AckClusterConfig) -> mock_runtime.Recording:
-    return run_program(program_for(*configs))
+def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY) -> mock_runtime.Recording:
+    return run_program(program_for(*configs, needs=needs))
+
+
+def invokes(recording: mock_runtime.Recording, token: str):
+    return [call for call in recording.invokes if call.token == token]
+
+
+@pytest.fixture
+def monitors(monkeypatch) -> list[mock_runtime.RecordingMonitor]:
+    """Every recording monitor a run creates, so a test can see what was registered before a run failed."""
+    created: list[mock_runtime.RecordingMonitor] = []
+
+    class Kept(mock_runtime.RecordingMonitor):
+        def __init__(self, mocks) -> None:
+            super().__init__(mocks)
+            created.append(self)
+
+    monkeypatch.setattr(mock_runtime, "RecordingMonitor", Kept)
+    return created
 
 
 @pytest.fixture(scope="module")
 def default_run() -> mock_runtime.Recording:
-    """The default cluster (new VPC, two zones), shared by the tests that only read it."""
+    """The default cluster (new VPC, two zones, no pin), shared by the tests that only read it."""
     return mock_runtime.run(program_for(config()), {})
+
+
+# --- the cluster and its version ----------------------------------------------------------------------------------
 
 
 def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
@@ -77,7 +118,6 @@ def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
     inputs = cluster.inputs
     assert inputs["name"] == "demo"
     assert inputs["clusterSpec"] == "ack.pro.small"
-    assert inputs["version"] == "1.33.1-aliyun.1"
     assert inputs["serviceCidr"] == "192.168.0.0/16"
     assert inputs["timezone"] == "Asia/Shanghai"
     assert inputs["proxyMode"] == "ipvs"
@@ -91,6 +131,45 @@ def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
     assert inputs["addons"] == [{"name": "terway-eniip"}, {"name": "csi-plugin"}, {"name": "managed-csiprovisioner"}]
     for absent in ("controlPlaneLogComponents", "auditLogConfig", "zoneIds", "workerVswitchIds", "podCidr"):
         assert absent not in inputs
+
+
+def test_a_minor_becomes_the_newest_patch_ack_offers_in_the_region(default_run):
+    assert default_run.one(CLUSTER_TYPE).inputs["version"] == "1.35.2-aliyun.1"
+    assert default_run.outputs["demo-version"] == "1.35.2-aliyun.1"
+    [call] = invokes(default_run, VERSION_INVOKE)
+    assert call.args == {"clusterType": "ManagedKubernetes", "profile": "Default"}
+    region = default_run.one("pulumi:providers:alicloud")
+    assert call.provider.rsplit("::", 1)[0] == region.urn, "versions differ per region"
+
+
+def test_an_exact_version_ack_offers_is_sent_as_is(run_program):
+    cfg = config(network=EXISTING, kubernetesVersion="1.35.0-aliyun.1")
+    assert build(run_program, cfg).one(CLUSTER_TYPE).inputs["version"] == "1.35.0-aliyun.1"
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("1.31.1-aliyun.1", "it offers ['1.35', '1.36']"),  # the review's pin, past its end of life
+        ("1.35.1-aliyun.1", "it offers ['1.35.2-aliyun.1', '1.35.0-aliyun.1']"),
+        ("1.34", "it offers minors ['1.35', '1.36']"),
+    ],
+)
+def test_a_version_ack_no_longer_offers_fails_naming_the_key_and_the_offer(run_program, version, says):
+    with pytest.raises(ConfigError) as caught:
+        build(run_program, config(network=EXISTING, kubernetesVersion=version))
+    assert caught.value.keys == [f"{KEY}.kubernetesVersion"]
+    assert repr(version) in str(caught.value) and says in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_the_version_check_runs_in_preview():
+    """The offered versions need no cluster, so a stale version fails `pulumi preview` already."""
+    with pytest.raises(ConfigError):
+        mock_runtime.run(program_for(config(kubernetesVersion="1.31")), {}, preview=True)
+
+
+# --- network --------------------------------------------------------------------------------------------------
 
 
 def test_cluster_takes_node_and_pod_vswitches_from_the_new_vpc(default_run):
@@ -112,14 +191,16 @@ def test_cluster_takes_node_and_pod_vswitches_from_the_new_vpc(default_run):
     assert all(default_run.depends_on(s, vpc) for s in node + pod)
 
 
-def test_every_alicloud_resource_uses_the_region_provider(default_run):
+def test_every_alicloud_resource_and_invoke_uses_the_region_provider(default_run):
     alicloud = [r for r in default_run.registrations if r.type.startswith("alicloud:")]
     assert {r.type for r in alicloud} >= {*NETWORK_TYPES, CLUSTER_TYPE, ADDON_TYPE}
-    providers = {default_run.provider_of(r).name for r in alicloud}
-    assert providers == {"ack-demo-alicloud"}
+    assert {default_run.provider_of(r).name for r in alicloud} == {"ack-demo-alicloud"}
     region = default_run.one("pulumi:providers:alicloud")
     assert region.inputs["region"] == "cn-hangzhou"
     assert region.parent == default_run.one("elastic-capacity:alicloud:AckProCluster").urn
+    calls = [c for c in default_run.invokes if c.token.startswith("alicloud:")]
+    assert {c.token for c in calls} == {VERSION_INVOKE, ADDONS_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE}
+    assert {c.provider.rsplit("::", 1)[0] for c in calls} == {region.urn}
 
 
 def test_two_clusters_in_two_regions_get_their_own_providers(run_program):
@@ -143,6 +224,7 @@ def test_nat_gateway_eip_and_snat_give_every_vswitch_egress(default_run):
         "PayAsYouGo",
         "internet",
     )
+    assert set(nat.property_dependencies["vswitchId"]) == {default_run.named("ack-demo-node-cn-hangzhou-k").urn}
     eip = default_run.one("alicloud:ecs/eipAddress:EipAddress")
     assert (eip.inputs["bandwidth"], eip.inputs["internetChargeType"]) == ("10", "PayByTraffic")
     association = default_run.one("alicloud:ecs/eipAssociation:EipAssociation")
@@ -160,6 +242,30 @@ def test_nat_gateway_eip_and_snat_give_every_vswitch_egress(default_run):
         assert set(entry.property_dependencies["snatIp"]) == {eip.urn}
 
 
+def test_the_first_zone_is_checked_for_enhanced_nat_on_the_region_provider(default_run):
+    [call] = invokes(default_run, NAT_ZONES_INVOKE)
+    assert call.args == {}
+    assert call.provider.rsplit("::", 1)[0] == default_run.one("pulumi:providers:alicloud").urn
+
+
+def test_a_first_zone_without_enhanced_nat_fails_naming_the_key(run_program, monkeypatch):
+    monkeypatch.setattr(mock_runtime, "ENHANCED_NAT_ZONES", ("cn-hangzhou-j", "cn-hangzhou-h"))
+    with pytest.raises(ConfigError) as caught:
+        build(run_program, config())
+    assert caught.value.keys == [f"{KEY}.network.zones[0].zoneId"]
+    assert "'cn-hangzhou-k'" in str(caught.value) and "cn-hangzhou-j" in str(caught.value)
+
+
+def test_the_nat_zone_is_checked_before_the_nat_vswitch_exists(monitors, monkeypatch):
+    """The vSwitch that would hold the NAT gateway takes its zone from the check, so it is never created in vain."""
+    monkeypatch.setattr(mock_runtime, "ENHANCED_NAT_ZONES", ())
+    with pytest.raises(ConfigError):
+        mock_runtime.run(program_for(config()), {})
+    registered = {r.name for r in monitors[-1].registrations}
+    assert "ack-demo-pod-cn-hangzhou-k" in registered
+    assert not registered & {"ack-demo-node-cn-hangzhou-k", "ack-demo-nat", "ack-demo-cluster"}
+
+
 def test_cluster_waits_for_the_snat_entries(default_run):
     cluster = default_run.one(CLUSTER_TYPE)
     entries = default_run.by_type(SNAT_TYPE)
@@ -167,88 +273,18 @@ def test_cluster_waits_for_the_snat_entries(default_run):
     assert {e.urn for e in entries} <= set(cluster.dependencies)
 
 
-def test_existing_network_registers_no_vpc_resources(run_program):
+def test_existing_network_registers_no_vpc_resources_and_checks_no_nat_zone(run_program):
     recording = build(run_program, config(network=EXISTING))
     for type_ in NETWORK_TYPES:
         assert recording.by_type(type_) == []
+    assert invokes(recording, NAT_ZONES_INVOKE) == []
     cluster = recording.one(CLUSTER_TYPE)
     assert cluster.inputs["vswitchIds"] == ["vsw-node1", "vsw-node2"]
     assert cluster.inputs["podVswitchIds"] == ["vsw-pod1", "vsw-pod2"]
     assert cluster.inputs["newNatGateway"] is False
 
 
-def test_virtual_node_addon_is_pinned_and_depends_on_the_cluster(default_run):
-    addon = default_run.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
-    assert addon.inputs["name"] == "ack-virtual-node"
-    assert addon.inputs["version"] == "v2.17.3"
-    assert addon.inputs["cleanupCloudResources"] is True
-    assert "config" not in addon.inputs
-    cluster = default_run.one(CLUSTER_TYPE)
-    assert set(addon.property_dependencies["clusterId"]) == {cluster.urn}
-    assert default_run.depends_on(addon, cluster)
-
-
-def test_cleanup_false_is_still_sent(run_program):
-    cfg = config(network=EXISTING, virtualNode={"version": "v2.15.0", "cleanupCloudResources": False})
-    addon = build(run_program, cfg).one(ADDON_TYPE, "ack-demo-ack-virtual-node")
-    assert (addon.inputs["version"], addon.inputs["cleanupCloudResources"]) == ("v2.15.0", False)
-
-
-def test_scheduler_addon_only_when_configured(default_run, run_program):
-    assert [a.inputs["name"] for a in default_run.by_type(ADDON_TYPE)] == ["ack-virtual-node"]
-    assert default_run.outputs["demo-addons"] == [default_run.one(ADDON_TYPE, "ack-demo-ack-virtual-node").urn]
-
-    recording = build(run_program, config(network=EXISTING, scheduler=SCHEDULER))
-    scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
-    assert scheduler.inputs["name"] == "kube-scheduler"
-    assert scheduler.inputs["version"] == "v1.33.0-aliyun.6.9.4.8b58e6b4"
-    assert scheduler.inputs["config"] == '{"enable":"true","podMaxBackoffSeconds":"10"}'
-    assert recording.depends_on(scheduler, recording.one(CLUSTER_TYPE))
-    assert recording.provider_of(scheduler).name == "ack-demo-alicloud"
-    virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
-    assert recording.outputs["demo-addons"] == [virtual_node.urn, scheduler.urn]
-    assert recording.outputs["demo-scheduler"] == scheduler.urn
-
-
-def test_scheduler_without_config_sends_none(run_program):
-    cfg = config(network=EXISTING, scheduler={"version": SCHEDULER["version"]})
-    assert "config" not in build(run_program, cfg).one(ADDON_TYPE, "ack-demo-kube-scheduler").inputs
-
-
-def test_canonical_json_is_compact_sorted_and_order_independent():
-    first = canonical_json({"b": {"y": "1", "x": True}, "a": [2, 1]})
-    second = canonical_json({"a": [2, 1], "b": {"x": True, "y": "1"}})
-    assert first == second == '{"a":[2,1],"b":{"x":true,"y":"1"}}'
-    assert json.loads(first) == {"a": [2, 1], "b": {"x": True, "y": "1"}}
-
-
-def test_optional_cluster_settings_reach_the_cluster(run_program):
-    cfg = config(
-        network=EXISTING,
-        deletionProtection=False,
-        enableRrsa=True,
-        slbInternetEnabled=False,
-        serviceCidr="172.21.0.0/20",
-        proxyMode="iptables",
-        controlPlaneLogs={"components": ["apiserver", "kcm"], "ttl": 7, "project": "k8s-logs"},
-        auditLog={"slsProjectName": "audit"},
-        addons=[
-            {"name": "terway-eniip", "config": {"NetworkPolicy": "true", "IPVlan": "false"}},
-            {"name": "csi-plugin"},
-        ],
-        tags={"team": "batch"},
-    )
-    inputs = build(run_program, cfg).one(CLUSTER_TYPE).inputs
-    assert (inputs["deletionProtection"], inputs["enableRrsa"], inputs["slbInternetEnabled"]) == (False, True, False)
-    assert (inputs["serviceCidr"], inputs["proxyMode"]) == ("172.21.0.0/20", "iptables")
-    assert inputs["controlPlaneLogComponents"] == ["apiserver", "kcm"]
-    assert (inputs["controlPlaneLogTtl"], inputs["controlPlaneLogProject"]) == ("7", "k8s-logs")
-    assert inputs["auditLogConfig"] == {"enabled": True, "slsProjectName": "audit"}
-    assert inputs["addons"] == [
-        {"name": "terway-eniip", "config": '{"IPVlan":"false","NetworkPolicy":"true"}'},
-        {"name": "csi-plugin"},
-    ]
-    assert inputs["tags"] == {"team": "batch"}
+# --- node pool ----------------------------------------------------------------------------------------------------
 
 
 def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_program):
@@ -271,8 +307,7 @@ def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_pro
 
 
 def test_fixed_node_pool_has_no_scaling_config_and_keeps_its_size(run_program):
-    pool = {"name": "fixed", "instanceTypes": ["ecs.g7.xlarge"], "minSize": 2, "maxSize": 2}
-    node_pool = build(run_program, config(nodePool=pool)).one(NODE_POOL_TYPE)
+    node_pool = build(run_program, config(nodePool=POOL)).one(NODE_POOL_TYPE)
     assert node_pool.inputs["desiredSize"] == "2"
     assert "scalingConfig" not in node_pool.inputs
     assert node_pool.ignore_changes == ()
@@ -282,25 +317,200 @@ def test_no_node_pool_unless_configured(default_run):
     assert default_run.by_type(NODE_POOL_TYPE) == []
 
 
-def test_kubeconfig_is_a_secret_and_feeds_the_kubernetes_provider(default_run):
-    assert "demo-kubeconfig" in default_run.secret_outputs
-    assert default_run.outputs["demo-kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
+def test_the_virtual_node_and_the_workloads_wait_for_the_node_pool(run_program):
+    """CoreDNS and the addon's own pods run on ECS nodes; virtual nodes are tainted against them."""
+    recording = build(run_program, config(network=EXISTING, nodePool=POOL))
+    pool = recording.one(NODE_POOL_TYPE)
+    virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
+    assert pool.urn in virtual_node.dependencies
+    assert recording.depends_on(recording.named("demo-workload"), pool)
+
+
+# --- ack-virtual-node and kube-scheduler --------------------------------------------------------------------------
+
+
+def test_virtual_node_is_installed_at_ack_s_version_without_a_pin(default_run):
+    addon = default_run.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
+    assert addon.inputs["name"] == "ack-virtual-node"
+    assert "version" not in addon.inputs, "an unset version installs ACK's current one and never diffs"
+    assert addon.inputs["cleanupCloudResources"] is True
+    assert "config" not in addon.inputs
+    cluster = default_run.one(CLUSTER_TYPE)
+    assert set(addon.property_dependencies["clusterId"]) == {cluster.urn}
+    assert set(addon.dependencies) == {cluster.urn}, "no node pool configured, nothing else to wait for"
+
+
+def test_only_the_virtual_node_is_managed_by_default_and_the_workloads_wait_for_it(default_run):
+    virtual_node = default_run.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
+    assert [a.inputs["name"] for a in default_run.by_type(ADDON_TYPE)] == ["ack-virtual-node"]
+    assert default_run.outputs["demo-addons"] == [virtual_node.urn]
+    assert virtual_node.urn in default_run.named("demo-workload").dependencies
+    assert default_run.outputs["demo-scheduler"] is None
+
+
+def test_installed_addon_versions_are_read_once_on_the_region_provider(default_run):
+    [call] = invokes(default_run, ADDONS_INVOKE)
+    assert call.args == {"clusterId": default_run.outputs["demo-cluster-id"], "nameRegex": MANAGED_ADDON_NAMES}
+    assert call.provider.rsplit("::", 1)[0] == default_run.one("pulumi:providers:alicloud").urn
+
+
+@pytest.mark.parametrize(
+    ("pin", "installed", "sent"),
+    [
+        ("v2.15.0", "", "v2.15.0"),  # not installed yet: install the pin
+        ("v2.18.0", "v2.17.3", "v2.18.0"),  # older install: raise it to the pin
+        ("v2.15.0", "v2.17.3", "v2.17.3"),  # newer install (ACK upgraded it): keep it, no downgrade
+    ],
+)
+def test_a_virtual_node_pin_is_a_floor(run_program, monkeypatch, pin, installed, sent):
+    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "ack-virtual-node", installed)
+    addon = build(run_program, config(network=EXISTING, virtualNode={"version": pin})).one(ADDON_TYPE)
+    assert addon.inputs["version"] == sent
+
+
+@pytest.mark.parametrize(
+    ("pin", "sent"),
+    [
+        ("v1.35.0-apsara.6.12.0.aaaaaaaa", "v1.35.0-apsara.6.12.0.aaaaaaaa"),  # above ACK's default: upgrade
+        ("v1.35.0-aliyun.6.9.4.aaaaaaaa", "v1.35.0-apsara.6.11.4.77470105"),  # below it: keep the default
+    ],
+)
+def test_a_scheduler_pin_is_a_floor_over_the_default_install(run_program, pin, sent):
+    recording = build(run_program, config(network=EXISTING, scheduler={"version": pin}))
+    scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
+    assert scheduler.inputs["version"] == sent
+
+
+def test_a_managed_scheduler_adopts_the_default_install_and_gates_the_workloads(run_program):
+    parameters = {"podMaxBackoffSeconds": "10", "enable": "true"}
+    recording = build(run_program, config(network=EXISTING, scheduler={"config": parameters}))
+    scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
+    assert scheduler.inputs["name"] == "kube-scheduler"
+    assert "version" not in scheduler.inputs
+    assert scheduler.inputs["config"] == '{"enable":"true","podMaxBackoffSeconds":"10"}'
+    assert recording.depends_on(scheduler, recording.one(CLUSTER_TYPE))
+    assert recording.provider_of(scheduler).name == "ack-demo-alicloud"
+    virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
+    assert recording.outputs["demo-addons"] == [virtual_node.urn, scheduler.urn]
+    assert recording.outputs["demo-scheduler"] == scheduler.urn
+    assert {virtual_node.urn, scheduler.urn} <= set(recording.named("demo-workload").dependencies)
+
+
+def test_addons_meeting_the_needs_release_the_workloads(run_program):
+    """ACK's default kube-scheduler (6.11.4 for 1.35) and virtual node (v2.17.3) meet even GPU-HPN's minimums."""
+    recording = build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    assert recording.named("demo-workload").dependencies
+
+
+def test_an_installed_scheduler_below_a_need_fails_up_naming_the_key(run_program, monkeypatch, monitors):
+    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
+    with pytest.raises(ConfigError) as caught:
+        build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    assert caught.value.keys == [f"{KEY}.scheduler"]
+    message = str(caught.value)
+    assert "v1.35.0-apsara.6.9.3.aaaaaaaa" in message and "ack.workloads[5] (hpn, gpu-hpn)" in message
+    assert "v1.33.0-aliyun.6.9.4.8b58e6b4" in message and f"{KEY}.scheduler.version" in message
+    assert "demo-workload" not in {r.name for r in monitors[-1].registrations}, "no workload on a failed check"
+
+
+def test_a_managed_scheduler_is_checked_as_the_resource_left_it(run_program, monkeypatch):
+    """With a pin the scheduler resource's own version is checked: here the pin raised it above the need."""
+    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
+    cfg = config(network=EXISTING, scheduler={"version": "v1.35.0-apsara.6.11.4.77470105"})
+    recording = build(run_program, cfg, needs=GPU_HPN_NEEDS)
+    assert recording.one(ADDON_TYPE, "ack-demo-kube-scheduler").inputs["version"] == "v1.35.0-apsara.6.11.4.77470105"
+
+
+def test_an_installed_virtual_node_below_a_need_fails_up_naming_the_key(run_program, monkeypatch):
+    monkeypatch.setitem(mock_runtime.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
+    with pytest.raises(ConfigError) as caught:
+        build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    assert caught.value.keys == [f"{KEY}.virtualNode.version"]
+    assert "v2.14.0" in str(caught.value) and "v2.15.0" in str(caught.value)
+
+
+def test_an_unreadable_installed_version_is_a_warning_not_a_failure(run_program, monkeypatch, caplog):
+    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "")
+    build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    assert any("no installed kube-scheduler" in r.getMessage() for r in caplog.records)
+
+
+def test_no_check_runs_in_a_preview_of_a_new_cluster(monkeypatch):
+    """Installed versions exist only after `up` created the cluster: preview neither fails nor guesses."""
+    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.0.0.aaaaaaaa")
+    recording = mock_runtime.run(program_for(config(network=EXISTING), needs=GPU_HPN_NEEDS), {}, preview=True)
+    assert invokes(recording, ADDONS_INVOKE) == []
+
+
+# --- kubeconfig and the Kubernetes provider -------------------------------------------------------------------
+
+
+def kubeconfig_of(recording: mock_runtime.Recording) -> dict[str, Any]:
+    return json.loads(recording.one("pulumi:providers:kubernetes", "ack-demo-k8s").inputs["kubeconfig"])
+
+
+def test_the_exec_kubeconfig_uses_stable_parts_and_ack_ram_tool(default_run):
     provider = default_run.one("pulumi:providers:kubernetes", "ack-demo-k8s")
     assert provider.is_secret("kubeconfig")
-    assert provider.inputs["kubeconfig"] == mock_runtime.FAKE_KUBECONFIG
     assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
+    kubeconfig = kubeconfig_of(default_run)
+    [cluster] = kubeconfig["clusters"]
+    assert cluster["cluster"]["server"] == default_run.outputs["demo-endpoint"]
+    [credential] = invokes(default_run, CREDENTIAL_INVOKE)
+    authority = mock_runtime.ack_cluster_credential(credential.args)["certificateAuthorities"][0]["clusterCert"]
+    assert cluster["cluster"]["certificate-authority-data"] == authority
+    [user] = kubeconfig["users"]
+    cluster_id = default_run.outputs["demo-cluster-id"]
+    assert user["user"] == {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "ack-ram-tool",
+            "args": [
+                *("credential-plugin", "get-credential", "--cluster-id", cluster_id, "--api-version", "v1beta1"),
+                *("--expiration", "3h", "--region-id", "cn-hangzhou", "--log-level", "error"),
+            ],
+            "interactiveMode": "Never",
+            "provideClusterInfo": False,
+        }
+    }
+    assert kubeconfig["current-context"] == "demo"
+    assert "demo-kubeconfig" in default_run.secret_outputs
+
+
+def test_the_exec_kubeconfig_is_identical_on_every_run(run_program):
+    """The credential invoke mints a new certificate on every call; none of it reaches the provider."""
+    first, second = (build(run_program, config()) for _ in range(2))
+    assert kubeconfig_of(first) == kubeconfig_of(second)
+    assert [c.args for c in invokes(first, CREDENTIAL_INVOKE)] == [
+        {"clusterId": first.outputs["demo-cluster-id"], "temporaryDurationMinutes": CA_ONLY_MINUTES}
+    ], "only the CA is read: the certificate minted with it expires as soon as ACK allows"
+
+
+def test_a_private_cluster_gets_the_private_endpoint(run_program):
+    recording = build(run_program, config(network=EXISTING, slbInternetEnabled=False))
+    assert recording.one(CLUSTER_TYPE).inputs["slbInternetEnabled"] is False
+    assert kubeconfig_of(recording)["clusters"][0]["cluster"]["server"] == "https://10.1.0.5:6443"
+    assert recording.outputs["demo-endpoint"] == "https://10.1.0.5:6443"
+
+
+def test_temporary_mode_hands_acks_kubeconfig_to_the_provider_and_changes_every_run(run_program):
+    """The documented limit of the opt-in mode: a fresh credential on every run, expiring after credentialMinutes."""
+    cfg = config(network=EXISTING, kubeconfigMode="temporary", credentialMinutes=120)
+    first, second = (build(run_program, cfg) for _ in range(2))
+    [call] = invokes(first, CREDENTIAL_INVOKE)
+    assert call.args == {"clusterId": first.outputs["demo-cluster-id"], "temporaryDurationMinutes": 120}
+    provider = first.one("pulumi:providers:kubernetes", "ack-demo-k8s")
+    assert provider.is_secret("kubeconfig")
+    assert "client-certificate-data" in provider.inputs["kubeconfig"]
+    assert provider.inputs["kubeconfig"] != second.one("pulumi:providers:kubernetes").inputs["kubeconfig"]
+
+
+def test_the_provider_is_bound_to_the_cluster(default_run):
+    provider = default_run.one("pulumi:providers:kubernetes", "ack-demo-k8s")
     assert provider.inputs["deleteUnreachable"] == "false"
-    cluster = default_run.one("alicloud:cs/managedKubernetes:ManagedKubernetes")
-    assert provider.inputs["clusterIdentifier"] == cluster.id, "a fresh temporary credential must not replace it"
+    assert provider.inputs["clusterIdentifier"] == default_run.one(CLUSTER_TYPE).id
 
 
-def test_api_server_endpoint_is_the_first_connection(default_run):
-    assert default_run.outputs["demo-endpoint"] == "https://ack.mock.invalid:6443"
-
-
-def test_credential_invoke_uses_the_region_provider_and_lifetime(run_program):
-    recording = build(run_program, config(network=EXISTING, credentialMinutes=120))
-    [call] = [c for c in recording.invokes if c.token == "alicloud:cs/getClusterCredential:getClusterCredential"]
-    assert call.args == {"clusterId": recording.outputs["demo-cluster-id"], "temporaryDurationMinutes": 120}
-    region = recording.one("pulumi:providers:alicloud")
-    assert call.provider.rsplit("::", 1)[0] == region.urn
+def test_api_server_endpoint_is_the_first_public_connection(default_run):
+    assert default_run.outputs["demo-endpoint"].startswith("https://")
+    assert default_run.outputs["demo-endpoint"].endswith(".cs.mock.invalid:6443")

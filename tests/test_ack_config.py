@@ -17,11 +17,11 @@ ZONE_J = {"zoneId": "cn-hangzhou-j", "nodeCidr": "10.2.0.0/16", "podCidr": "10.5
 CLUSTER = {
     "name": "demo",
     "region": "cn-hangzhou",
-    "kubernetesVersion": "1.33.1-aliyun.1",
+    "kubernetesVersion": "1.35",
     "network": {"vpcCidr": "10.0.0.0/8", "zones": [ZONE_K]},
 }
 EXISTING = {"vswitchIds": ["vsw-node1"], "podVswitchIds": ["vsw-pod1"]}
-SCHEDULER_1_33 = "v1.33.0-aliyun.6.9.4.8b58e6b4"
+SCHEDULER_1_35 = "v1.35.0-apsara.6.11.4.77470105"
 POOL = {"name": "system", "instanceTypes": ["ecs.g7.xlarge"], "minSize": 1, "maxSize": 3}
 
 
@@ -40,7 +40,7 @@ def error_keys(data: dict[str, Any]) -> list[str]:
     return model_error_keys(AckClusterConfig, data)
 
 
-def test_defaults_follow_the_reference():
+def test_defaults():
     config = AckClusterConfig.model_validate(CLUSTER)
     assert config.cluster_spec == "ack.pro.small"
     assert str(config.service_cidr) == "192.168.0.0/16"
@@ -50,14 +50,15 @@ def test_defaults_follow_the_reference():
     assert config.slb_internet_enabled is True
     assert config.enable_rrsa is False
     assert [addon.name for addon in config.addons] == ["terway-eniip", "csi-plugin", "managed-csiprovisioner"]
-    assert config.virtual_node.version == "v2.17.3"
+    assert config.virtual_node.version is None, "no pin: ACK's own version, never a downgrade"
     assert config.virtual_node.cleanup_cloud_resources is True
     assert config.scheduler is None
     assert config.node_pool is None
+    assert config.kubeconfig_mode == "exec-plugin"
     assert config.credential_minutes == 1440
     assert config.tags == {"project": "elastic-capacity"}
     assert config.network.creates_vpc
-    assert config.minor_version == "1.33"
+    assert config.minor_version == "1.35"
 
 
 def test_unknown_key_is_refused():
@@ -74,10 +75,20 @@ def test_names(key, good, bad):
     assert error_keys(cluster(**{key: bad})) == [key]
 
 
-@pytest.mark.parametrize("bad", ["1.33", "1.33.1", "1.24.6-aliyun.1"])
-def test_kubernetes_version_is_ack_form_and_at_least_1_26(bad):
-    assert AckClusterConfig.model_validate(cluster(kubernetesVersion="1.26.15-aliyun.1")).minor_version == "1.26"
+@pytest.mark.parametrize("good", ["1.35", "1.36", "1.35.2-aliyun.1", "1.26"])
+def test_kubernetes_version_is_a_minor_or_an_exact_ack_version(good):
+    assert AckClusterConfig.model_validate(cluster(kubernetesVersion=good)).kubernetes_version == good
+
+
+@pytest.mark.parametrize("bad", ["1.35.1", "1.24", "1.24.6-aliyun.1", "latest", "v1.35"])
+def test_kubernetes_version_form_and_the_1_26_minimum_are_refused_by_key(bad):
     assert error_keys(cluster(kubernetesVersion=bad)) == ["kubernetesVersion"]
+
+
+def test_an_unquoted_yaml_minor_is_refused_with_a_hint():
+    """YAML reads 1.30 as the number 1.3: the error says to quote it instead of resolving the wrong minor."""
+    with pytest.raises(ValidationError, match="quote the version"):
+        AckClusterConfig.model_validate(cluster(kubernetesVersion=1.30))
 
 
 def test_only_pro_cluster_specs():
@@ -242,39 +253,63 @@ def test_tags(tags):
 
 
 @pytest.mark.parametrize(("minutes", "ok"), [(15, True), (4320, True), (14, False), (4321, False)])
-def test_credential_minutes(minutes, ok):
+def test_credential_minutes_in_temporary_mode(minutes, ok):
+    data = cluster(kubeconfigMode="temporary", credentialMinutes=minutes)
     if ok:
-        assert AckClusterConfig.model_validate(cluster(credentialMinutes=minutes)).credential_minutes == minutes
+        assert AckClusterConfig.model_validate(data).credential_minutes == minutes
     else:
-        assert error_keys(cluster(credentialMinutes=minutes)) == ["credentialMinutes"]
+        assert error_keys(data) == ["credentialMinutes"]
+
+
+def test_credential_minutes_are_refused_with_the_exec_plugin():
+    assert error_keys(cluster(credentialMinutes=60)) == ["credentialMinutes"]
+
+
+def test_a_private_endpoint_needs_the_exec_plugin_kubeconfig():
+    """The temporary credential names the public endpoint only, so without one it could reach nothing."""
+    private = AckClusterConfig.model_validate(cluster(slbInternetEnabled=False))
+    assert (private.slb_internet_enabled, private.kubeconfig_mode) == (False, "exec-plugin")
+    assert error_keys(cluster(slbInternetEnabled=False, kubeconfigMode="temporary")) == ["slbInternetEnabled"]
+    assert error_keys(cluster(kubeconfigMode="static")) == ["kubeconfigMode"]
 
 
 @pytest.mark.parametrize("bad", ["v2.12.9", "2.17.3", "v2.17", "latest"])
-def test_virtual_node_version_is_pinned_and_at_least_the_seed_minimum(bad):
-    config = AckClusterConfig.model_validate(
-        cluster(virtualNode={"version": "v2.13.0", "cleanupCloudResources": False})
-    )
-    assert (config.virtual_node.version, config.virtual_node.cleanup_cloud_resources) == ("v2.13.0", False)
+def test_a_virtual_node_pin_is_exact_and_at_least_the_acs_minimum(bad):
+    config = AckClusterConfig.model_validate(cluster(virtualNode={"version": "v2.13.0"}))
+    assert config.virtual_node.version == "v2.13.0"
     assert error_keys(cluster(virtualNode={"version": bad})) == ["virtualNode.version"]
+
+
+def test_cleanup_false_is_refused_because_the_provider_never_sends_it():
+    data = cluster(virtualNode={"cleanupCloudResources": False})
+    assert error_keys(data) == ["virtualNode.cleanupCloudResources"]
+    with pytest.raises(ValidationError, match="GetOk"):
+        AckClusterConfig.model_validate(data)
 
 
 @pytest.mark.parametrize(
     "bad",
     [
         "v1.31.0-aliyun.6.8.4.8f585f26",  # another Kubernetes minor
-        "v1.33.0-aliyun.6.6.0.8b58e6b4",  # below the ACS minimum 6.7.0
-        "1.33-latest",
+        "v1.35.0-apsara.6.6.0.8b58e6b4",  # below the ACS minimum 6.7.0
+        "1.35-latest",
     ],
 )
-def test_scheduler_matches_the_cluster_minor_and_supports_acs(bad):
-    config = AckClusterConfig.model_validate(cluster(scheduler={"version": SCHEDULER_1_33, "config": {"a": "true"}}))
+def test_a_scheduler_pin_matches_the_cluster_minor_and_supports_acs(bad):
+    config = AckClusterConfig.model_validate(cluster(scheduler={"version": SCHEDULER_1_35, "config": {"a": "true"}}))
     assert config.scheduler.parsed.minor_version == config.minor_version
     assert error_keys(cluster(scheduler={"version": bad})) == ["scheduler.version"]
 
 
+def test_the_scheduler_may_take_parameters_without_a_version_but_not_nothing():
+    config = AckClusterConfig.model_validate(cluster(scheduler={"config": {"podMaxBackoffSeconds": "10"}}))
+    assert (config.scheduler.version, config.scheduler.parsed) == (None, None)
+    assert error_keys(cluster(scheduler={})) == ["scheduler"]
+
+
 def test_rules_name_the_full_stack_key():
     """Through the stack loader the key carries the section and the cluster's index."""
-    second = cluster(name="other", kubernetesVersion="1.25.3-aliyun.1")
+    second = cluster(name="other", kubernetesVersion="1.25")
     keys = stack_error_keys({"ack": {"clusters": [CLUSTER, second], "workloads": []}})
     assert keys == ["elastic-capacity:ack.clusters[1].kubernetesVersion"]
 

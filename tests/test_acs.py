@@ -16,6 +16,7 @@ from pulumi_alicloud import cs
 from components.acs import AcsWorkload
 from components.config.acs import AcsWorkloadConfig
 from components.manifests.acs import deployment, resource_policy
+from tools import mock_runtime
 
 RESOURCE_POLICY_TYPE = "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
 RP_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
@@ -25,18 +26,21 @@ def workload(**fields: Any) -> AcsWorkloadConfig:
     return AcsWorkloadConfig.model_validate({"name": "web", "cluster": "prod", "image": "nginx:1.27", **fields})
 
 
-def build(run_program, cfg: AcsWorkloadConfig):
-    """Register the workload with a virtual-node and a scheduler addon, plus an addon it must not wait for."""
+def build(run_program, cfg: AcsWorkloadConfig, released: bool = False):
+    """Register the workload with a virtual-node and a scheduler addon, plus an addon it must not wait for.
+
+    ``released`` hands the addons over as the cluster does: an output that resolves once their versions passed.
+    """
     built: dict[str, Any] = {}
 
     def program() -> None:
         provider = k8s.Provider("ack-prod", kubeconfig=pulumi.Output.secret("kubeconfig"))
         addons = [
-            cs.KubernetesAddon(name, cluster_id="c-1", name=name, version=version)
-            for name, version in (("ack-virtual-node", "v2.17.3"), ("kube-scheduler", "v1.31.0-aliyun.6.8.4.8f585f26"))
+            cs.KubernetesAddon(name, cluster_id="c-1", name=name) for name in ("ack-virtual-node", "kube-scheduler")
         ]
         cs.KubernetesAddon("unrelated", cluster_id="c-1", name="arms-prometheus")
-        component = AcsWorkload("web", cfg, addons, pulumi.ResourceOptions(provider=provider))
+        given = pulumi.Output.from_input("checked").apply(lambda _: addons) if released else addons
+        component = AcsWorkload("web", cfg, given, pulumi.ResourceOptions(provider=provider))
         built["billed_spec"] = component.billed_spec
         if component.billed_spec is not None:
             pulumi.export("billedSpec", component.billed_spec)
@@ -56,8 +60,9 @@ def test_cpu_workload_registers_its_deployment(run_program):
     assert rec.outputs["billedSpec"] == "2-4Gi"
 
 
-def test_deployment_waits_for_the_addons_and_nothing_else(run_program):
-    rec, _ = build(run_program, workload())
+@pytest.mark.parametrize("released", [False, True], ids=["list", "released-output"])
+def test_deployment_waits_for_the_addons_and_nothing_else(run_program, released):
+    rec, _ = build(run_program, workload(), released=released)
     registered = rec.one("kubernetes:apps/v1:Deployment", "web-deployment")
     addons = {rec.named(name).urn for name in ("ack-virtual-node", "kube-scheduler")}
     assert set(registered.dependencies) == addons
@@ -104,4 +109,40 @@ def test_gpu_workload_has_no_billed_spec(run_program, caplog):
     assert built["billed_spec"] is None
     assert "billedSpec" not in rec.outputs
     assert rec.one("kubernetes:apps/v1:Deployment", "web-deployment").inputs == deployment(cfg)
-    assert not [r for r in caplog.records if "default/web" in r.getMessage()]
+    assert not [r for r in caplog.records if "bills" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"computeClass": "gpu", "gpuModelSeries": "T4", "gpu": 1}, "invitational preview"),
+        ({"computeClass": "gpu-hpn"}, "GPU-HPN capacity reservation"),
+    ],
+    ids=["gpu", "gpu-hpn"],
+)
+def test_gpu_classes_warn_about_their_acs_prerequisites_and_the_timeout(run_program, caplog, fields, says):
+    with caplog.at_level(logging.WARNING):
+        build(run_program, workload(**fields, cpu=1, memory="1Gi", readyTimeoutMinutes=25))
+    [warning] = [r.getMessage() for r in caplog.records if "default/web" in r.getMessage()]
+    assert says in warning and "readyTimeoutMinutes (25)" in warning
+
+
+@pytest.fixture
+def timeouts(monkeypatch) -> dict[str, dict[str, str]]:
+    """The custom timeouts of every resource registered, by name (the recording does not keep them)."""
+    found: dict[str, dict[str, str]] = {}
+
+    class Timed(mock_runtime.RecordingMonitor):
+        def RegisterResource(self, request):  # noqa: N802 - gRPC method name
+            timeouts = request.customTimeouts
+            found[request.name] = {"create": timeouts.create, "update": timeouts.update, "delete": timeouts.delete}
+            return super().RegisterResource(request)
+
+    monkeypatch.setattr(mock_runtime, "RecordingMonitor", Timed)
+    return found
+
+
+@pytest.mark.parametrize(("fields", "minutes"), [({}, "10m"), ({"readyTimeoutMinutes": 45}, "45m")])
+def test_the_deployment_await_times_out_after_the_configured_minutes(run_program, timeouts, fields, minutes):
+    build(run_program, workload(**fields))
+    assert timeouts["web-deployment"] == {"create": minutes, "update": minutes, "delete": ""}

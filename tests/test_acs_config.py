@@ -12,17 +12,21 @@ from components.config.base import PROJECT, problems_from
 from tests.conftest import model_error_keys, stack_error_keys
 
 GPU_SCHEDULER_131 = "v1.31.0-aliyun.6.8.4.8f585f26"
-"""The seed's minimum kube-scheduler for ACS GPU on 1.31."""
+"""ACK's minimum kube-scheduler for ACS GPU on 1.31 (the newest row of its GPU table)."""
+SCHEDULER_135 = "v1.35.0-apsara.6.11.4.77470105"
+"""A kube-scheduler build for 1.35, above every minimum."""
 
 
-def cluster(name: str = "prod", version: str = "1.31.1-aliyun.1", virtual_node: str = "v2.17.3", scheduler=None):
+def cluster(name: str = "prod", version: str = "1.35", virtual_node: str | None = None, scheduler=None):
+    """A cluster on existing vSwitches; no addon pins unless given."""
     spec: dict[str, Any] = {
         "name": name,
         "region": "cn-hangzhou",
         "kubernetesVersion": version,
         "network": {"vswitchIds": ["vsw-node"], "podVswitchIds": ["vsw-pod"]},
-        "virtualNode": {"version": virtual_node},
     }
+    if virtual_node:
+        spec["virtualNode"] = {"version": virtual_node}
     if scheduler:
         spec["scheduler"] = {"version": scheduler}
     return spec
@@ -60,7 +64,7 @@ def test_section_is_read_from_the_ack_stack_key():
     assert keys == [f"{PROJECT}:ack.workloads[0].computeQos"]
 
 
-def test_defaults_follow_the_seed():
+def test_defaults_follow_acks_examples():
     (web,) = load([workload()]).workloads
     assert (web.namespace, web.replicas, web.scheduling) == ("default", 1, "node-selector")
     assert (web.compute_class, web.compute_qos, web.gpu_resource_name) == (
@@ -70,12 +74,21 @@ def test_defaults_follow_the_seed():
     )
     assert (web.app, web.container, web.policy_name) == ("web", "web", "web")
     assert [u.resource for u in web.policy_units] == ["acs"]
+    assert web.ready_timeout_minutes == 10, "pulumi-kubernetes' own Deployment await"
+
+
+@pytest.mark.parametrize(("minutes", "ok"), [(1, True), (720, True), (0, False), (721, False)])
+def test_ready_timeout_minutes(minutes, ok):
+    if ok:
+        assert load([workload(readyTimeoutMinutes=minutes)]).workloads[0].ready_timeout_minutes == minutes
+    else:
+        assert bad_keys([workload(readyTimeoutMinutes=minutes)]) == ["ack.workloads[0].readyTimeoutMinutes"]
 
 
 def test_explicit_names_override_the_defaults():
     rp = {"scheduling": "resource-policy", "resourcePolicy": {"name": "rp"}}
     (demo,) = load(
-        [workload(appLabel="demo-app", containerName="main", **rp)], [cluster(scheduler=GPU_SCHEDULER_131)]
+        [workload(appLabel="demo-app", containerName="main", **rp)], [cluster(scheduler=SCHEDULER_135)]
     ).workloads
     assert (demo.app, demo.container, demo.policy_name) == ("demo-app", "main", "rp")
 
@@ -109,8 +122,7 @@ def test_workloads_on_groups_by_cluster():
     ],
 )
 def test_valid_class_and_qos(fields):
-    scheduler = "v1.31.0-aliyun.6.9.3.051bb0e8"  # satisfies both the GPU and the GPU-HPN minimum on 1.31
-    load([workload(**fields)], [cluster(scheduler=scheduler)])
+    load([workload(**fields)])
 
 
 def test_gpu_hpn_allows_only_default_qos():
@@ -131,7 +143,7 @@ def test_gpu_pods_must_be_guaranteed(base, missing):
 
 
 def test_gpu_hpn_may_omit_model_and_count():
-    (hpn,) = load([workload(**GPU_HPN)], [cluster(scheduler="v1.31.0-aliyun.6.9.3.051bb0e8")]).workloads
+    (hpn,) = load([workload(**GPU_HPN)]).workloads
     assert (hpn.gpu, hpn.gpu_model_series) == (None, None)
 
 
@@ -181,7 +193,7 @@ def test_pod_label_refuses_wait_for_first_consumer_volumes():
     ],
 )
 def test_volumes_allowed(scheduling, binding_mode):
-    load([workload(scheduling=scheduling, volumes=[volume(binding_mode)])], [cluster(scheduler=GPU_SCHEDULER_131)])
+    load([workload(scheduling=scheduling, volumes=[volume(binding_mode)])], [cluster(scheduler=SCHEDULER_135)])
 
 
 def test_volume_names_are_unique():
@@ -276,69 +288,86 @@ def test_app_labels_are_unique_per_namespace():
 def test_policy_names_are_unique_per_namespace():
     rp = {"scheduling": "resource-policy", "resourcePolicy": {"name": "shared"}}
     assert bad_keys([workload(**rp), workload(name="api", **rp)]) == ["ack.workloads[1].resourcePolicy.name"]
-    load([workload(**rp), workload(name="api", namespace="team-a", **rp)], [cluster(scheduler=GPU_SCHEDULER_131)])
+    load([workload(**rp), workload(name="api", namespace="team-a", **rp)], [cluster(scheduler=SCHEDULER_135)])
 
 
 # --- versions the workloads need of their cluster ---------------------------------------------------------------
 
 
-def test_gpu_hpn_needs_virtual_node_2_15():
-    hpn_scheduler = "v1.31.0-aliyun.6.9.3.051bb0e8"
-    load([workload(**GPU_HPN)], [cluster(virtual_node="v2.15.0", scheduler=hpn_scheduler)])
-    ((key, message),) = problems([workload(**GPU_HPN)], [cluster(virtual_node="v2.14.9", scheduler=hpn_scheduler)])
+def test_nothing_needs_a_pin():
+    """ACK's own addon versions are checked at deploy time; no rule forces a pin (which could ask for a downgrade)."""
+    policy = {"scheduling": "resource-policy", "resourcePolicy": {"units": [{}, {"computeQos": "best-effort"}]}}
+    config = load([workload(**GPU), workload(name="hpn", **GPU_HPN), workload(name="rp", **policy)])
+    assert (config.clusters[0].scheduler, config.clusters[0].virtual_node.version) == (None, None)
+
+
+def test_needs_collect_what_each_workload_asks_of_its_cluster():
+    policy = {"scheduling": "resource-policy", "resourcePolicy": {"units": [{}, {"computeQos": "best-effort"}]}}
+    config = load(
+        [workload(**GPU), workload(name="hpn", **GPU_HPN), workload(name="rp", **policy), workload(name="cpu")],
+        [cluster()],
+    )
+    needs = config.needs(config.clusters[0])
+    assert [(n.reason, n.text) for n in needs.scheduler] == [
+        ("ack.workloads[0] (web, gpu)", "v1.31.0-aliyun.6.8.4.8f585f26"),
+        ("ack.workloads[1] (hpn, gpu-hpn)", "v1.33.0-aliyun.6.9.4.8b58e6b4"),
+        ("ack.workloads[2] (rp, general-purpose) with 2 acs ResourcePolicy unit(s)", "feature level 6.8.3"),
+    ]
+    assert (str(needs.virtual_node.minimum), needs.virtual_node.reason) == ("2.15.0", "ack.workloads[1] (hpn, gpu-hpn)")
+
+
+def test_cpu_only_clusters_need_the_acs_virtual_node_and_no_scheduler():
+    config = load([workload(), workload(name="perf", computeClass="performance")])
+    needs = config.needs(config.clusters[0])
+    assert (needs.scheduler, str(needs.virtual_node.minimum)) == ((), "2.13.0")
+
+
+def test_a_gpu_hpn_workload_holds_a_virtual_node_pin_to_2_15():
+    load([workload(**GPU_HPN)], [cluster(virtual_node="v2.15.0")])
+    ((key, message),) = problems([workload(**GPU_HPN)], [cluster(virtual_node="v2.14.9")])
     assert key == "ack.clusters[0].virtualNode.version"
     assert "ack.workloads[0] (web, gpu-hpn)" in message and "v2.15.0" in message
-
-
-def test_cpu_workloads_do_not_need_a_pinned_scheduler():
-    load([workload(), workload(name="perf", computeClass="performance")])
 
 
 @pytest.mark.parametrize(
     ("fields", "version", "good", "bad"),
     [
         (GPU, "1.26.15-aliyun.1", "v1.26.3-aliyun-6.8.4.4b180111", "v1.26.3-aliyun-6.8.3.4b180111"),
-        (GPU, "1.28.15-aliyun.1", "v1.28.12-aliyun-6.8.4.b27c0009", "v1.28.12-aliyun-6.7.9.b27c0009"),
-        (GPU, "1.30.14-aliyun.1", "v1.30.3-aliyun.6.8.4.946f90e8", "v1.30.2-aliyun.6.8.4.946f90e8"),
-        (GPU, "1.31.1-aliyun.1", GPU_SCHEDULER_131, "v1.31.0-aliyun.6.8.3.8f585f26"),
-        (GPU_HPN, "1.28.15-aliyun.1", "v1.28.12-aliyun-6.9.3.cd73f3fe", "v1.28.12-aliyun-6.8.4.b27c0009"),
-        (GPU_HPN, "1.30.14-aliyun.1", "v1.30.3-aliyun.6.9.3.ce7e2faf", "v1.30.3-aliyun.6.8.4.946f90e8"),
-        (GPU_HPN, "1.31.1-aliyun.1", "v1.31.0-aliyun.6.9.3.051bb0e8", GPU_SCHEDULER_131),
-        (GPU_HPN, "1.32.7-aliyun.1", "v1.32.0-aliyun.6.9.3.515ac311", "v1.32.0-aliyun.6.9.2.515ac311"),
+        (GPU, "1.28", "v1.28.12-aliyun-6.8.4.b27c0009", "v1.28.12-aliyun-6.7.9.b27c0009"),
+        (GPU, "1.30", "v1.30.3-aliyun.6.8.4.946f90e8", "v1.30.2-aliyun.6.8.4.946f90e8"),
+        (GPU, "1.31", GPU_SCHEDULER_131, "v1.31.0-aliyun.6.8.3.8f585f26"),
+        (GPU, "1.35", SCHEDULER_135, "v1.35.0-apsara.6.8.3.aaaaaaaa"),  # newer than the table: its newest row
+        (GPU_HPN, "1.28", "v1.28.12-aliyun-6.9.3.cd73f3fe", "v1.28.12-aliyun-6.8.4.b27c0009"),
+        (GPU_HPN, "1.31", "v1.31.0-aliyun.6.9.3.051bb0e8", GPU_SCHEDULER_131),
         (GPU_HPN, "1.33.3-aliyun.1", "v1.33.0-aliyun.6.9.4.8b58e6b4", "v1.33.0-aliyun.6.9.3.8b58e6b4"),
+        (GPU_HPN, "1.36", "v1.36.0-apsara.6.9.4.aaaaaaaa", "v1.36.0-apsara.6.9.3.aaaaaaaa"),
     ],
 )
-def test_gpu_scheduler_minimum_per_minor(fields, version, good, bad):
+def test_a_scheduler_pin_must_meet_the_gpu_minimum_of_the_cluster_minor(fields, version, good, bad):
     load([workload(**fields)], [cluster(version=version, scheduler=good)])
     ((key, message),) = problems([workload(**fields)], [cluster(version=version, scheduler=bad)])
     assert key == "ack.clusters[0].scheduler.version"
-    assert f"ack.workloads[0] (web, {fields['computeClass']})" in message and good in message
+    assert f"ack.workloads[0] (web, {fields['computeClass']})" in message
 
 
-@pytest.mark.parametrize("fields", [GPU, GPU_HPN], ids=["gpu", "gpu-hpn"])
-def test_gpu_needs_a_pinned_scheduler(fields):
-    assert bad_keys([workload(**fields)]) == ["ack.clusters[0].scheduler"]
+@pytest.mark.parametrize(("fields", "version"), [(GPU, "1.32"), (GPU, "1.35"), (GPU_HPN, "1.35"), (GPU_HPN, "1.36")])
+def test_minors_newer_than_acks_tables_are_allowed(fields, version):
+    """The tables are minimums ("1.26 and above"), not a whitelist of minors."""
+    load([workload(**fields)], [cluster(version=version)])
 
 
-@pytest.mark.parametrize(
-    ("fields", "version", "scheduler", "missing"),
-    [
-        (GPU, "1.32.7-aliyun.1", "v1.32.0-aliyun.6.9.3.515ac311", "1.32"),
-        (GPU, "1.33.3-aliyun.1", "v1.33.0-aliyun.6.9.4.8b58e6b4", "1.33"),
-        (GPU_HPN, "1.26.15-aliyun.1", "v1.26.3-aliyun-6.8.4.4b180111", "1.26"),
-    ],
-)
-def test_minor_missing_from_the_seed_table(fields, version, scheduler, missing):
-    ((key, message),) = problems([workload(**fields)], [cluster(version=version, scheduler=scheduler)])
+def test_a_minor_older_than_the_gpu_hpn_table_is_refused():
+    ((key, message),) = problems([workload(**GPU_HPN)], [cluster(version="1.26")])
     assert key == "ack.clusters[0].kubernetesVersion"
-    assert f"Kubernetes {missing}" in message and "ack.workloads[0]" in message
+    assert "needs Kubernetes 1.28 or later" in message and "ack.workloads[0] (web, gpu-hpn)" in message
 
 
 def test_rules_apply_to_the_workloads_own_cluster_only():
-    """A GPU workload on ``gpu`` pins nothing on ``prod``, which runs only CPU pods."""
-    clusters = [cluster(), cluster("gpu", scheduler=GPU_SCHEDULER_131)]
-    load([workload(), workload(name="train", cluster="gpu", **GPU)], clusters)
-    assert bad_keys([workload(name="train", **GPU)], clusters) == ["ack.clusters[0].scheduler"]
+    """An old scheduler pin is fine on ``prod``, which runs only CPU pods, and refused on ``gpu``."""
+    old = "v1.35.0-apsara.6.7.0.aaaaaaaa"
+    load([workload(), workload(name="train", cluster="gpu", **GPU)], [cluster(scheduler=old), cluster("gpu")])
+    clusters = [cluster(), cluster("gpu", scheduler=old)]
+    assert bad_keys([workload(name="train", cluster="gpu", **GPU)], clusters) == ["ack.clusters[1].scheduler.version"]
 
 
 def policy_workload(*units: dict[str, Any]) -> dict[str, Any]:
@@ -350,21 +379,53 @@ def policy_workload(*units: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("units", "good", "bad"),
     [
-        ((), "v1.31.0-aliyun.6.7.1.aaaaaaaa", "v1.31.0-aliyun.6.7.0.aaaaaaaa"),
+        ((), "v1.35.0-apsara.6.7.1.aaaaaaaa", "v1.35.0-apsara.6.7.0.aaaaaaaa"),
         (
             ({"computeQos": "best-effort"}, {"computeQos": "default"}),
-            "v1.31.0-aliyun.6.8.3.aaaaaaaa",
-            "v1.31.0-aliyun.6.8.2.aaaaaaaa",
+            "v1.35.0-apsara.6.8.3.aaaaaaaa",
+            "v1.35.0-apsara.6.8.2.aaaaaaaa",
         ),
     ],
     ids=["one-acs-unit", "two-acs-units"],
 )
-def test_acs_units_need_scheduler(units, good, bad):
+def test_acs_units_hold_a_scheduler_pin_to_their_feature_level(units, good, bad):
     spec = policy_workload(*units)
     load([spec], [cluster(scheduler=good)])
+    load([spec], [cluster()])
     assert bad_keys([spec], [cluster(scheduler=bad)]) == ["ack.clusters[0].scheduler.version"]
-    assert bad_keys([spec]) == ["ack.clusters[0].scheduler"]
 
 
 def test_ecs_only_policy_needs_no_acs_scheduler():
-    load([policy_workload({"resource": "ecs", "nodeSelector": {"alibabacloud.com/nodepool-id": "np-1"}})])
+    config = load([policy_workload({"resource": "ecs", "nodeSelector": {"alibabacloud.com/nodepool-id": "np-1"}})])
+    assert config.needs(config.clusters[0]).scheduler == ()
+
+
+# --- warnings: settings that may be right but usually are not ---------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["GN8IS", "T4", "GU8TF", "L20N"])
+def test_documented_gpu_models_do_not_warn(model):
+    pool = {"name": "system", "instanceTypes": ["ecs.g7.large"], "minSize": 2, "maxSize": 2}
+    config = load([workload(**{**GPU, "gpuModelSeries": model})], [{**cluster(), "nodePool": pool}])
+    assert config.warnings() == []
+
+
+@pytest.mark.parametrize(("fields", "model"), [(GPU, "L20"), (GPU_HPN, "example-model")])
+def test_an_undocumented_gpu_model_is_a_warning_naming_the_key_and_the_documented_values(fields, model):
+    config = load([workload(name="a"), workload(**{**fields, "gpuModelSeries": model})])
+    [(key, message)] = [w for w in config.warnings() if "gpuModelSeries" in w[0]]
+    assert key == f"{PROJECT}:ack.workloads[1].gpuModelSeries"
+    assert repr(model) in message and "GN8IS" in message and "T4" in message
+
+
+def test_a_cluster_without_a_node_pool_warns_that_it_has_no_dns():
+    config = load([], [cluster(), cluster("dev")])
+    assert [key for key, _ in config.warnings()] == [
+        f"{PROJECT}:ack.clusters[0].nodePool",
+        f"{PROJECT}:ack.clusters[1].nodePool",
+    ]
+    assert "CoreDNS" in config.warnings()[0][1]
+
+
+def test_cluster_keys_are_full_stack_keys():
+    assert load([]).cluster_key(0) == f"{PROJECT}:ack.clusters[0]"

@@ -1,4 +1,4 @@
-"""The ACS builders reproduce seed 004's examples field for field and emit only schema-valid objects."""
+"""The ACS builders reproduce the ACS documentation's examples field for field and emit only schema-valid objects."""
 
 from __future__ import annotations
 

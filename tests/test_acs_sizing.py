@@ -1,4 +1,4 @@
-"""ACS CPU-pod spec normalisation (reference ack-acs.md section 3.4; seed 004's ``pod-use-spec: 2-4Gi``)."""
+"""ACS CPU-pod spec normalisation (the ACS docs' ``pod-use-spec: 2-4Gi`` example)."""
 
 from __future__ import annotations
 

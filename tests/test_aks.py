@@ -9,7 +9,14 @@ import pytest
 import yaml
 
 from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster, ExistingCluster
-from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
+from components.config.aks import (
+    AKS_GA_MINORS,
+    AKS_LTS_ONLY_MINORS,
+    AKS_PROVISIONING_REQUESTS_MIN,
+    CRITICAL_ADDONS_TAINT,
+    AksConfig,
+)
+from components.config.base import ConfigError
 from components.config.stack import ExistingClusterConfig
 from tools import mock_runtime
 
@@ -308,3 +315,41 @@ def test_existing_entra_cluster_signs_in_as_configured(run_program) -> None:
         "--server-id",
         mock_runtime.AKS_AAD_SERVER_APP,
     ]
+
+
+def test_an_existing_aks_cluster_below_1_33_is_refused_before_anything_reaches_it(run_program, monkeypatch) -> None:
+    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
+    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+
+    def program() -> None:
+        ExistingCluster("shared", config, needs_provisioning_requests=True)
+
+    with pytest.raises(ConfigError) as caught:
+        run_program(program)
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:existingCluster.clusterName"
+    assert "platform-rg/platform runs Kubernetes 1.32.7" in message and "from 1.33 on" in message
+
+
+def test_an_existing_aks_cluster_is_only_checked_when_its_queues_need_provisioning_requests(run_program, monkeypatch):
+    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
+    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+    recording = build_existing(run_program, config)
+    assert not [c for c in recording.invokes if c.token.endswith(":getManagedCluster")]
+
+
+def test_an_existing_aks_cluster_on_1_33_or_later_passes_the_check(run_program) -> None:
+    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+
+    def program() -> None:
+        cluster = ExistingCluster("shared", config, needs_provisioning_requests=True)
+        pulumi.export("kubeconfig", cluster.kubeconfig)
+
+    recording = run_program(program)
+    assert [c.args["resourceName"] for c in recording.invokes if c.token.endswith(":getManagedCluster")] == ["platform"]
+    assert "kubeconfig" in recording.secret_outputs
+    assert recording.one(K8S_PROVIDER, "shared-k8s").is_secret("kubeconfig")
+
+
+def test_every_minor_a_new_cluster_may_use_serves_provisioning_requests() -> None:
+    assert min(AKS_GA_MINORS + AKS_LTS_ONLY_MINORS) >= AKS_PROVISIONING_REQUESTS_MIN

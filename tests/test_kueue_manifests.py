@@ -139,7 +139,7 @@ def test_several_local_queues_in_several_namespaces(general):
 
 
 def test_gpu_autoscale_sample_renders_as_published():
-    """The sample's 50-gpu-autoscale-queue.yaml (reference §1.5), typed from the reference, as a second ground truth."""
+    """The sample's 50-gpu-autoscale-queue.yaml, typed from the reference, as a second ground truth."""
     config = QueuesConfig.model_validate(
         {
             "namespaces": ["gpu-lab"],

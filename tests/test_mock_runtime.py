@@ -5,20 +5,19 @@ from __future__ import annotations
 import base64
 import datetime
 import json
-from pathlib import Path
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
+import pytest
 import yaml
 from pulumi.runtime import rpc
 from pulumi_azure_native import authorization, containerservice, resources
 
-from tests.test_program import run_main
+from tests.test_program import STACKS, run_main
 from tools import mock_runtime, render
 from tools.mock_runtime import UNKNOWN, ack_cluster_credential, aks_user_credentials
 
-ROOT = Path(__file__).resolve().parents[1]
 GROUP = "azure-native:resources:ResourceGroup"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
@@ -146,10 +145,14 @@ def test_aks_exec_credentials_are_the_kubelogin_user_of_an_entra_id_cluster():
     ]
 
 
-def exec_credentials_of_two_new_clusters() -> None:
-    for name, aad_profile in (("local", None), ("entra", {"managed": True})):
+def exec_credentials_of_new_clusters() -> None:
+    for name, location, aad_profile in (
+        ("local", "eastus2", None),
+        ("entra", "eastus2", {"managed": True}),
+        ("china", "chinanorth3", {"managed": True}),
+    ):
         cluster = containerservice.ManagedCluster(
-            name, resource_group_name="rg", resource_name_=name, aad_profile=aad_profile
+            name, resource_group_name="rg", resource_name_=name, location=location, aad_profile=aad_profile
         )
         credentials = containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name="rg", resource_name=cluster.name, format="exec"
@@ -158,11 +161,17 @@ def exec_credentials_of_two_new_clusters() -> None:
     pulumi.export("tenant", authorization.get_client_config_output().tenant_id)
 
 
-def test_aks_ignores_the_exec_format_for_a_cluster_with_local_accounts():
-    up = mock_runtime.run(exec_credentials_of_two_new_clusters, {})
-    assert set(aks_kubeconfig(up.outputs["local"])["users"][0]["user"]) == {"token"}
-    exec_args = aks_kubeconfig(up.outputs["entra"])["users"][0]["user"]["exec"]["args"]
-    assert exec_args[exec_args.index("--tenant-id") + 1] == up.outputs["tenant"] == mock_runtime.AZURE_TENANT_ID
+def exec_flag(kubeconfig: str, flag: str) -> str:
+    args = aks_kubeconfig(kubeconfig)["users"][0]["user"]["exec"]["args"]
+    return args[args.index(flag) + 1]
+
+
+def test_aks_exec_credentials_follow_the_clusters_sign_in_and_cloud():
+    up = mock_runtime.run(exec_credentials_of_new_clusters, {})
+    assert set(aks_kubeconfig(up.outputs["local"])["users"][0]["user"]) == {"token"}, "AKS ignores format there"
+    assert exec_flag(up.outputs["entra"], "--tenant-id") == up.outputs["tenant"] == mock_runtime.AZURE_TENANT_ID
+    assert exec_flag(up.outputs["entra"], "--environment") == "AzurePublicCloud"
+    assert exec_flag(up.outputs["china"], "--environment") == "AzureChinaCloud"
 
 
 def test_ack_credentials_are_a_fresh_client_certificate_for_the_same_cluster_ca():
@@ -192,14 +201,15 @@ def test_ack_credentials_expire_after_the_requested_minutes():
     assert before + datetime.timedelta(minutes=90) <= expires <= before + datetime.timedelta(minutes=91)
 
 
-def test_a_plan_rendered_from_a_preview_is_json_with_unknowns_and_secrets_marked(tmp_path):
-    stack_file = ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
+@pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
+def test_a_plan_rendered_from_a_preview_is_json_with_unknowns_and_secrets_marked(stack_file, tmp_path):
     stack = render.read_stack_file(stack_file)[0]
     render.write(tmp_path, stack, run_main(stack_file, preview=True))
-    plan = json.loads((tmp_path / "plan.json").read_text())
+    text = (tmp_path / "plan.json").read_text()
+    plan = json.loads(text)
 
+    assert rpc.UNKNOWN not in text, "the engine's sentinel is shown as [unknown]"
     providers = [r for r in plan["resources"] if r["type"] == "pulumi:providers:kubernetes"]
-    assert len(providers) == 3
-    assert all(p["inputs"]["kubeconfig"] == mock_runtime.REDACTED for p in providers)
-    assert all(p["inputs"]["clusterIdentifier"] == UNKNOWN for p in providers)
-    assert plan["outputs"]["ackClusters"] == UNKNOWN
+    assert providers and all(p["inputs"]["kubeconfig"] == mock_runtime.REDACTED for p in providers)
+    assert any(r["provider"].endswith(f"::{UNKNOWN}") for r in plan["resources"] if r["provider"])
+    assert any(UNKNOWN in json.dumps(r["inputs"]) for r in plan["resources"])

@@ -119,7 +119,7 @@ def test_every_rendered_object_of_the_aks_stack_passes_its_real_schema(aks):
 def test_aks_plan_has_the_cluster_and_an_autoscaling_pool_the_program_never_resizes(aks):
     plan = Plan(aks[0])
     (cluster,) = plan.of_type("azure-native:containerservice:ManagedCluster")
-    assert cluster["inputs"]["kubernetesVersion"] == "1.33"
+    assert cluster["inputs"]["kubernetesVersion"] == "1.35"
     (pool,) = plan.of_type("azure-native:containerservice:AgentPool")
     assert pool["inputs"]["agentPoolName"] == "scalepool"
     assert (pool["inputs"]["minCount"], pool["inputs"]["maxCount"], pool["inputs"]["enableAutoScaling"]) == (1, 5, True)
@@ -175,13 +175,14 @@ def test_every_queue_object_waits_for_the_readiness_gate_which_waits_for_the_cha
         assert plan.waits_for(obj, gate), obj["name"]
 
 
-def test_nothing_of_kueue_waits_for_the_autoscaling_pool(aks):
+def test_kueue_starts_after_the_autoscaling_pool_exists(aks):
+    """Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts."""
     plan = Plan(aks[0])
     (pool,) = plan.of_type("azure-native:containerservice:AgentPool")
     (cluster,) = plan.of_type("azure-native:containerservice:ManagedCluster")
     (chart,) = plan.of_type("kubernetes:helm.sh/v4:Chart")
     assert plan.waits_for(chart, cluster)
-    assert not plan.waits_for(chart, pool)
+    assert plan.waits_for(chart, pool)
 
 
 def test_kubeconfigs_are_secrets_and_redacted_in_the_plan(aks, ack):
@@ -209,7 +210,7 @@ def test_ack_stack_renders_each_seed_deployment_and_the_resource_policy(ack):
 
 def test_every_rendered_deployment_of_the_ack_stack_is_valid_for_its_cluster_version(ack):
     _, manifests = ack
-    minors = {"ack-acs-hangzhou-k8s": "1.31", "ack-acs-beijing-k8s": "1.31", "ack-acs-hpn-k8s": "1.33"}
+    minors = {"ack-acs-hangzhou-k8s": "1.35", "ack-acs-beijing-k8s": "1.35", "ack-acs-hpn-k8s": "1.35"}
     deployments = [(path, obj) for path, obj in manifests.items() if obj["kind"] == "Deployment"]
     assert len(deployments) == 6
     for path, obj in deployments:
@@ -401,16 +402,16 @@ BAD_ACK = {
         "ack.clusters[2].virtualNode.version",
     ),
     "GPU below the seed's scheduler minimum": (
-        ack_cluster(0, scheduler={"version": "v1.31.0-aliyun.6.8.3.aaaaaaaa"}),
+        ack_cluster(0, scheduler={"version": "v1.35.0-apsara.6.8.3.aaaaaaaa"}),
         "ack.clusters[0].scheduler.version",
     ),
     "GPU-HPN below the seed's scheduler minimum": (
-        ack_cluster(2, scheduler={"version": "v1.33.0-aliyun.6.9.3.aaaaaaaa"}),
+        ack_cluster(2, scheduler={"version": "v1.35.0-apsara.6.9.3.aaaaaaaa"}),
         "ack.clusters[2].scheduler.version",
     ),
-    "GPU on a minor missing from the seed's table": (
-        ack_cluster(1, kubernetesVersion="1.33.1-aliyun.1", scheduler={"version": "v1.33.0-aliyun.6.9.4.8b58e6b4"}),
-        "ack.clusters[1].kubernetesVersion",
+    "GPU-HPN on a minor older than the seed's table": (
+        ack_cluster(2, kubernetesVersion="1.26"),
+        "ack.clusters[2].kubernetesVersion",
     ),
     "an acs unit below scheduler 6.7.1": (
         policy_cluster("v1.28.12-aliyun-6.7.0.aaaaaaaa", "default"),

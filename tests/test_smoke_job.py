@@ -40,7 +40,7 @@ spec:
               memory: "256Mi"
       restartPolicy: Never
 """
-"""The seed's job.yaml (reference aks-kueue.md §1.3)."""
+"""The seed's job.yaml."""
 
 NS, NAME = "cas-kueue-demo", "kueue-cas-job"
 WAITER = "pulumi-python:dynamic/kueue:JobCompletion"

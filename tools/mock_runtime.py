@@ -3,7 +3,7 @@
 One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no cluster. The mocks return
 realistic per-type outputs (ids, names, kubeconfigs) rather than echoing inputs only, and the recording monitor
 keeps what the default mock monitor drops: parent, provider, dependencies, ``ignore_changes``,
-``replace_on_changes`` and secrecy.
+``replace_on_changes``, ``delete_before_replace`` and secrecy.
 
 ``run(..., preview=True)`` answers the way the engine answers ``pulumi preview`` for a stack that does not exist yet,
 so a program that only works once values are known fails here rather than in front of a real cloud:
@@ -71,6 +71,8 @@ AKS_AAD_SERVER_APP = "6dae42f8-4368-4678-94ff-3960e28e3630"
 """The first-party "Azure Kubernetes Service AAD Server" application: every Entra ID token for AKS is issued for it."""
 AKS_AAD_CLIENT_APP = "80faf920-1908-4b52-b5ef-a8e7bedfc67a"
 """The first-party "Azure Kubernetes Service AAD Client" application kubelogin signs the user in with."""
+EXISTING_AKS_VERSION = "1.35.2"
+"""The ``currentKubernetesVersion`` ``getManagedCluster`` reports for a cluster the stack does not create."""
 ACK_DEFAULT_CREDENTIAL_MINUTES = 3 * 365 * 24 * 60
 """Lifetime the mock gives an ACK credential requested without ``temporaryDurationMinutes`` (ACK's long default)."""
 
@@ -97,13 +99,16 @@ def _kubeconfig(cluster: str, server: str, ca_data: str, user_name: str, user: d
     return yaml.safe_dump(document, sort_keys=False)
 
 
-def aks_user_credentials(args: Mapping[str, Any], entra_id: bool = True) -> dict[str, Any]:
+def aks_user_credentials(
+    args: Mapping[str, Any], entra_id: bool = True, environment: str = "AzurePublicCloud"
+) -> dict[str, Any]:
     """``listManagedClusterUserCredentials``: the cluster's server and CA, and a user that is fresh on every call.
 
     The server and certificate authority depend on the cluster (resource group + name) only. The default answer
     authenticates with a token that differs on every call, so nothing may assume two calls agree. ``format: exec``
     on an ``entra_id`` cluster returns what AKS returns there: a kubelogin exec user, the same on every call. AKS
     ignores ``format`` for a cluster with local accounts, so without ``entra_id`` the token comes back regardless.
+    ``environment`` is the Azure cloud kubelogin signs in to (``AzureChinaCloud`` for a cluster in Azure China).
     """
     group, name = args.get("resourceGroupName"), args.get("resourceName")
     cluster = _digest("aks", group, name)
@@ -119,7 +124,7 @@ def aks_user_credentials(args: Mapping[str, Any], entra_id: bool = True) -> dict
                     *("--server-id", AKS_AAD_SERVER_APP),
                     *("--client-id", AKS_AAD_CLIENT_APP),
                     *("--tenant-id", AZURE_TENANT_ID),
-                    *("--environment", "AzurePublicCloud"),
+                    *("--environment", environment),
                 ],
                 "env": None,
                 "interactiveMode": "IfAvailable",
@@ -211,9 +216,9 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
         }
     if args.typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
         # The provider reads back the installed version; without one sent, ACK installed its current one.
-        name = inputs.get("name")
+        name = str(inputs.get("name"))
         return {
-            "version": inputs.get("version") or ACK_INSTALLED_ADDONS.get(name, ""),
+            "version": inputs.get("version") or ACK_CURRENT_ADDONS.get(name, ""),
             "required": name == "kube-scheduler",
         }
     if args.typ == "alicloud:vpc/natGateway:NatGateway":
@@ -237,9 +242,11 @@ def _mock_id(args: pulumi_mocks.MockResourceArgs) -> str:
 
 ACK_OFFERED_VERSIONS = ("1.35.0-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1")
 """What ``cs.getKubernetesVersion`` lists: illustrative patches of the minors ACK supports at the end of 2026."""
-ACK_INSTALLED_ADDONS = {"kube-scheduler": "v1.35.0-apsara.6.11.4.77470105", "ack-virtual-node": "v2.17.3"}
-"""What ACK installs when asked for no version: kube-scheduler by default in every Pro cluster, the virtual node on
-request (``cs.getKubernetesAddons`` reports it with an empty version until then)."""
+ACK_CURRENT_ADDONS = {"kube-scheduler": "v1.35.0-apsara.6.11.4.77470105", "ack-virtual-node": "v2.17.3"}
+"""The version ACK installs of an addon asked for without one: what a ``KubernetesAddon`` reads back then."""
+ACK_INSTALLED_ADDONS = {"kube-scheduler": ACK_CURRENT_ADDONS["kube-scheduler"], "ack-virtual-node": ""}
+"""What ``cs.getKubernetesAddons`` reports installed in a new Pro cluster: kube-scheduler by default, the virtual node
+not yet (an empty ``currentVersion``)."""
 ENHANCED_NAT_ZONES = tuple(f"cn-hangzhou-{z}" for z in "ghijk") + tuple(f"cn-beijing-{z}" for z in "ghijkl")
 """What ``vpc.getEnhancedNatAvailableZones`` lists, whatever the region (the mock cannot see the provider's)."""
 
@@ -268,15 +275,21 @@ class ProgramMocks(pulumi.runtime.Mocks):
     def __init__(self, preview: bool = False) -> None:
         self.preview = preview
         self.invokes: list[pulumi_mocks.MockCallArgs] = []
-        self.aks_entra_id: dict[tuple[Any, Any], bool] = {}
-        """Whether each AKS cluster the program created (resource group, name) signs in with Entra ID; a cluster the
-        program did not create is taken to be an Entra ID one."""
+        self.aks_clusters: dict[tuple[Any, Any], dict[str, Any]] = {}
+        """What the credentials of each AKS cluster the program created (resource group, name) depend on: whether it
+        signs in with Entra ID, and its cloud. A cluster the program did not create is taken to be an Entra ID one
+        in global Azure."""
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[str, dict]:
         if args.typ == "azure-native:containerservice:ManagedCluster":
             cluster = (args.inputs.get("resourceGroupName"), args.inputs.get("resourceName", args.name))
             profile = args.inputs.get("aadProfile")
-            self.aks_entra_id[cluster] = isinstance(profile, Mapping) and bool(profile.get("managed"))
+            self.aks_clusters[cluster] = {
+                "entra_id": isinstance(profile, Mapping) and bool(profile.get("managed")),
+                "environment": "AzureChinaCloud"
+                if str(args.inputs.get("location")).startswith("china")
+                else "AzurePublicCloud",
+            }
         if args.custom is False:  # a component: the engine gives it no id (reads come with custom unset)
             return "", dict(args.inputs)
         if self.preview and not args.resource_id:
@@ -291,8 +304,8 @@ class ProgramMocks(pulumi.runtime.Mocks):
 
     def _answer(self, args: pulumi_mocks.MockCallArgs) -> dict:
         if args.token == "azure-native:containerservice:listManagedClusterUserCredentials":
-            cluster = (args.args.get("resourceGroupName"), args.args.get("resourceName"))
-            return aks_user_credentials(args.args, entra_id=self.aks_entra_id.get(cluster, True))
+            group, name = args.args.get("resourceGroupName"), args.args.get("resourceName")
+            return aks_user_credentials(args.args, **self.aks_clusters.get((group, name), {}))
         if args.token == "azure-native:authorization:getClientConfig":
             return {
                 "clientId": "00000000-0000-0000-0000-0000000000cc",
@@ -302,7 +315,14 @@ class ProgramMocks(pulumi.runtime.Mocks):
             }
         if args.token == "azure-native:containerservice:getManagedCluster":
             name = args.args.get("resourceName", "existing")
-            return {"name": name, "kubernetesVersion": "1.33", "location": "eastus2", "agentPoolProfiles": []}
+            version = EXISTING_AKS_VERSION
+            return {
+                "name": name,
+                "kubernetesVersion": version.rsplit(".", 1)[0],
+                "currentKubernetesVersion": version,
+                "location": "eastus2",
+                "agentPoolProfiles": [],
+            }
         if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":
             return ack_cluster_credential(args.args)
         if args.token == "alicloud:cs/getKubernetesVersion:getKubernetesVersion":
@@ -311,8 +331,8 @@ class ProgramMocks(pulumi.runtime.Mocks):
         if args.token == "alicloud:cs/getKubernetesAddons:getKubernetesAddons":
             cluster, pattern = args.args.get("clusterId"), re.compile(args.args.get("nameRegex") or "")
             addons = [
-                {"name": name, "currentVersion": version if name == "kube-scheduler" else "", "nextVersion": version}
-                | {"required": name == "kube-scheduler", "currentConfig": "", "supportedActions": ["Upgrade"]}
+                {"name": name, "currentVersion": version, "nextVersion": ACK_CURRENT_ADDONS[name], "currentConfig": ""}
+                | {"required": name == "kube-scheduler", "supportedActions": ["Upgrade"]}
                 for name, version in ACK_INSTALLED_ADDONS.items()
                 if pattern.search(name)
             ]
@@ -341,6 +361,7 @@ class Registration:
     property_dependencies: dict[str, tuple[str, ...]]
     ignore_changes: tuple[str, ...]
     replace_on_changes: tuple[str, ...]
+    delete_before_replace: bool
     raw_inputs: dict[str, Any]
     """Inputs as sent on the wire, secret values still wrapped (see :func:`redact` and :func:`unwrap`)."""
 
@@ -422,6 +443,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     property_dependencies={k: tuple(v.urns) for k, v in request.propertyDependencies.items()},
                     ignore_changes=tuple(request.ignoreChanges),
                     replace_on_changes=tuple(request.replaceOnChanges),
+                    delete_before_replace=request.deleteBeforeReplace,
                     raw_inputs=rpc.deserialize_properties(request.object, keep_internal=True),
                 )
             )

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import runpy
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pulumi.runtime import rpc
 
 from components.config.base import ConfigError
 from tools import mock_runtime
@@ -70,7 +72,7 @@ def plan(stack: str, recording: mock_runtime.Recording) -> dict[str, Any]:
             "name": r.name,
             "custom": r.custom,
             "parent": r.parent,
-            "provider": r.provider,
+            "provider": _readable_provider_ref(r.provider),
             "dependencies": sorted(r.all_dependencies),
             "explicitDependencies": sorted(r.dependencies),
             "ignoreChanges": list(r.ignore_changes),
@@ -80,6 +82,14 @@ def plan(stack: str, recording: mock_runtime.Recording) -> dict[str, Any]:
     ]
     outputs = {k: mock_runtime.REDACTED if k in recording.secret_outputs else v for k, v in recording.outputs.items()}
     return {"stack": stack, "resources": resources, "outputs": outputs}
+
+
+def _readable_provider_ref(ref: str | None) -> str | None:
+    """``urn::id``, with the engine's unknown-id sentinel (a provider created during preview) shown as unknown."""
+    if ref is None:
+        return None
+    urn, _, provider_id = ref.rpartition("::")
+    return f"{urn}::{mock_runtime.UNKNOWN}" if provider_id == rpc.UNKNOWN else ref
 
 
 def _without_serialized_code(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.stack_file.is_file():
         print(f"error: no stack file at {args.stack_file}", file=sys.stderr)
         return 2
+    # A deploy-time check that fails inside an apply leaves sibling tasks unretrieved; Pulumi's language host
+    # silences asyncio's report of them the same way, so the user sees only the one-line error.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
         stack, recording = render(args.stack_file)
     except ConfigError as error:

@@ -51,6 +51,7 @@ MANAGED_ADDONS = {"ack-virtual-node": "virtualNode", "kube-scheduler": "schedule
 """Addons this project manages as ``KubernetesAddon`` resources, and the key that configures each."""
 
 KubeconfigMode = Literal["exec-plugin", "temporary"]
+"""How ``pulumi`` authenticates to the cluster; see :attr:`AckClusterConfig.kubeconfig_mode`."""
 
 PRIVATE_RANGES = tuple(IPv4Network(cidr) for cidr in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 """RFC 1918: where ACK accepts VPC and Service CIDRs."""
@@ -382,6 +383,13 @@ class AckClusterConfig(ConfigModel):
     credential_minutes: int = Field(1440, ge=15, le=4320)
     """``kubeconfigMode: temporary`` only: lifetime of the kubeconfig fetched on every run. ``pulumi destroy`` reuses
     the copy in state, so it must still be valid then: one day covers a work day's up/destroy cycle."""
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _quoted(cls, value: Any) -> Any:
+        if isinstance(value, float):
+            raise ValueError('quote the version, e.g. "1.30": YAML reads an unquoted 1.30 as the number 1.3')
+        return value
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -16,7 +16,7 @@ from pydantic import Field, StringConstraints, model_validator
 
 from components.acs_sizing import CPU_STEPS, billed_spec
 from components.config.ack import AckClusterConfig
-from components.config.base import ConfigModel, DnsLabel, DnsSubdomain, RuleViolation, key_path
+from components.config.base import PROJECT, ConfigModel, DnsLabel, DnsSubdomain, RuleViolation, key_path
 from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity, quantity_value
 from components.versions import (
     SCHEDULER_MIN_ACS_UNIT,
@@ -30,6 +30,9 @@ from components.versions import (
     VirtualNodeNeed,
     table_minimum,
 )
+
+SECTION = f"{PROJECT}:ack"
+"""The stack key of this section; deploy-time errors and warnings name keys under it."""
 
 APP_LABEL = "app"
 """The one selector key: ACK's ACS examples select on ``app`` only."""
@@ -293,6 +296,10 @@ class AckConfig(ConfigModel):
     clusters: Annotated[list[AckClusterConfig], Field(min_length=1)]
     workloads: list[AcsWorkloadConfig] = Field(default_factory=list)
 
+    def cluster_key(self, index: int) -> str:
+        """The full stack key of ``clusters[index]``, which deploy-time errors extend."""
+        return key_path(SECTION, "clusters", index)
+
     def workloads_on(self, cluster: str) -> list[AcsWorkloadConfig]:
         """The workloads that run on the cluster named ``cluster``."""
         return [workload for workload in self.workloads if workload.cluster == cluster]
@@ -352,7 +359,7 @@ class AckConfig(ConfigModel):
             if model is not None and model not in GPU_MODEL_SERIES:
                 found.append(
                     (
-                        key_path("ack", "workloads", index, "gpuModelSeries"),
+                        key_path(SECTION, "workloads", index, "gpuModelSeries"),
                         f"{model!r} is not a GPU model series ACS documents ({', '.join(GPU_MODEL_SERIES)}); pods "
                         "asking for a model ACS does not offer stay Pending. Confirm the value with Alibaba Cloud.",
                     )
@@ -361,7 +368,7 @@ class AckConfig(ConfigModel):
             if cluster.node_pool is None:
                 found.append(
                     (
-                        key_path("ack", "clusters", index, "nodePool"),
+                        key_path(SECTION, "clusters", index, "nodePool"),
                         "no ECS node pool: ACK runs CoreDNS on worker nodes and virtual nodes do not take it, so "
                         "pods get no cluster DNS. Add a small pool (2 nodes) unless something else provides one.",
                     )

@@ -180,8 +180,9 @@ class ReadinessGateConfig(ConfigModel):
     probe_image: PinnedImage = "registry.k8s.io/kubectl:v1.33.4"
     """kubectl for the server-side dry-run probe; a 1.33 client is within the supported skew of AKS 1.32-1.34. The
     ProvisioningRequest CRD check is a bash script, so the image needs bash too: registry.k8s.io/kubectl has it from
-    v1.28 on (https://github.com/kubernetes/kubernetes/blob/master/build/server-image/kubectl/Dockerfile). Its Azure
-    China mirror is ``registryk8s.azk8s.cn/kubectl``."""
+    v1.28 on (https://github.com/kubernetes/kubernetes/pull/119592,
+    https://github.com/kubernetes/kubernetes/blob/master/build/server-image/kubectl/Dockerfile). Its Azure China
+    mirror is ``registryk8s.azk8s.cn/kubectl``."""
     backoff_limit: int = Field(default=6, ge=1, le=20)
     """Failed probe pods before the gate gives up; the Job controller backs off 10 s, 20 s, 40 s ... between them,
     so the default covers the 10-30 s webhook window several times over."""
@@ -209,8 +210,9 @@ class KueueConfig(ConfigModel):
     Helm pulls it on the machine running ``pulumi``, at preview as well as at up. Azure's China article uses
     ``oci://k8sgcr.azk8s.cn/kueue/charts/kueue``, which only Azure China addresses can reach."""
     chart_version: str = LATEST_CHART_VERSION
-    """One of :data:`SUPPORTED_CHART_VERSIONS` (without a ``v``). Azure's article pins 0.17.1; 0.17.8 carries the
-    0.17 line's later quota, ProvisioningRequest and security fixes."""
+    """0.17.1 or 0.17.8, without a ``v`` (``SUPPORTED_CHART_VERSIONS`` in components/config/kueue.py says what each
+    changes). Azure's article pins 0.17.1; 0.17.8 carries the 0.17 line's later quota, ProvisioningRequest and
+    security fixes."""
     namespace: DnsLabel = "kueue-system"
     """Kueue's webhooks break in other namespaces (https://github.com/kubernetes-sigs/kueue/issues/3794)."""
     release_name: DnsLabel = "kueue"

@@ -1,7 +1,7 @@
 """The ``queues`` section: the Kueue objects that turn quota into ProvisioningRequest-gated admission.
 
-Keys mirror the Kueue ``v1beta2`` field names (reference aks-kueue.md §2.1), so a reader of Kueue's docs recognises
-every key. The defaults reproduce the seed's ``40-autoscale-queue.yaml`` (reference §1.2) object for object:
+Keys mirror the Kueue ``v1beta2`` field names, so a reader of Kueue's docs recognises
+every key. The defaults reproduce the seed's ``40-autoscale-queue.yaml`` object for object:
 namespace ``cas-kueue-demo``, ResourceFlavor ``scalepool``, ProvisioningRequestConfig ``cas-provreq-config``,
 AdmissionCheck ``cas-provisioning``, ClusterQueue ``cas-cluster-queue`` and LocalQueue ``cas-local-queue``. Each
 list key replaces its default as a whole, so overriding ``clusterQueues`` alone keeps the seed's flavor, check and
@@ -21,7 +21,7 @@ from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, DnsLabel, Dns
 from components.config.kube import LabelKey, Labels, LabelSelector, Quantity, Taint, Toleration, quantity_value
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-"""The AdmissionCheck controller that turns a reserved Workload into a ProvisioningRequest (reference §2.1)."""
+"""The AdmissionCheck controller that turns a reserved Workload into a ProvisioningRequest."""
 
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 """Namespaces every cluster already has: the stack cannot create them, and must never delete them."""
@@ -36,7 +36,7 @@ ConfigName = DnsLabel
 
 
 def _refuse_v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
-    """Name the ``v1beta2`` replacement of a key copied from a ``v1beta1`` manifest (reference §2.2)."""
+    """Name the ``v1beta2`` replacement of a key copied from a ``v1beta1`` manifest."""
     if isinstance(data, dict):
         for old, hint in renamed.items():
             if old in data:
@@ -69,7 +69,7 @@ class ProvisioningCheckConfig(ConfigModel):
     name: DnsSubdomain
     config_name: ConfigName
     provisioning_class_name: DnsSubdomain = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
-    """The seed's class: the autoscaler adds all requested nodes in one atomic increase (reference §1.2)."""
+    """The seed's class: the autoscaler adds all requested nodes in one atomic increase."""
     managed_resources: list[ResourceName] | None = Field(default=None, max_length=100)
     """Only pod sets requesting one of these go into the ProvisioningRequest; unset means every resource."""
     retry_strategy: RetryStrategy | None = None
@@ -269,7 +269,7 @@ class LocalQueueConfig(ConfigModel):
 
 
 SEED_NAMESPACE = "cas-kueue-demo"
-"""The seed's manifest creates its own namespace rather than reusing the Ray modules' ``ray`` (reference §1.2)."""
+"""The seed's manifest creates its own namespace rather than reusing the Ray modules' ``ray``."""
 
 SEED_RESOURCE_FLAVOR = ResourceFlavorConfig(name="scalepool", node_labels={"agentpool": "scalepool"})
 """Nodes AKS labels ``agentpool=scalepool``: exactly the autoscaling pool the seed adds."""
@@ -316,7 +316,7 @@ class WaitUntilActiveConfig(ConfigModel):
 
 
 class QueuesConfig(ConfigModel):
-    """Every Kueue object the stack creates; the defaults are the seed's autoscale queue (reference §1.2)."""
+    """Every Kueue object the stack creates; the defaults are the seed's autoscale queue."""
 
     namespaces: list[DnsLabel] = Field(default_factory=lambda: [SEED_NAMESPACE])
     """Namespaces the stack creates for its LocalQueues."""

@@ -99,7 +99,7 @@ class ExistingClusterConfig(ConfigModel):
 
 
 class StackConfig(ConfigModel):
-    """Everything one stack deploys. Absent sections deploy nothing; Kueue sections default to the seed."""
+    """Everything one stack deploys. Absent sections deploy nothing; Kueue sections default to Azure's article."""
 
     aks: AksConfig | None = None
     """A new AKS cluster with autoscaling user pools; Kueue and the queues go onto it."""
@@ -110,9 +110,9 @@ class StackConfig(ConfigModel):
     kueue: KueueConfig = KueueConfig()
     """How Kueue is installed (only with ``aks`` or ``existingCluster``)."""
     queues: QueuesConfig = QueuesConfig()
-    """The Kueue queue objects; the defaults are the seed's provisioning-gated queue."""
+    """The Kueue queue objects; the defaults are the article's provisioning-gated queue."""
     smoke_job: SmokeJobConfig = SmokeJobConfig()
-    """The opt-in end-to-end check: the seed's Job, which ``pulumi up`` waits to see complete."""
+    """The opt-in end-to-end check: the article's Job, which ``pulumi up`` waits to see complete."""
     ack: AckConfig | None = None
     """ACK managed Pro clusters and the ACS workloads that run on them."""
 

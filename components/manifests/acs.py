@@ -1,13 +1,14 @@
-"""ACS workload manifests: the Deployment and its ResourcePolicy, exactly as seed 004 writes them.
+"""ACS workload manifests: the Deployment and its ResourcePolicy, exactly as ACK's ACS examples write them
+(https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
 
 Pure functions of a validated :class:`AcsWorkloadConfig`. The three scheduling methods differ only in how a pod
 reaches the virtual node and where the compute-class labels go:
 
 * ``node-selector``: nodeSelector ``type: virtual-kubelet``, a toleration of the virtual node's taint, and the class
-  and QoS pod labels (without them the virtual node runs the pod on ECI, reference section 0 fact 7);
+  and QoS pod labels (without them the virtual node runs the pod on ECI);
 * ``pod-label``: the pod label ``alibabacloud.com/acs: "true"`` plus class and QoS labels;
 * ``resource-policy``: no class labels on the pod; a ResourcePolicy selecting the ``app`` label carries them in its
-  ``acs`` units, and the Deployment names the policy in its ``resourcePolicy`` annotation (the seed's dep-rp-demo).
+  ``acs`` units, and the Deployment names the policy in its ``resourcePolicy`` annotation (ACK's dep-rp-demo).
 
 GPU-HPN pods go to their reserved nodes by nodeSelector ``alibabacloud.com/node-type: reserved``, without a
 toleration. Class and QoS labels never reach a selector. Every quantity is a string.
@@ -29,16 +30,16 @@ from components.config.acs import (
 
 RESOURCE_POLICY_API_VERSION = "scheduling.alibabacloud.com/v1alpha1"
 RESOURCE_POLICY_ANNOTATION = "resourcePolicy"
-"""The Deployment annotation naming its ResourcePolicy (seed 004)."""
+"""The Deployment annotation naming its ResourcePolicy, as ACK's dep-rp-demo example writes it."""
 
 VIRTUAL_NODE_SELECTOR = {"type": "virtual-kubelet"}
-"""Every virtual node carries this label (seed 004, ``kubectl get node virtual-kubelet-… -oyaml``)."""
+"""Every virtual node carries this label (ACK's ``kubectl get node virtual-kubelet-… -oyaml`` output)."""
 
 VIRTUAL_NODE_TOLERATION = {"key": "virtual-kubelet.io/provider", "operator": "Exists", "effect": "NoSchedule"}
 """Tolerates the virtual node's taint ``virtual-kubelet.io/provider=alibabacloud:NoSchedule``."""
 
 GPU_HPN_NODE_SELECTOR = {"alibabacloud.com/node-type": "reserved"}
-"""GPU-HPN capacity reservations appear as nodes with this label (seed 004, GPU-HPN section)."""
+"""GPU-HPN capacity reservations appear as nodes with this label."""
 
 
 def deployment(cfg: AcsWorkloadConfig) -> dict[str, Any]:
@@ -122,7 +123,7 @@ def _container(cfg: AcsWorkloadConfig) -> dict[str, Any]:
         quantities[cfg.gpu_resource_name] = str(cfg.gpu)
     amounts = {name: value for name, value in quantities.items() if value is not None}
     if amounts:
-        # requests == limits: GPU pods in ACK must be Guaranteed (reference 3.4), and the seed writes CPU pods so too.
+        # requests == limits: GPU pods in ACK must be Guaranteed (ACS pod overview), and ACK writes CPU pods so too.
         container["resources"] = {"limits": dict(amounts), "requests": dict(amounts)}
     if cfg.volumes:
         container["volumeMounts"] = [

@@ -7,15 +7,15 @@ from typing import Any
 from components.config.kueue import SmokeJobConfig
 
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
-"""Routes a Job to a LocalQueue; since v1beta2 only the label works, not the old annotation (reference §2.2)."""
+"""Routes a Job to a LocalQueue; since v1beta2 only the label works, not the old annotation."""
 POOL_LABEL = "agentpool"
-"""AKS puts ``agentpool: <pool name>`` on every node (reference aks-kueue.md §5)."""
+"""AKS puts ``agentpool: <pool name>`` on every node."""
 SKIP_AWAIT = "pulumi.com/skipAwait"
 """pulumi-kubernetes' documented annotation: create the object without waiting for it to become ready."""
 
 
 def smoke_job(config: SmokeJobConfig) -> dict[str, Any]:
-    """The seed's ``kueue-cas-job`` (reference aks-kueue.md §1.3), created suspended for Kueue to admit.
+    """The seed's ``kueue-cas-job``, created suspended for Kueue to admit.
 
     ``pulumi.com/skipAwait``: the program's own waiter watches the Job and explains a stuck one; pulumi-kubernetes'
     Job await would only time out.

@@ -1,6 +1,6 @@
 """The Kueue queue objects as plain dicts: the single source of every Namespace and Kueue object the stack creates.
 
-Pure functions from the validated ``queues`` config to ``kueue.x-k8s.io/v1beta2`` objects (reference aks-kueue.md §2).
+Pure functions from the validated ``queues`` config to ``kueue.x-k8s.io/v1beta2`` objects.
 They emit only what is set, so the default config renders the seed's ``40-autoscale-queue.yaml`` field for field.
 Cluster-scoped kinds (everything but LocalQueue) carry no namespace.
 """
@@ -23,7 +23,7 @@ from components.config.queues import (
 
 API_GROUP = "kueue.x-k8s.io"
 API_VERSION = f"{API_GROUP}/v1beta2"
-"""The storage version since Kueue 0.16; v1beta1 is deprecated and must not be mixed in (reference §0.1)."""
+"""The storage version since Kueue 0.16; v1beta1 is deprecated and must not be mixed in."""
 
 Manifest = dict[str, Any]
 
