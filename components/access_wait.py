@@ -13,10 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
+from pulumi.dynamic import CreateResult
 
-from components.dynamic_by_value import reduce_by_value
-from components.kube_wait import Cluster, RestCluster, poll
+from components.kube_wait import Cluster, RestCluster, WaitProvider, poll
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.access_wait")
 PROBE_PATH = "/api/v1/namespaces/kube-system"
@@ -38,11 +37,11 @@ def has_access(cluster: Cluster) -> bool:
     return True
 
 
-class ClusterAccessProvider(ResourceProvider):
+class ClusterAccessProvider(WaitProvider):
     """Creating the resource means: wait until the kubeconfig's identity may read the cluster."""
 
-    def __reduce__(self) -> Any:
-        return reduce_by_value(self, SHIPPED_MODULES)
+    shipped_modules = SHIPPED_MODULES
+    watched_inputs = ("roleAssignmentId",)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         cluster = RestCluster(props["kubeconfig"])
@@ -54,10 +53,6 @@ class ClusterAccessProvider(ResourceProvider):
                 f"--scope {props['clusterId']}; then run pulumi up again."
             )
         return CreateResult(id_=props["roleAssignmentId"], outs={k: v for k, v in props.items() if k != "kubeconfig"})
-
-    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
-        changed = _olds.get("roleAssignmentId") != _news.get("roleAssignmentId")
-        return DiffResult(changes=changed, replaces=["roleAssignmentId"] if changed else [], delete_before_replace=True)
 
 
 class ClusterAccess(pulumi.dynamic.Resource, module="azure", name="ClusterAccess"):

@@ -9,6 +9,9 @@ which resolves only once those checks passed: pods created before the virtual no
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pulumi
 from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
@@ -190,22 +193,15 @@ class AckProCluster(pulumi.ComponentResource):
         installed: pulumi.Output[dict[str, str]],
         opts: pulumi.ResourceOptions,
     ) -> cs.KubernetesAddon:
-        """ACK does not install ack-virtual-node, so it is always a resource. Unpinned it sends no version: the
-        provider installs ACK's current one and reads the installed one back, which never diffs."""
-        pin = args.virtual_node.version
+        """ACK does not install ack-virtual-node, so it is always a resource."""
         # The addon's controllers are pods too: they, and CoreDNS for the workloads, need the ECS nodes first.
         after_pool = pulumi.ResourceOptions(depends_on=[self.node_pool] if self.node_pool else None)
-        return cs.KubernetesAddon(
-            f"{name}-ack-virtual-node",
-            cluster_id=self.cluster.id,
-            name="ack-virtual-node",
-            version=(
-                installed.apply(
-                    lambda versions: ack_checks.version_floor(pin, versions.get("ack-virtual-node", ""), addon_version)
-                )
-                if pin
-                else None
-            ),
+        return self._addon(
+            name,
+            "ack-virtual-node",
+            args.virtual_node.version,
+            addon_version,
+            installed,
             cleanup_cloud_resources=args.virtual_node.cleanup_cloud_resources,
             opts=pulumi.ResourceOptions.merge(opts, after_pool),
         )
@@ -221,22 +217,36 @@ class AckProCluster(pulumi.ComponentResource):
         existing addon instead of installing it)."""
         if args.scheduler is None:
             return None
-        pin = args.scheduler.version
-        return cs.KubernetesAddon(
-            f"{name}-kube-scheduler",
-            cluster_id=self.cluster.id,
-            name="kube-scheduler",
-            version=(
-                installed.apply(
-                    lambda versions: ack_checks.version_floor(
-                        pin, versions.get("kube-scheduler", ""), lambda text: SchedulerVersion.parse(text).sort_key()
-                    )
-                )
-                if pin
-                else None
-            ),
-            config=canonical_json(args.scheduler.config) if args.scheduler.config is not None else None,
+        config = args.scheduler.config
+        return self._addon(
+            name,
+            "kube-scheduler",
+            args.scheduler.version,
+            lambda text: SchedulerVersion.parse(text).sort_key(),
+            installed,
+            config=canonical_json(config) if config is not None else None,
             opts=opts,
+        )
+
+    def _addon(
+        self,
+        name: str,
+        addon: str,
+        pin: str | None,
+        order: Callable[[str], Any],
+        installed: pulumi.Output[dict[str, str]],
+        **settings: Any,
+    ) -> cs.KubernetesAddon:
+        """An addon whose configured version is a floor: the provider gets the higher of the pin and what ACK has
+        installed, so ACK is never asked to downgrade. Unpinned it sends no version: the provider installs ACK's
+        current one and reads the installed one back, which never diffs."""
+        version = (
+            installed.apply(lambda versions: ack_checks.version_floor(pin, versions.get(addon, ""), order))
+            if pin
+            else None
+        )
+        return cs.KubernetesAddon(
+            f"{name}-{addon}", cluster_id=self.cluster.id, name=addon, version=version, **settings
         )
 
     def _checked_addons(

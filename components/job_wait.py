@@ -17,10 +17,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
-from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
+from pulumi.dynamic import CreateResult
 
-from components.dynamic_by_value import reduce_by_value
-from components.kube_wait import Cluster, Conditions, RestCluster, condition, explained, is_not_found, is_true, poll
+from components.kube_wait import (
+    Cluster,
+    Conditions,
+    RestCluster,
+    WaitProvider,
+    condition,
+    explained,
+    is_not_found,
+    is_true,
+    poll,
+)
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.job_wait")
 """Everything the provider process needs of this project, dependencies first."""
@@ -225,11 +234,11 @@ WATCHED_INPUTS = ("jobNamespace", "jobName", "jobUid", "timeoutSeconds")
 """A change to any of these is a different Job (or deadline) to wait for; a rotated kubeconfig is not."""
 
 
-class JobCompletionProvider(ResourceProvider):
-    """Creating the resource means: wait until the Job completes. Deleting it deletes nothing."""
+class JobCompletionProvider(WaitProvider):
+    """Creating the resource means: wait until the Job completes."""
 
-    def __reduce__(self) -> Any:
-        return reduce_by_value(self, SHIPPED_MODULES)
+    shipped_modules = SHIPPED_MODULES
+    watched_inputs = WATCHED_INPUTS
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         namespace, name = props["jobNamespace"], props["jobName"]
@@ -237,10 +246,6 @@ class JobCompletionProvider(ResourceProvider):
         done = wait_for_job(observer, namespace, name, float(props["timeoutSeconds"]))
         outs = {key: props.get(key) for key in WATCHED_INPUTS}
         return CreateResult(id_=f"{namespace}/{name}", outs={**outs, "succeeded": done.job_status.get("succeeded", 0)})
-
-    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
-        replaces = [key for key in WATCHED_INPUTS if _olds.get(key) != _news.get(key)]
-        return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=True)
 
 
 class JobCompletion(pulumi.dynamic.Resource, module="kueue", name="JobCompletion"):

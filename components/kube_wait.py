@@ -1,8 +1,8 @@
 """What the waiters of this project share: reading a cluster over its REST paths, conditions, and a bounded poll.
 
 The waiters run inside Pulumi's dynamic-provider process, shipped by value (:mod:`components.dynamic_by_value`), so
-this module imports nothing from the project. Reading objects by REST path keeps the waiters' fakes in tests to a
-dictionary of paths.
+this module imports nothing from the project but that module. Reading objects by REST path keeps the waiters' fakes
+in tests to a dictionary of paths.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 import yaml
+from pulumi.dynamic import DiffResult, ResourceProvider
+
+from components.dynamic_by_value import reduce_by_value
 
 Conditions = Sequence[Mapping[str, Any]]
 Seen = TypeVar("Seen")
@@ -23,6 +26,24 @@ class Cluster(Protocol):
     def get(self, path: str) -> Any: ...
 
     def list(self, path: str, label_selector: str | None = None) -> list[Any]: ...
+
+
+class WaitProvider(ResourceProvider):
+    """A dynamic provider whose ``create`` waits for something in the cluster and ``delete`` deletes nothing.
+
+    It is shipped by value (``shipped_modules``, dependencies first, its own module last) and replaced, which waits
+    again, only when one of ``watched_inputs`` changes: a rotated kubeconfig is not a new thing to wait for.
+    """
+
+    shipped_modules: tuple[str, ...]
+    watched_inputs: tuple[str, ...]
+
+    def __reduce__(self) -> Any:
+        return reduce_by_value(self, self.shipped_modules)
+
+    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
+        replaces = [key for key in self.watched_inputs if _olds.get(key) != _news.get(key)]
+        return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=True)
 
 
 def is_not_found(error: Exception) -> bool:

@@ -16,10 +16,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
-from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
+from pulumi.dynamic import CreateResult
 
-from components.dynamic_by_value import reduce_by_value
-from components.kube_wait import Cluster, Conditions, RestCluster, condition, explained, is_not_found, poll
+from components.kube_wait import (
+    Cluster,
+    Conditions,
+    RestCluster,
+    WaitProvider,
+    condition,
+    explained,
+    is_not_found,
+    poll,
+)
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.queue_wait")
 KINDS = {"AdmissionCheck": "admissionchecks", "ClusterQueue": "clusterqueues"}
@@ -79,11 +87,11 @@ WATCHED_INPUTS = ("objects", "kueueRevision", "timeoutSeconds", "onInactive")
 """A different set of objects, a restarted Kueue or another deadline is a new proof; a rotated kubeconfig is not."""
 
 
-class QueuesActiveProvider(ResourceProvider):
-    """Creating the resource means: wait until every object is Active. Deleting it deletes nothing."""
+class QueuesActiveProvider(WaitProvider):
+    """Creating the resource means: wait until every object is Active."""
 
-    def __reduce__(self) -> Any:
-        return reduce_by_value(self, SHIPPED_MODULES)
+    shipped_modules = SHIPPED_MODULES
+    watched_inputs = WATCHED_INPUTS
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         objects = [(o["kind"], o["name"]) for o in props["objects"]]
@@ -95,10 +103,6 @@ class QueuesActiveProvider(ResourceProvider):
             raise QueuesInactiveError(f"Waited {float(props['timeoutSeconds']):.0f}s. {message}")
         outs = {key: props.get(key) for key in WATCHED_INPUTS}
         return CreateResult(id_=props["kueueRevision"], outs={**outs, "inactive": message})
-
-    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
-        replaces = [key for key in WATCHED_INPUTS if _olds.get(key) != _news.get(key)]
-        return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=True)
 
 
 class QueuesActive(pulumi.dynamic.Resource, module="kueue", name="QueuesActive"):
