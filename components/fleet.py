@@ -53,7 +53,8 @@ def _deploy_kueue(config: StackConfig) -> None:
     kueue = Kueue(
         "kueue",
         config.kueue,
-        check_provisioning_request_crd=uses_provisioning,
+        # A stack that accepts inactive checks (onInactive: warn) must not fail at the CRD check either.
+        check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
         opts=pulumi.ResourceOptions(
             provider=cluster.provider, depends_on=kueue_waits_for if uses_provisioning else None
         ),

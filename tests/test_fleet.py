@@ -91,6 +91,15 @@ def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
     )
     waiter = recording.one(WAITER)
     assert (waiter.inputs["onInactive"], waiter.inputs["timeoutSeconds"]) == ("warn", 60)
+    gate = next(r for r in recording.by_type(GATE) if r.name == "kueue-ready")
+    containers = [c["name"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]]
+    assert "check-provisioningrequest-crd" not in containers, "a missing CRD must warn, not fail the gate"
+
+
+def test_a_failing_stack_checks_the_crd_in_the_gate(aks_stack):
+    gate = next(r for r in aks_stack.by_type(GATE) if r.name == "kueue-ready")
+    containers = [c["name"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]]
+    assert "check-provisioningrequest-crd" in containers
 
 
 def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
