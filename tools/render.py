@@ -55,13 +55,20 @@ def _decrypt_placeholder(key: str, value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def render(stack_file: Path) -> tuple[str, mock_runtime.Recording]:
-    stack, config, secret_keys = read_stack_file(stack_file)
+def run_main(
+    stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False
+) -> mock_runtime.Recording:
+    """Run the real ``__main__.py`` under the mocks, as ``pulumi up`` (or, with ``preview``, ``pulumi preview``)."""
 
     def program() -> None:
         runpy.run_path(str(PROJECT_ROOT / "__main__.py"), run_name="__main__")
 
-    return stack, mock_runtime.run(program, config, secret_keys=secret_keys, stack=stack)
+    return mock_runtime.run(program, config, secret_keys=secret_keys, stack=stack, preview=preview)
+
+
+def render(stack_file: Path) -> tuple[str, mock_runtime.Recording]:
+    stack, config, secret_keys = read_stack_file(stack_file)
+    return stack, run_main(stack, config, secret_keys)
 
 
 def plan(stack: str, recording: mock_runtime.Recording) -> dict[str, Any]:

@@ -8,6 +8,7 @@ rejected (a typo must never be silently ignored), immutable once loaded. A cross
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable, Sequence
 from typing import Annotated, Any
 
 import pulumi
@@ -78,6 +79,19 @@ _PATTERN_NAMES = {
     DNS1123_SUBDOMAIN: "it must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
     "starting and ending alphanumeric",
 }
+
+
+def require_unique(values: Sequence[Hashable], key: Callable[[int], str], what: str) -> None:
+    """Raise :class:`RuleViolation` at ``key(i)`` for the first value that repeats an earlier one.
+
+    ``what`` names the collection in the message ("pool names", "each zone"), so every uniqueness rule reads alike
+    and names the duplicate's own key, never just its list.
+    """
+    seen: set[Hashable] = set()
+    for index, value in enumerate(values):
+        if value in seen:
+            raise RuleViolation(key(index), value, f"{what} must be unique; this one is already used")
+        seen.add(value)
 
 
 def key_path(*parts: str | int) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -11,8 +9,8 @@ import pytest
 
 from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL, AcsWorkloadConfig
 from components.manifests.acs import deployment, resource_policy
-from tests.schemas import validate_core
-from tests.seed_manifests import (
+from tests.support.schemas import resource_policy_schema, validate_core
+from tests.support.seeds import (
     GPU_BY_NODE_SELECTOR,
     GPU_BY_POD_LABEL,
     GPU_BY_RESOURCE_POLICY,
@@ -26,7 +24,7 @@ from tests.seed_manifests import (
     seed,
 )
 
-RP_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
+RP_SCHEMA = resource_policy_schema()
 
 
 def workload(**fields: Any) -> AcsWorkloadConfig:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
+from tests.support import PROJECT_ROOT
 from tools import config_reference
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT_ROOT
 README = (ROOT / "README.md").read_text()
 
 

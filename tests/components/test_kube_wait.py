@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from components.kube_wait import RestCluster, explained, poll
-from tests.fakes import FakeClock, cond
+from tests.support.fakes import FakeClock, cond
 from tools.mock_runtime import FAKE_KUBECONFIG
 
 

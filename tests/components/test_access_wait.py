@@ -6,7 +6,7 @@ import pytest
 
 from components import access_wait
 from components.access_wait import PROBE_PATH, AccessDeniedError, ClusterAccessProvider, has_access
-from tests.fakes import FakeCluster
+from tests.support.fakes import FakeCluster
 
 
 class RefusedError(Exception):

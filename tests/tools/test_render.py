@@ -13,8 +13,9 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.schemas import validate_core, validate_kueue
-from tests.seed_manifests import (
+from tests.support import PROJECT_ROOT
+from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
+from tests.support.seeds import (
     GPU_BY_NODE_SELECTOR,
     GPU_BY_POD_LABEL,
     GPU_BY_RESOURCE_POLICY,
@@ -27,7 +28,7 @@ from tests.seed_manifests import (
 )
 from tools import render
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT_ROOT
 AKS_STACK = ROOT / "stacks/Pulumi.aks-kueue-dev.yaml"
 CHINA_STACK = ROOT / "stacks/Pulumi.aks-kueue-china.yaml"
 ACK_STACK = ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
@@ -41,7 +42,7 @@ SEED_DEPLOYMENTS_BY_PLACE = {
     "ack-acs-hpn-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_HPN)[0],
 }
 """Where stacks/Pulumi.ack-acs-dev.yaml places each seed example (the seed reuses names, so they need 3 clusters)."""
-RESOURCE_POLICY_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
+RESOURCE_POLICY_SCHEMA = resource_policy_schema()
 
 
 def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:

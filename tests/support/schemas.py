@@ -7,6 +7,7 @@ reason when the folder is absent.
 from __future__ import annotations
 
 import functools
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-KUEUE_CRD_DIR = Path(os.environ.get("KUEUE_CRD_DIR", Path(__file__).resolve().parents[2] / "shared/schemas/kueue"))
+from tests.support import PROJECT_ROOT
+
+KUEUE_CRD_DIR = Path(os.environ.get("KUEUE_CRD_DIR", PROJECT_ROOT.parent / "shared/schemas/kueue"))
 
 
 def require_kueue_crds() -> Path:
@@ -69,3 +72,8 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
 def validate_core(obj: dict[str, Any], kubernetes_version: str) -> None:
     """Validate a core Kubernetes object strictly (unknown fields are errors) for the given ``1.33``-style version."""
     kubernetes_validate.validate(obj, f"{kubernetes_version}.0", strict=True)
+
+
+def resource_policy_schema() -> dict[str, Any]:
+    """The ResourcePolicy JSON Schema, written from ACS's documented fields (ACS publishes no CRD for it)."""
+    return json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())

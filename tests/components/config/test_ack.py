@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from components.config.ack import AckClusterConfig, NodePoolConfig
 from components.config.stack import load_stack_config
-from tests.conftest import as_config, model_error_keys, stack_error_keys
+from tests.support.config import as_config, model_error_keys, stack_error_keys
 
 ZONE_K = {"zoneId": "cn-hangzhou-k", "nodeCidr": "10.1.0.0/16", "podCidr": "10.4.0.0/16"}
 ZONE_J = {"zoneId": "cn-hangzhou-j", "nodeCidr": "10.2.0.0/16", "podCidr": "10.5.0.0/16"}

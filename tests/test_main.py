@@ -6,9 +6,6 @@ a second run must register every resource with the same inputs, or every later `
 
 from __future__ import annotations
 
-import json
-import runpy
-from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -18,23 +15,10 @@ from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
 from pulumi_azure_native import containerservice
 
-from tools import mock_runtime, render
+from tests.support.stacks import STACKS, run_stack
+from tools import mock_runtime
 
-ROOT = Path(__file__).resolve().parents[1]
-STACKS = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
 _MISSING = object()
-
-
-def run_main(stack_file: Path, preview: bool) -> mock_runtime.Recording:
-    stack, config, secret_keys = render.read_stack_file(stack_file)
-    smoke_job = json.loads(config.get("elastic-capacity:smokeJob", "{}"))
-    if "elastic-capacity:aks" in config:
-        config["elastic-capacity:smokeJob"] = json.dumps({**smoke_job, "enabled": True})
-
-    def program() -> None:
-        runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
-
-    return mock_runtime.run(program, config, secret_keys, stack=stack, preview=preview)
 
 
 def _differing_paths(expected: Any, actual: Any, path: str = "") -> list[str]:
@@ -113,8 +97,8 @@ def input_differences(first: mock_runtime.Recording, second: mock_runtime.Record
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
 def test_preview_registers_what_up_registers(stack_file):
     """Unknown values during preview must not change the shape of the program (no logic hidden in an apply)."""
-    up = run_main(stack_file, preview=False)
-    preview = run_main(stack_file, preview=True)
+    up = run_stack(stack_file, preview=False)
+    preview = run_stack(stack_file, preview=True)
     assert preview_differences(preview, up) == []
     assert len(up.registrations) > 10
     assert any(r.id == mock_runtime.UNKNOWN for r in preview.registrations), "preview must leave new ids unknown"
@@ -123,8 +107,8 @@ def test_preview_registers_what_up_registers(stack_file):
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
 def test_a_second_run_registers_every_resource_with_the_same_inputs(stack_file):
     """The offline stand-in for "a second `pulumi preview` shows no changes": two runs, identical inputs."""
-    first = run_main(stack_file, preview=False)
-    second = run_main(stack_file, preview=False)
+    first = run_stack(stack_file, preview=False)
+    second = run_stack(stack_file, preview=False)
     assert any(r.type.startswith("pulumi:providers:") for r in first.registrations)
     differences = input_differences(first, second)
     assert not differences, "inputs change between two runs:\n" + "\n".join(differences)

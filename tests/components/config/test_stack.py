@@ -8,7 +8,7 @@ import pytest
 
 from components.config.base import ConfigError
 from components.config.stack import load_stack_config
-from tests.conftest import as_config, stack_error_keys
+from tests.support.config import as_config, stack_error_keys
 
 SEED_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1, "maxCount": 5, "initialCount": 1}
 

@@ -9,9 +9,9 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.queues import QueuesConfig
 from components.queues import KueueQueues
-from tests.schemas import validate_core, validate_kueue
-from tests.seed_manifests import KUEUE_SEED_OBJECTS
-from tests.test_queues_config import GENERAL
+from tests.support.queues import GENERAL
+from tests.support.schemas import validate_core, validate_kueue
+from tests.support.seeds import KUEUE_SEED_OBJECTS
 from tools import mock_runtime
 from tools.mock_runtime import FAKE_KUBECONFIG
 

@@ -7,7 +7,6 @@ import json
 import os
 import stat
 import subprocess
-from pathlib import Path
 
 import pulumi
 import pulumi_kubernetes as kubernetes
@@ -17,10 +16,11 @@ import yaml
 from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
 from components.kueue import Kueue
 from components.manifests import kueue_install
-from tests.schemas import validate_core, validate_kueue
+from tests.support import PROJECT_ROOT
+from tests.support.schemas import validate_core, validate_kueue
 from tools import mock_runtime
 
-CHART_VALUES = Path(__file__).resolve().parents[2] / "shared/reference/kueue-chart-values-v0.17.1.yaml"
+CHART_VALUES = PROJECT_ROOT.parent / "shared/reference/kueue-chart-values-v0.17.1.yaml"
 CHART = "kubernetes:helm.sh/v4:Chart"
 JOB = "kubernetes:batch/v1:Job"
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pytest
 
 from components.config.base import ConfigError
 from components.config.stack import load_stack_config
 from components.fleet import deploy
-from tests.conftest import as_config
+from tests.support import PROJECT_ROOT
+from tests.support.config import as_config
 from tools import mock_runtime, render
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = PROJECT_ROOT
 ACK_STACK = ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 ADDON_TYPE = "alicloud:cs/kubernetesAddon:KubernetesAddon"
 POOL = {"name": "system", "instanceTypes": ["ecs.g7.large"], "minSize": 2, "maxSize": 2}

@@ -9,7 +9,7 @@ import pytest
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
 from components.config.base import ConfigError
 from components.config.stack import load_stack_config
-from tests.conftest import as_config, stack_error_keys
+from tests.support.config import as_config, stack_error_keys
 
 GROUP = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
 

@@ -14,7 +14,7 @@ import yaml
 from pulumi.runtime import rpc
 from pulumi_azure_native import authorization, containerservice, resources
 
-from tests.test_program import STACKS, run_main
+from tests.support.stacks import STACKS, run_stack
 from tools import mock_runtime, render
 from tools.mock_runtime import UNKNOWN, ack_cluster_credential, aks_user_credentials
 
@@ -204,7 +204,7 @@ def test_ack_credentials_expire_after_the_requested_minutes():
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
 def test_a_plan_rendered_from_a_preview_is_json_with_unknowns_and_secrets_marked(stack_file, tmp_path):
     stack = render.read_stack_file(stack_file)[0]
-    render.write(tmp_path, stack, run_main(stack_file, preview=True))
+    render.write(tmp_path, stack, run_stack(stack_file, preview=True))
     text = (tmp_path / "plan.json").read_text()
     plan = json.loads(text)
 

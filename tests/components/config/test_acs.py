@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from components.config.acs import RESERVED_LABELS, AckConfig
 from components.config.base import PROJECT, problems_from
-from tests.conftest import model_error_keys, stack_error_keys
+from tests.support.config import model_error_keys, stack_error_keys
 
 GPU_SCHEDULER_131 = "v1.31.0-aliyun.6.8.4.8f585f26"
 """ACK's minimum kube-scheduler for ACS GPU on 1.31 (the newest row of its GPU table)."""

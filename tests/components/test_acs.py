@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import logging
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,10 +14,11 @@ from pulumi_alicloud import cs
 from components.acs import AcsWorkload
 from components.config.acs import AcsWorkloadConfig
 from components.manifests.acs import deployment, resource_policy
+from tests.support.schemas import resource_policy_schema
 from tools import mock_runtime
 
 RESOURCE_POLICY_TYPE = "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
-RP_SCHEMA = json.loads((Path(__file__).parent / "resourcepolicy.schema.json").read_text())
+RP_SCHEMA = resource_policy_schema()
 
 
 def workload(**fields: Any) -> AcsWorkloadConfig:

@@ -19,7 +19,7 @@ from components.config.kube import (
     Toleration,
     quantity_value,
 )
-from tests.conftest import model_error_keys
+from tests.support.config import model_error_keys
 
 PREFIX_253 = ".".join(["a" * 63] * 3 + ["b" * 61])
 

@@ -6,9 +6,9 @@ import pytest
 
 from components.config.queues import QueuesConfig
 from components.manifests.kueue import queue_manifests, references
-from tests.schemas import validate_core, validate_kueue
-from tests.seed_manifests import KUEUE_SEED_OBJECTS
-from tests.test_queues_config import GENERAL, edited
+from tests.support.queues import GENERAL, edited
+from tests.support.schemas import validate_core, validate_kueue
+from tests.support.seeds import KUEUE_SEED_OBJECTS
 
 KIND_ORDER = [
     "Namespace",

@@ -14,7 +14,7 @@ from components.config.kueue import (
     registry_host,
 )
 from components.config.stack import load_stack_config
-from tests.conftest import as_config, stack_error_keys
+from tests.support.config import as_config, stack_error_keys
 
 ON_EXISTING_CLUSTER = {"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}
 SECRET = ["elastic-capacity:kubeconfig"]

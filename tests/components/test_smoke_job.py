@@ -12,7 +12,7 @@ from components.config.kueue import SmokeJobConfig
 from components.job_wait import JobCompletionProvider
 from components.manifests.jobs import smoke_job
 from components.smoke_job import SmokeJob
-from tests.schemas import validate_core
+from tests.support.schemas import validate_core
 
 SEED_JOB = """
 apiVersion: batch/v1

@@ -9,7 +9,7 @@ import pytest
 from components.config.stack import load_stack_config
 from components.fleet import deploy
 from components.queue_wait import QueuesActiveProvider
-from tests.conftest import as_config
+from tests.support.config import as_config
 from tools import mock_runtime
 
 WAITER = "pulumi-python:dynamic/kueue:QueuesActive"

@@ -6,7 +6,7 @@ import pytest
 
 from components import queue_wait
 from components.queue_wait import QueuesActiveProvider, QueuesInactiveError, diagnose, inactive, observe
-from tests.fakes import FakeCluster, cond
+from tests.support.fakes import FakeCluster, cond
 
 CHECK = "/apis/kueue.x-k8s.io/v1beta2/admissionchecks/cas-provisioning"
 QUEUE = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cas-cluster-queue"

@@ -14,7 +14,7 @@ from components.job_wait import (
     pod_problems,
     wait_for_job,
 )
-from tests.fakes import FakeClock, FakeCluster, NotFoundError, cond
+from tests.support.fakes import FakeClock, FakeCluster, NotFoundError, cond
 
 NS, NAME = "cas-kueue-demo", "kueue-cas-job"
 SUSPENDED = {"conditions": [cond("Suspended", reason="JobSuspended")]}

@@ -1,0 +1,38 @@
+"""Config helpers shared by the tests: stack sections as Pulumi hands them over, and the keys an error names."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from components.config.base import PROJECT, ConfigError, problems_from
+from components.config.stack import load_stack_config
+
+
+def as_config(sections: dict[str, Any]) -> dict[str, str]:
+    """``{"aks": {...}}`` -> ``{"elastic-capacity:aks": "<json>"}``: the shape Pulumi hands the program."""
+    return {
+        f"{PROJECT}:{key}": value if isinstance(value, str) else json.dumps(value) for key, value in sections.items()
+    }
+
+
+def stack_error_keys(sections: dict[str, Any], secret_keys: Collection[str] = ()) -> list[str]:
+    """The full keys the stack loader rejects these sections for; its message must stay one line."""
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config(sections), secret_keys)
+    assert "\n" not in str(caught.value), "a config error is one line"
+    return caught.value.keys
+
+
+def model_error_keys(model: type[BaseModel] | TypeAdapter, data: Any, prefix: str = "") -> list[str]:
+    """The keys (under ``prefix``) that validating ``data`` against a model or type adapter rejects."""
+    with pytest.raises(ValidationError) as caught:
+        if isinstance(model, TypeAdapter):
+            model.validate_python(data)
+        else:
+            model.model_validate(data)
+    return [key for key, _ in problems_from(caught.value, prefix)]
