@@ -516,12 +516,10 @@ class Recording:
             stack.extend(nexts)
         return False
 
-    def kubernetes_objects(self) -> list[dict[str, Any]]:
-        """Every Kubernetes object the program creates itself (not a Helm chart's contents), secrets unwrapped."""
+    def kubernetes_objects(self) -> list[Registration]:
+        """Every Kubernetes object the program creates itself: not providers, not a Helm chart's contents."""
         return [
-            r.inputs
-            for r in self.registrations
-            if r.custom and r.type.startswith("kubernetes:") and "helm.sh" not in r.type
+            r for r in self.registrations if r.custom and r.type.startswith("kubernetes:") and "helm.sh" not in r.type
         ]
 
 

@@ -107,11 +107,7 @@ def _without_serialized_code(inputs: dict[str, Any]) -> dict[str, Any]:
 def manifests(recording: mock_runtime.Recording) -> dict[str, dict[str, Any]]:
     """Relative file path -> Kubernetes object, one per object the program creates, grouped by cluster provider."""
     files: dict[str, dict[str, Any]] = {}
-    for registration in recording.registrations:
-        if not (registration.custom and registration.type.startswith("kubernetes:")):
-            continue
-        if "helm.sh" in registration.type:
-            continue
+    for registration in recording.kubernetes_objects():
         provider = recording.provider_of(registration)
         obj = registration.redacted_inputs
         meta = obj.get("metadata") or {}

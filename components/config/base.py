@@ -48,14 +48,29 @@ class RuleViolation(ValueError):
     """A cross-field rule broken inside one model.
 
     ``key`` is relative to the model that raises it (``"userPools[0].minCount"``); the loader prefixes the path of
-    that model, so the final message names the full key as the user wrote it.
+    that model, so the final message names the full key as the user wrote it. ``problem`` is that message without
+    the key: the offending value and what is allowed instead.
     """
 
     def __init__(self, key: str, value: Any, allowed: str) -> None:
         self.key = key
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{key}: {value!r} is not allowed; {allowed}")
+        self.problem = f"{value!r} is not allowed; {allowed}"
+        super().__init__(f"{key}: {self.problem}")
+
+
+class MisplacedKey(RuleViolation):
+    """A key that must not be set at all in this stack, whatever its value (a secret, or a whole section).
+
+    The message says the key is set where it does not belong instead of quoting a value, so no secret and no
+    placeholder such as ``'set'`` ever reaches the user.
+    """
+
+    def __init__(self, key: str, allowed: str) -> None:
+        super().__init__(key, None, allowed)
+        self.problem = f"it must not be set here; {allowed}"
+        self.args = (f"{key}: {self.problem}",)
 
 
 class ConfigError(pulumi.RunError):
@@ -118,7 +133,7 @@ def problems_from(error: ValidationError, prefix: str) -> list[tuple[str, str]]:
         loc = _loc_to_key(tuple(item["loc"]))
         if isinstance(cause, RuleViolation):
             key = key_path(prefix, loc, cause.key) if cause.key else key_path(prefix, loc)
-            problems.append((key, f"{cause.value!r} is not allowed; {cause.allowed}"))
+            problems.append((key, cause.problem))
             continue
         key = key_path(prefix, loc)
         if item["type"] == "extra_forbidden":

@@ -11,6 +11,7 @@ import re
 from decimal import Decimal
 from typing import Annotated, Any, Literal, get_args
 
+from kubernetes.utils import parse_quantity
 from pydantic import AfterValidator, BeforeValidator, model_validator
 
 from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, RuleViolation
@@ -62,23 +63,19 @@ LabelValue = Annotated[str, AfterValidator(_label_value)]
 Labels = Annotated[dict[str, str], AfterValidator(_labels)]
 """A label map (node labels, pod labels, ``nodeSelector``, ``matchLabels``); errors name the offending label."""
 
-_QUANTITY = re.compile(r"(?P<number>[+-]?(\d+(\.\d*)?|\.\d+))(?P<suffix>[KMGTPE]i|[eE][+-]?\d+|[numkMGTPE])?")
-_BINARY_EXPONENTS = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
-_DECIMAL_EXPONENTS = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_QUANTITY = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[eE][+-]?\d+|[numkMGTPE])?")
+"""The quantity grammar of ``resource.ParseQuantity``
+(https://github.com/kubernetes/apimachinery/blob/master/pkg/api/resource/quantity.go): the client's
+``parse_quantity`` computes the value but also takes forms the API server refuses (``2 Gi``, ``2K``, ``1e3m``)."""
 _QUANTITY_RULE = "write a Kubernetes quantity such as 2, 500m or 200Gi"
 
 
 def quantity_value(text: str) -> Decimal:
     """The value of a Kubernetes quantity in base units, cores or bytes (``500m`` -> 0.5, ``2Gi`` -> 2147483648)."""
-    match = _QUANTITY.fullmatch(text)
-    if not match:
+    if not _QUANTITY.fullmatch(text):
         raise ValueError(f"{text!r} is not a Kubernetes quantity; write it as 2, 500m, 512Mi or 4Gi")
-    number, suffix = Decimal(match["number"]), match["suffix"] or ""
-    if suffix in _BINARY_EXPONENTS:
-        return number * 1024 ** _BINARY_EXPONENTS[suffix]
-    if suffix[:1] in "eE" and len(suffix) > 1:
-        return number.scaleb(int(suffix[1:]))
-    return number.scaleb(_DECIMAL_EXPONENTS[suffix])
+    value: Decimal = parse_quantity(text)
+    return value
 
 
 def _number_as_text(value: Any) -> Any:
@@ -121,21 +118,31 @@ TAINT_EFFECTS: tuple[str, ...] = get_args(TaintEffect)
 
 
 class Taint(ConfigModel):
-    """A node taint (core ``Taint``); pods scheduled on the node must tolerate it."""
+    """A node taint (core ``Taint``, https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/);
+    pods scheduled on the node must tolerate it."""
 
     key: LabelKey
+    """The taint key, such as ``nvidia.com/gpu``."""
     value: LabelValue | None = None
+    """The taint value; unset means an empty value."""
     effect: TaintEffect
+    """What happens to pods that do not tolerate it: ``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``."""
 
 
 class Toleration(ConfigModel):
-    """A pod toleration (core ``Toleration``)."""
+    """A pod toleration (core ``Toleration``,
+    https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#scheduling)."""
 
     key: LabelKey | None = None
+    """The taint key it tolerates; unset (with operator ``Exists``) tolerates every taint."""
     operator: Literal["Equal", "Exists"] | None = None
+    """``Equal`` (the default) matches ``value``; ``Exists`` matches any value of the key."""
     value: LabelValue | None = None
+    """The taint value to match with operator ``Equal``."""
     effect: TaintEffect | None = None
+    """The taint effect it tolerates; unset tolerates every effect."""
     toleration_seconds: int | None = None
+    """With effect ``NoExecute``: how long the pod stays on a node after the taint appears; unset means forever."""
 
     @model_validator(mode="after")
     def _toleration_rules(self) -> Toleration:
@@ -153,8 +160,11 @@ class LabelSelectorRequirement(ConfigModel):
     """One ``matchExpressions`` entry: ``In``/``NotIn`` need values, ``Exists``/``DoesNotExist`` take none."""
 
     key: LabelKey
+    """The label key the requirement is about."""
     operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    """How the label's value relates to ``values``."""
     values: list[LabelValue] | None = None
+    """The values for ``In`` and ``NotIn``; none for ``Exists`` and ``DoesNotExist``."""
 
     @model_validator(mode="after")
     def _values_match_the_operator(self) -> LabelSelectorRequirement:
@@ -177,10 +187,13 @@ class LabelSelectorRequirement(ConfigModel):
 
 
 class LabelSelector(ConfigModel):
-    """A label selector; ``{}`` matches every object. Unset parts stay unset, so manifests show only what is set."""
+    """A label selector (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/label-selector/);
+    ``{}`` matches every object. Unset parts stay unset, so manifests show only what is set."""
 
     match_labels: Labels | None = None
+    """Labels an object must carry with exactly these values."""
     match_expressions: list[LabelSelectorRequirement] | None = None
+    """Requirements an object's labels must all meet, besides ``matchLabels``."""
 
     def matches(self, labels: dict[str, str]) -> bool:
         """Whether ``labels`` are selected, evaluated the way the API server does."""

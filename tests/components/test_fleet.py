@@ -1,16 +1,26 @@
-"""The Kueue half's wiring: what waits for what, so a real ``pulumi up`` runs in an order that works."""
+"""The composition root's wiring: every Kubernetes object on its own cluster's provider, every documented output with
+its secrecy, every ordering edge a real ``pulumi up`` relies on, for every shipped stack and for the options a stack
+may set."""
 
 from __future__ import annotations
 
+import functools
+import logging
+import re
 from typing import Any
 
 import pytest
 
+from components.config.base import ConfigError
 from components.config.stack import load_stack_config
 from components.fleet import deploy
 from components.queue_wait import QueuesActiveProvider
+from tests.support import PROJECT_ROOT
 from tests.support.config import as_config
-from tools import mock_runtime
+from tests.support.stacks import STACK_IDS, STACKS, run_stack
+from tools import mock_runtime, render
+
+ACK_STACK = PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 
 WAITER = "pulumi-python:dynamic/kueue:QueuesActive"
 SMOKE_WAITER = "pulumi-python:dynamic/kueue:JobCompletion"
@@ -34,7 +44,7 @@ WITHOUT_PROVISIONING = {
 }
 
 
-def run_stack(run_program, sections: dict[str, Any]) -> mock_runtime.Recording:
+def run_sections(run_program, sections: dict[str, Any]) -> mock_runtime.Recording:
     config = load_stack_config(as_config(sections))
     return run_program(lambda: deploy(config))
 
@@ -58,7 +68,7 @@ def test_kueue_starts_after_the_pools_when_queues_need_provisioning_requests(aks
 
 
 def test_kueue_does_not_wait_for_pools_without_provisioning_checks(run_program):
-    recording = run_stack(run_program, {"aks": {}, "queues": WITHOUT_PROVISIONING})
+    recording = run_sections(run_program, {"aks": {}, "queues": WITHOUT_PROVISIONING})
     assert not recording.depends_on(recording.one(CHART), recording.one(AGENT_POOL))
 
 
@@ -85,7 +95,7 @@ def test_the_activation_waiter_ships_its_provider_by_value(aks_stack):
 
 
 def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
-    recording = run_stack(
+    recording = run_sections(
         run_program,
         {"aks": {}, "queues": {"waitUntilActive": {"onInactive": "warn", "timeoutSeconds": 60}}},
     )
@@ -110,3 +120,174 @@ def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
     recording = run_program(lambda: deploy(config))
     hint = recording.one(WAITER).inputs["hint"]
     assert "AKS" not in hint and "cluster autoscaler that serves ProvisioningRequests" in hint
+
+
+# --- the ACK half -----------------------------------------------------------------------------------------------
+
+ADDON_TYPE = "alicloud:cs/kubernetesAddon:KubernetesAddon"
+POOL = {"name": "system", "instanceTypes": ["ecs.g7.large"], "minSize": 2, "maxSize": 2}
+
+
+def cluster(name: str, **fields) -> dict:
+    network = {"vswitchIds": [f"vsw-{name}node"], "podVswitchIds": [f"vsw-{name}pod"]}
+    return {"name": name, "region": "cn-hangzhou", "kubernetesVersion": "1.35", "network": network, **fields}
+
+
+CPU = {"name": "web", "cluster": "cpu", "image": "nginx:1.27"}
+HPN = {"name": "train", "cluster": "hpn", "image": "trainer:1", "computeClass": "gpu-hpn", "cpu": 1, "memory": "1Gi"}
+
+
+def run_ack(run_program, clusters: list[dict], workloads: list[dict]) -> mock_runtime.Recording:
+    config = load_stack_config(as_config({"ack": {"clusters": clusters, "workloads": workloads}}))
+    return run_program(lambda: deploy(config))
+
+
+def test_each_cluster_is_checked_against_its_own_workloads_and_named_by_its_index(run_program, monkeypatch):
+    """v2.14.0 serves the CPU cluster (ACS needs v2.13.0); the GPU-HPN cluster, the second, needs v2.15.0."""
+    monkeypatch.setitem(mock_runtime.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
+    clusters = [cluster("cpu", nodePool=POOL), cluster("hpn", nodePool=POOL)]
+    run_ack(run_program, clusters[:1], [CPU])
+    with pytest.raises(ConfigError) as caught:
+        run_ack(run_program, clusters, [CPU, HPN])
+    assert caught.value.keys == ["elastic-capacity:ack.clusters[1].virtualNode.version"]
+    assert "ack.workloads[1] (train, gpu-hpn)" in str(caught.value)
+
+
+def test_config_warnings_are_logged_with_their_full_keys(run_program, caplog):
+    gpu = {**HPN, "cluster": "cpu", "computeClass": "gpu", "gpu": 1, "gpuModelSeries": "L20"}
+    with caplog.at_level(logging.WARNING):
+        run_ack(run_program, [cluster("cpu")], [gpu])
+    messages = [record.getMessage() for record in caplog.records]
+    assert any(m.startswith("elastic-capacity:ack.workloads[0].gpuModelSeries: 'L20'") for m in messages)
+    assert any(m.startswith("elastic-capacity:ack.clusters[0].nodePool: no ECS node pool") for m in messages)
+
+
+@pytest.fixture(scope="module")
+def dev_stack() -> mock_runtime.Recording:
+    stack, config, secret_keys = render.read_stack_file(ACK_STACK)
+    return mock_runtime.run(lambda: deploy(load_stack_config(config, secret_keys)), config, secret_keys, stack=stack)
+
+
+def test_the_dev_stack_asks_for_a_supported_minor_and_gets_the_newest_patch(dev_stack):
+    clusters = dev_stack.by_type("alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert {c.inputs["version"] for c in clusters} == {"1.35.2-aliyun.1"}
+    _, config, _ = render.read_stack_file(ACK_STACK)
+    assert '"kubernetesVersion": "1.35"' in config["elastic-capacity:ack"]
+
+
+def test_the_dev_stack_pins_no_addon_version(dev_stack):
+    """No kube-scheduler resource (ACK's default install is checked instead) and an unpinned virtual node."""
+    addons = dev_stack.by_type(ADDON_TYPE)
+    assert sorted(a.name for a in addons) == [f"ack-acs-{c}-ack-virtual-node" for c in ("beijing", "hangzhou", "hpn")]
+    assert all("version" not in a.inputs for a in addons)
+
+
+def test_the_dev_stack_gives_every_cluster_ecs_nodes_and_documented_gpu_models(dev_stack, caplog):
+    pools = dev_stack.by_type("alicloud:cs/nodePool:NodePool")
+    assert len(pools) == 3 and {p.inputs["desiredSize"] for p in pools} == {"2"}
+    models = {
+        d.inputs["spec"]["template"]["metadata"]["labels"].get("alibabacloud.com/gpu-model-series")
+        for d in dev_stack.by_type("kubernetes:apps/v1:Deployment")
+    }
+    assert models == {None, "GN8IS"}
+    _, config, secret_keys = render.read_stack_file(ACK_STACK)
+    assert load_stack_config(config, secret_keys).ack.warnings() == []
+
+
+# --- every shipped stack -----------------------------------------------------------------------------------------
+
+
+KUEUE_STACKS = [s.name for s in STACKS if "elastic-capacity:kueue" in s.read_text()]
+ACK_STACKS = [s.name for s in STACKS if "elastic-capacity:ack" in s.read_text()]
+
+
+@functools.cache
+def recorded(stack_file: str) -> mock_runtime.Recording:
+    return run_stack(PROJECT_ROOT / "stacks" / stack_file)
+
+
+@pytest.fixture(params=STACK_IDS)
+def shipped(request) -> tuple[str, mock_runtime.Recording]:
+    return request.param, recorded(request.param)
+
+
+def top_component(recording: mock_runtime.Recording, registration: mock_runtime.Registration) -> str:
+    """The name of the fleet-level component a resource belongs to: its ancestor whose parent is the stack."""
+    urns = {r.urn for r in recording.registrations}
+    while registration.parent in urns:
+        registration = recording.by_urn(registration.parent)
+    return registration.name
+
+
+def expected_provider(stack_file: str, component: str) -> str:
+    """Which cluster's Kubernetes provider a fleet component must use, from its name."""
+    _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
+    clusters = [
+        c["name"] for c in __import__("json").loads(config.get("elastic-capacity:ack", '{"clusters": []}'))["clusters"]
+    ]
+    owners = [c for c in clusters if component.startswith((f"acs-{c}-", f"ack-{c}-"))]
+    if owners:
+        return f"ack-{max(owners, key=len)}-k8s"
+    return "existing-k8s" if "elastic-capacity:existingCluster" in config else "aks-k8s"
+
+
+def test_every_kubernetes_object_uses_its_own_clusters_provider(shipped):
+    stack_file, recording = shipped
+    objects = recording.kubernetes_objects()
+    assert objects
+    for obj in objects:
+        provider = recording.provider_of(obj)
+        assert provider is not None and provider.type == "pulumi:providers:kubernetes", f"{obj.name}: default provider"
+        assert provider.name == expected_provider(stack_file, top_component(recording, obj)), obj.name
+
+
+OUTPUTS_TABLE = re.compile(r"^\| `(?P<name>\w+)` \| (?P<half>AKS|ACK) \| (?P<secret>yes|no) \|", re.M)
+
+
+def documented_outputs() -> dict[str, tuple[str, bool]]:
+    """The README's stack-output table: output name -> (half, secret)."""
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    found = {m["name"]: (m["half"], m["secret"] == "yes") for m in OUTPUTS_TABLE.finditer(readme)}
+    assert found, "the README lists the stack outputs in a table: | `name` | AKS/ACK | yes/no | meaning |"
+    return found
+
+
+def test_every_documented_output_exists_with_its_secrecy(shipped):
+    stack_file, recording = shipped
+    halves = {"AKS"} if "aks" in stack_file else {"ACK"}
+    expected = {name: secret for name, (half, secret) in documented_outputs().items() if half in halves}
+    assert set(recording.outputs) == set(expected), "an output is missing or undocumented"
+    assert {name for name, secret in expected.items() if secret} == recording.secret_outputs & set(expected)
+
+
+@pytest.mark.parametrize("stack_file", KUEUE_STACKS)
+def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
+    recording = recorded(stack_file)
+    chart, pool, waiter = recording.one(CHART), recording.one(AGENT_POOL), recording.one(WAITER)
+    gate = next(r for r in recording.by_type(GATE) if r.name == "kueue-ready")
+    assert recording.depends_on(gate, chart)
+    assert recording.depends_on(chart, pool), "Kueue must start after the autoscaling pool (ProvisioningRequest CRD)"
+    queue_objects = [r for r in recording.registrations if r.type.startswith("kubernetes:kueue.x-k8s.io")]
+    assert queue_objects and all(recording.depends_on(obj, gate) for obj in queue_objects)
+    assert all(recording.depends_on(waiter, obj) for obj in queue_objects)
+    for part in (recording.one(GATE, "smoke-job-job"), recording.one(SMOKE_WAITER)):
+        assert recording.depends_on(part, waiter) and recording.depends_on(part, pool)
+    access = recording.one("pulumi-python:dynamic/azure:ClusterAccess")
+    assert recording.depends_on(recording.one("pulumi:providers:kubernetes"), access)
+
+
+@pytest.mark.parametrize("stack_file", ACK_STACKS)
+def test_acs_workloads_wait_for_their_namespace_and_their_clusters_addons(stack_file):
+    recording = recorded(stack_file)
+    deployments = recording.by_type("kubernetes:apps/v1:Deployment")
+    vnodes = [a for a in recording.by_type(ADDON_TYPE) if a.inputs["name"] == "ack-virtual-node"]
+    assert deployments and vnodes
+    for deployment in deployments:
+        cluster = expected_provider(stack_file, top_component(recording, deployment)).removesuffix("-k8s")
+        waited = [v.name for v in vnodes if recording.depends_on(deployment, v)]
+        assert waited == [f"{cluster}-ack-virtual-node"], deployment.name
+        namespace = deployment.inputs["metadata"]["namespace"]
+        created = [
+            n for n in recording.by_type("kubernetes:core/v1:Namespace") if n.inputs["metadata"]["name"] == namespace
+        ]
+        assert all(recording.depends_on(deployment, n) for n in created)

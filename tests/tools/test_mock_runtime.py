@@ -213,3 +213,95 @@ def test_a_plan_rendered_from_a_preview_is_json_with_unknowns_and_secrets_marked
     assert providers and all(p["inputs"]["kubeconfig"] == mock_runtime.REDACTED for p in providers)
     assert any(r["provider"].endswith(f"::{UNKNOWN}") for r in plan["resources"] if r["provider"])
     assert any(UNKNOWN in json.dumps(r["inputs"]) for r in plan["resources"])
+
+
+# --- the SDK internals the mock layer relies on ------------------------------------------------------------------
+
+
+def test_canary_the_sdk_internals_the_mock_layer_and_the_config_loader_use_still_exist():
+    """pulumi is pinned to one minor (requirements-dev.txt); when an upgrade moves one of these, this test names it."""
+    import inspect
+
+    from pulumi.runtime import config as runtime_config
+    from pulumi.runtime import known_types, mocks, rpc, settings, stack, sync_await
+
+    used = {
+        "pulumi.runtime.sync_await._sync_await": getattr(sync_await, "_sync_await", None),
+        "pulumi.runtime.stack.run_pulumi_func": getattr(stack, "run_pulumi_func", None),
+        "pulumi.runtime.settings.SETTINGS.rpc_manager": getattr(settings.SETTINGS, "rpc_manager", None),
+        "pulumi.runtime.settings.SETTINGS.outputs": getattr(settings.SETTINGS, "outputs", None),
+        "pulumi.runtime.settings.reset_options": getattr(settings, "reset_options", None),
+        "pulumi.runtime.settings.get_root_resource": getattr(settings, "get_root_resource", None),
+        "pulumi.runtime.mocks.MockMonitor.RegisterResource": getattr(mocks.MockMonitor, "RegisterResource", None),
+        "pulumi.runtime.rpc.UNKNOWN": getattr(rpc, "UNKNOWN", None),
+        "pulumi.runtime.rpc.is_rpc_secret": getattr(rpc, "is_rpc_secret", None),
+        "pulumi.runtime.known_types.is_unknown": getattr(known_types, "is_unknown", None),
+        "pulumi.runtime.config.CONFIG": getattr(runtime_config, "CONFIG", None),
+        "pulumi.runtime.config.get_config_env": getattr(runtime_config, "get_config_env", None),
+        "pulumi.runtime.config.get_config_secret_keys_env": getattr(runtime_config, "get_config_secret_keys_env", None),
+        "pulumi.runtime.config.is_config_secret": getattr(runtime_config, "is_config_secret", None),
+    }
+    assert [name for name, found in used.items() if found is None] == []
+    assert "keep_internal" in inspect.signature(rpc.deserialize_properties).parameters
+
+
+# --- the dependency walk tests and render rely on ----------------------------------------------------------------
+
+
+def registration(name: str, *, parent: str | None = None, deps=(), provider: str | None = None):
+    return mock_runtime.Registration(
+        urn=f"urn:{name}",
+        id=name,
+        type="test:index:Thing",
+        name=name,
+        custom=True,
+        remote=False,
+        parent=f"urn:{parent}" if parent else None,
+        provider=f"urn:{provider}::id" if provider else None,
+        providers={},
+        dependencies=tuple(f"urn:{d}" for d in deps),
+        property_dependencies={},
+        ignore_changes=(),
+        replace_on_changes=(),
+        delete_before_replace=False,
+        raw_inputs={},
+    )
+
+
+def recording_of(*registrations) -> mock_runtime.Recording:
+    return mock_runtime.Recording(list(registrations), {}, set(), [])
+
+
+def test_depends_on_follows_explicit_dependencies_transitively():
+    graph = recording_of(registration("a"), registration("b", deps=["a"]), registration("c", deps=["b"]))
+    assert graph.depends_on(graph.named("c"), graph.named("a"))
+    assert not graph.depends_on(graph.named("a"), graph.named("c"))
+
+
+def test_depending_on_a_component_means_waiting_for_each_of_its_children():
+    graph = recording_of(
+        registration("component"), registration("child", parent="component"), registration("user", deps=["component"])
+    )
+    assert graph.depends_on(graph.named("user"), graph.named("child"))
+
+
+def test_a_child_inherits_what_its_parent_waits_for():
+    graph = recording_of(
+        registration("pool"), registration("component", deps=["pool"]), registration("child", parent="component")
+    )
+    assert graph.depends_on(graph.named("child"), graph.named("pool"))
+
+
+def test_a_resource_waits_for_its_provider_and_what_the_provider_waits_for():
+    graph = recording_of(
+        registration("cluster"), registration("provider", deps=["cluster"]), registration("obj", provider="provider")
+    )
+    assert graph.depends_on(graph.named("obj"), graph.named("cluster"))
+    assert graph.provider_of(graph.named("obj")) == graph.named("provider")
+
+
+def test_siblings_do_not_wait_for_each_other():
+    graph = recording_of(
+        registration("component"), registration("a", parent="component"), registration("b", parent="component")
+    )
+    assert not graph.depends_on(graph.named("a"), graph.named("b"))
