@@ -1,10 +1,13 @@
 """The ``aks`` section: the AKS cluster, its node pools and the cluster autoscaler that ProvisioningRequests drive.
 
-Defaults reproduce the AKS walkthrough for Kueue with the cluster autoscaler (its manifests:
-https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): resource group ``kueue-cas-demo`` in
-``eastus2``, cluster ``kueue-cas`` with one system node, and one autoscaling user pool ``scalepool``
-(``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects through the ``agentpool`` label AKS stamps on
-every node. Enumerations mirror the ARM API that ``pulumi-azure-native`` 3.x targets.
+Defaults reproduce Azure's walkthrough "Provision capacity for Kueue batch jobs with the cluster autoscaler on AKS"
+(https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler; the AKS team's example
+manifests: https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): resource group
+``kueue-cas-demo`` in ``eastus2``, cluster ``kueue-cas`` with one system node, and one autoscaling user pool
+``scalepool`` (``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects through the ``agentpool`` label
+AKS stamps on every node. Keys and enumerations mirror the ARM API that ``pulumi-azure-native`` 3.x targets: managed
+clusters (https://learn.microsoft.com/rest/api/aks/managed-clusters) and agent pools
+(https://learn.microsoft.com/rest/api/aks/agent-pools).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from uuid import UUID
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path
+from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, require_unique
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.versions import KubernetesVersion
 
@@ -39,6 +42,9 @@ MAX_POOL_NODES = 1000
 
 CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 """The taint AKS documents for a system pool that only runs critical add-ons."""
+
+POOL_LABEL = "agentpool"
+"""The label AKS puts on every node, valued with the node's pool name: how a ResourceFlavor or a pod selects a pool."""
 
 
 def _matching(pattern: str, allowed: str) -> AfterValidator:
@@ -85,12 +91,15 @@ def _ip_address(text: str) -> str:
 
 
 Cidr = Annotated[str, AfterValidator(_cidr)]
+"""An IPv4 network in CIDR notation, without host bits."""
 IpAddress = Annotated[str, AfterValidator(_ip_address)]
+"""An IPv4 address."""
 
 AksTaint = Annotated[str, AfterValidator(_taint)]
 """A node taint as AKS takes it: ``key=value:Effect``."""
 
 Tags = Annotated[dict[str, str], AfterValidator(_tags)]
+"""Azure resource tags, within Azure's limits on their number and characters."""
 
 PoolName = Annotated[
     str,
@@ -117,26 +126,34 @@ class ResourceGroupConfig(ConfigModel):
         str,
         _matching(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'"),
     ] = "kueue-cas-demo"
-    """The walkthrough's ``RG=kueue-cas-demo``."""
+    """The resource group's name (the walkthrough's ``RG=kueue-cas-demo``)."""
     create: bool = True
-    """``false`` deploys into a group that already exists (shared subscriptions often forbid creating groups)."""
+    """``true`` creates the group; ``false`` deploys into a group that already exists (shared subscriptions often
+    forbid creating groups)."""
 
 
-class NodePoolConfig(ConfigModel):
-    """What the system pool and the user pools share."""
+class AksNodePoolConfig(ConfigModel):
+    """What the system pool and the user pools share: the agent pool properties of
+    https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update."""
 
     name: PoolName
+    """The pool's name (ARM ``name``): also the value of the ``agentpool`` label on its nodes."""
     vm_size: VmSize
+    """The VM size of every node (ARM ``vmSize``), e.g. ``Standard_D4s_v3``."""
     labels: Labels = Field(default_factory=dict)
+    """Kubernetes labels AKS puts on every node of the pool (ARM ``nodeLabels``)."""
     taints: list[AksTaint] = Field(default_factory=list)
+    """Taints AKS puts on every node of the pool, as ``key=value:Effect`` (ARM ``nodeTaints``)."""
     availability_zones: list[Literal["1", "2", "3"]] | None = None
+    """Zones the pool's nodes spread over (ARM ``availabilityZones``); unset lets Azure choose."""
     max_pods: Annotated[int, Field(ge=10, le=250)] | None = None
-    """Unset keeps AKS's default (250 with Azure CNI overlay)."""
+    """Pods per node (ARM ``maxPods``); unset keeps AKS's default (250 with Azure CNI overlay)."""
     os_sku: Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"] | None = None
-    """Linux only: the pools run Linux batch pods and Kueue."""
+    """The node OS (ARM ``osSKU``); Linux only, as the pools run Linux batch pods and Kueue. Unset keeps AKS's
+    default, Ubuntu."""
 
 
-class SystemPoolConfig(NodePoolConfig):
+class SystemPoolConfig(AksNodePoolConfig):
     """The inline pool AKS requires; Kueue's controller and the cluster add-ons run here.
 
     It does not autoscale by default: the walkthrough creates it with ``az aks create --node-count 1``. Setting both
@@ -144,12 +161,17 @@ class SystemPoolConfig(NodePoolConfig):
     """
 
     name: PoolName = "system"
+    """The pool's name (ARM ``name``): also the value of the ``agentpool`` label on its nodes."""
     vm_size: VmSize = "Standard_D4ds_v6"
-    """The system pool size of the AKS example's Terraform module."""
+    """The VM size of every node (ARM ``vmSize``); the default is the system pool size of the AKS example's Terraform
+    module."""
     count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 1
-    """Nodes at creation; the walkthrough's ``--node-count 1``. A system pool never goes below one node."""
+    """Nodes at creation (ARM ``count``); the walkthrough's ``--node-count 1``. A system pool never goes below one
+    node."""
     min_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] | None = None
+    """With ``maxCount``: the autoscaler's lower bound (ARM ``minCount``); unset keeps the pool at ``count``."""
     max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] | None = None
+    """With ``minCount``: the autoscaler's upper bound (ARM ``maxCount``); unset keeps the pool at ``count``."""
     only_critical_addons: bool = True
     """Taint the pool ``CriticalAddonsOnly=true:NoSchedule`` so batch pods never land on it (Kueue tolerates it)."""
 
@@ -171,21 +193,25 @@ class SystemPoolConfig(NodePoolConfig):
         return self
 
 
-class UserPoolConfig(NodePoolConfig):
+class UserPoolConfig(AksNodePoolConfig):
     """An autoscaling pool batch jobs run on; a Kueue ResourceFlavor selects it by its ``agentpool`` label.
 
     Every user pool autoscales: ProvisioningRequests only work through the cluster autoscaler.
     """
 
     name: PoolName = "scalepool"
+    """The pool's name (ARM ``name``): also the value of the ``agentpool`` label a ResourceFlavor selects it by."""
     vm_size: VmSize = "Standard_D4s_v3"
-    """The walkthrough's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so three 1800m pods need more than one node."""
+    """The VM size of every node (ARM ``vmSize``); the walkthrough's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so three 1800m pods need more than one node."""
     min_count: NodeCount = 1
-    """The walkthrough's ``--min-count 1``; 0 also works and costs nothing while idle."""
+    """The autoscaler's lower bound (ARM ``minCount``); the walkthrough's ``--min-count 1``. 0 also works and costs
+    nothing while idle."""
     max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 5
-    """The walkthrough's ``--max-count 5``: the real ceiling; larger requests fail with ``CapacityIsNotFound``."""
+    """The autoscaler's upper bound (ARM ``maxCount``); the walkthrough's ``--max-count 5``. The real ceiling:
+    larger requests fail with ``CapacityIsNotFound``."""
     initial_count: NodeCount = 1
-    """Nodes at creation (the walkthrough's ``--node-count 1``); afterwards the autoscaler owns the count."""
+    """Nodes at creation (ARM ``count``; the walkthrough's ``--node-count 1``); afterwards the autoscaler owns the
+    count."""
 
     @model_validator(mode="after")
     def _count_bounds(self) -> UserPoolConfig:
@@ -209,48 +235,81 @@ def _check_counts(minimum: int, current: int, maximum: int, current_key: str) ->
 class AutoscalerProfileConfig(ConfigModel):
     """Cluster-autoscaler settings, passed as they are to ``ManagedClusterPropertiesAutoScalerProfileArgs``.
 
-    Field names match that class's arguments; values are strings in the formats the ARM API documents. Unset keys
-    keep AKS's defaults. The AKS example suggests short scale-down times for demos.
+    Field names match that class's arguments and the ARM ``autoScalerProfile``
+    (https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update#autoscalerprofile); values are
+    strings in the formats the ARM API documents. Unset keys keep AKS's defaults, which
+    https://learn.microsoft.com/azure/aks/cluster-autoscaler#cluster-autoscaler-profile-settings lists. The AKS
+    example suggests short scale-down times for demos.
     """
 
     expander: Literal["least-waste", "most-pods", "priority", "random"] | None = None
+    """How the autoscaler picks the pool to grow when several fit (AKS default ``random``)."""
     scan_interval: Seconds | None = None
+    """How often the autoscaler re-evaluates the cluster, e.g. ``10s`` (AKS default 10 s)."""
     scale_down_unneeded_time: Minutes | None = None
+    """How long a node must be unneeded before it is removed, e.g. ``10m``."""
     scale_down_delay_after_add: Minutes | None = None
+    """How long after a scale-up scale-down evaluation resumes, e.g. ``10m``."""
     scale_down_delay_after_delete: Minutes | None = None
+    """How long after a node deletion scale-down evaluation resumes; AKS defaults to the scan interval."""
     scale_down_delay_after_failure: Minutes | None = None
+    """How long after a failed scale-down evaluation resumes, e.g. ``3m``."""
     scale_down_unready_time: Minutes | None = None
+    """How long an unready node must be unneeded before it is removed, e.g. ``20m``."""
     scale_down_utilization_threshold: Fraction | None = None
+    """Requested over allocatable resources below which a node counts as unneeded, e.g. ``'0.5'``."""
     max_graceful_termination_sec: Integer | None = None
+    """Seconds the autoscaler waits for pods to terminate when it removes a node, e.g. ``'600'``."""
     max_node_provision_time: Minutes | None = None
+    """How long the autoscaler waits for a new node to be provisioned, e.g. ``15m``."""
     max_empty_bulk_delete: Integer | None = None
+    """Empty nodes the autoscaler removes at once, e.g. ``'10'``."""
     max_total_unready_percentage: Percentage | None = None
+    """Unready nodes, in percent of the cluster, above which the autoscaler stops acting, e.g. ``'45'``."""
     ok_total_unready_count: Integer | None = None
+    """Unready nodes allowed whatever ``maxTotalUnreadyPercentage`` says, e.g. ``'3'``."""
     new_pod_scale_up_delay: Duration | None = None
+    """How young a pending pod may be and still be ignored for scale-up, e.g. ``0s``."""
     balance_similar_node_groups: BoolString | None = None
+    """``'true'`` keeps similar pools at similar sizes."""
     skip_nodes_with_local_storage: BoolString | None = None
+    """``'true'`` never removes a node whose pods use local storage (emptyDir, hostPath)."""
     skip_nodes_with_system_pods: BoolString | None = None
+    """``'true'`` never removes a node running kube-system pods other than DaemonSet pods."""
     daemonset_eviction_for_empty_nodes: bool | None = None
+    """Whether DaemonSet pods are gracefully evicted from nodes without other pods before removal."""
     daemonset_eviction_for_occupied_nodes: bool | None = None
+    """Whether DaemonSet pods are gracefully evicted from nodes with other pods before removal."""
     ignore_daemonsets_utilization: bool | None = None
+    """Whether DaemonSet pods are left out of a node's utilization when deciding scale-down."""
 
 
-class NetworkConfig(ConfigModel):
-    """The cluster network; Azure CNI overlay by default, so pods never consume VNet addresses as pools scale out."""
+class AksNetworkConfig(ConfigModel):
+    """The cluster network (ARM ``networkProfile``,
+    https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update#containerservicenetworkprofile);
+    Azure CNI overlay by default, so pods never consume VNet addresses as pools scale out."""
 
     plugin: Literal["azure", "kubenet", "none"] = "azure"
+    """The network plugin (ARM ``networkPlugin``)."""
     plugin_mode: Literal["overlay"] | None = "overlay"
+    """``overlay`` gives pods addresses outside the VNet (ARM ``networkPluginMode``); needs plugin ``azure``."""
     dataplane: Literal["azure", "cilium"] | None = None
+    """The network dataplane (ARM ``networkDataplane``); unset keeps AKS's default, ``azure``."""
     policy: Literal["none", "calico", "azure", "cilium"] | None = None
+    """The network policy engine (ARM ``networkPolicy``); ``cilium`` needs dataplane ``cilium``."""
     pod_cidr: Cidr | None = None
+    """The pod address range (ARM ``podCidr``), for overlay or kubenet; unset keeps AKS's default."""
     service_cidr: Cidr | None = None
+    """The Kubernetes service address range (ARM ``serviceCidr``); set together with ``dnsServiceIp``."""
     dns_service_ip: IpAddress | None = None
+    """The cluster DNS service address inside ``serviceCidr`` (ARM ``dnsServiceIP``)."""
     outbound_type: (
         Literal["loadBalancer", "userDefinedRouting", "managedNATGateway", "userAssignedNATGateway", "none"] | None
     ) = None
+    """How nodes reach the internet (ARM ``outboundType``); unset keeps AKS's default, ``loadBalancer``."""
 
     @model_validator(mode="after")
-    def _consistent(self) -> NetworkConfig:
+    def _consistent(self) -> AksNetworkConfig:
         if self.plugin_mode == "overlay" and self.plugin != "azure":
             raise RuleViolation("pluginMode", self.plugin_mode, "overlay requires plugin 'azure'")
         if self.policy == "cilium" and self.dataplane != "cilium":
@@ -279,6 +338,7 @@ class KubeloginConfig(ConfigModel):
     """
 
     login: Literal["azurecli", "workloadidentity", "spn"] = "azurecli"
+    """The kubelogin login mode (https://azure.github.io/kubelogin/concepts/login-modes.html)."""
     client_id: UUID | None = None
     """The service principal's application (client) id; ``spn`` only."""
 
@@ -297,21 +357,27 @@ class EntraIdConfig(ConfigModel):
     disable_local_accounts: bool = True
     """No static admin credential: every sign-in goes through Entra ID and is audited."""
     kubelogin: KubeloginConfig = KubeloginConfig()
+    """How Pulumi and the smoke waiter sign in to the cluster without a prompt."""
 
 
 class AksConfig(ConfigModel):
-    """An AKS cluster ready for Kueue's ProvisioningRequest admission check (stack key ``elastic-capacity:aks``)."""
+    """An AKS cluster ready for Kueue's ProvisioningRequest admission check (stack key ``elastic-capacity:aks``).
+
+    The keys are those of an ARM managed cluster (https://learn.microsoft.com/rest/api/aks/managed-clusters).
+    """
 
     location: Annotated[str, _matching(r"[a-z0-9]+", "an Azure region name such as eastus2")] = "eastus2"
-    """The walkthrough's ``LOCATION=eastus2``."""
+    """The Azure region of the cluster and its resource group (ARM ``location``); the walkthrough's
+    ``LOCATION=eastus2``."""
     resource_group: ResourceGroupConfig = ResourceGroupConfig()
+    """The resource group the cluster is created in."""
     cluster_name: Annotated[
         str,
         _matching(
             r"[A-Za-z0-9]([-\w]{0,61}[A-Za-z0-9])?", "1-63 letters, digits, '-' or '_', starting and ending alnum"
         ),
     ] = "kueue-cas"
-    """The walkthrough's ``CLUSTER=kueue-cas``."""
+    """The managed cluster's name (ARM ``resourceName``); the walkthrough's ``CLUSTER=kueue-cas``."""
     dns_prefix: (
         Annotated[
             str,
@@ -321,30 +387,42 @@ class AksConfig(ConfigModel):
         ]
         | None
     ) = None
-    """Unset uses the cluster name, as ``az aks create`` does."""
+    """The API server's DNS name prefix (ARM ``dnsPrefix``); unset uses the cluster name, as ``az aks create``
+    does."""
     kubernetes_version: str = "1.35"
-    """A minor (``1.35``, AKS picks the newest patch and the ``patch`` upgrade channel keeps it current) or an exact
+    """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the ``patch`` upgrade channel keeps it current) or an exact
     patch. AKS's managed cluster autoscaler serves ProvisioningRequests from 1.33 on."""
     sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
-    """``az aks create`` without ``--tier`` (the walkthrough) gives Free; choose Standard for the uptime SLA."""
+    """The pricing tier (ARM ``sku.tier``): ``az aks create`` without ``--tier`` (the walkthrough) gives Free;
+    choose Standard for the uptime SLA."""
     support_plan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = "KubernetesOfficial"
-    """``AKSLongTermSupport`` (with ``skuTier: Premium``) keeps an LTS minor such as 1.33 patched past standard
+    """The support plan (ARM ``supportPlan``): ``AKSLongTermSupport`` (with ``skuTier: Premium``) keeps an LTS minor such as 1.33 patched past standard
     support (https://learn.microsoft.com/azure/aks/long-term-support)."""
     entra_id: EntraIdConfig | None = None
     """Sign-in with Entra ID and authorization with Azure RBAC, local accounts off. The identity running Pulumi is
     made "Azure Kubernetes Service RBAC Cluster Admin" of the cluster so the Kubernetes provider can work."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
+    """The system pool, inline in the cluster (ARM ``agentPoolProfiles[0]``, mode ``System``)."""
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
-    """At least one autoscaling pool: without one no ProvisioningRequest can ever be satisfied."""
+    """Autoscaling pools for batch jobs, each an ARM agent pool of mode ``User``. At least one: without one no
+    ProvisioningRequest can ever be satisfied."""
     autoscaler_profile: AutoscalerProfileConfig = AutoscalerProfileConfig()
+    """Cluster-autoscaler settings for the whole cluster (ARM ``autoScalerProfile``)."""
     oidc_issuer: bool = True
+    """Whether the cluster publishes an OIDC issuer (ARM ``oidcIssuerProfile.enabled``), which workload identity
+    federates with."""
     workload_identity: bool = True
-    """On by default, as in the AKS example's Terraform: jobs reach Azure services without stored secrets."""
-    network: NetworkConfig = NetworkConfig()
+    """Workload identity (ARM ``securityProfile.workloadIdentity.enabled``); on by default, as in the AKS example's
+    Terraform: jobs reach Azure services without stored secrets."""
+    network: AksNetworkConfig = AksNetworkConfig()
+    """The cluster network (ARM ``networkProfile``)."""
     upgrade_channel: Literal["rapid", "stable", "patch", "node-image", "none"] = "patch"
-    """Patch releases only: a minor upgrade is a deliberate change of ``kubernetesVersion``."""
+    """The cluster auto-upgrade channel (ARM ``autoUpgradeProfile.upgradeChannel``): patch releases only by default,
+    so a minor upgrade is a deliberate change of ``kubernetesVersion``."""
     node_os_upgrade_channel: Literal["None", "Unmanaged", "NodeImage", "SecurityPatch"] = "NodeImage"
+    """How node OS images are kept current (ARM ``autoUpgradeProfile.nodeOSUpgradeChannel``)."""
     tags: Tags = Field(default_factory=lambda: {"project": PROJECT})
+    """Azure tags on the resource group, the cluster and its pools."""
     delete_unreachable: bool = False
     """For ephemeral stacks: let ``pulumi destroy`` drop Kubernetes objects whose cluster is already gone."""
 
@@ -383,11 +461,9 @@ class AksConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _unique_pool_names(self) -> AksConfig:
-        seen = {self.system_pool.name}
-        for index, pool in enumerate(self.user_pools):
-            if pool.name in seen:
-                raise RuleViolation(key_path("userPools", index, "name"), pool.name, "pool names must be unique")
-            seen.add(pool.name)
+        """The system pool comes first, so only a user pool can ever be the repeat."""
+        names = [self.system_pool.name, *(pool.name for pool in self.user_pools)]
+        require_unique(names, lambda index: key_path("userPools", index - 1, "name"), "pool names")
         return self
 
     @model_validator(mode="after")

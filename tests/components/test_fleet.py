@@ -5,6 +5,7 @@ may set."""
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 from typing import Any
@@ -222,10 +223,8 @@ def top_component(recording: mock_runtime.Recording, registration: mock_runtime.
 def expected_provider(stack_file: str, component: str) -> str:
     """Which cluster's Kubernetes provider a fleet component must use, from its name."""
     _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
-    clusters = [
-        c["name"] for c in __import__("json").loads(config.get("elastic-capacity:ack", '{"clusters": []}'))["clusters"]
-    ]
-    owners = [c for c in clusters if component.startswith((f"acs-{c}-", f"ack-{c}-"))]
+    ack = json.loads(config.get("elastic-capacity:ack", '{"clusters": []}'))
+    owners = [c["name"] for c in ack["clusters"] if component.startswith((f"acs-{c['name']}-", f"ack-{c['name']}-"))]
     if owners:
         return f"ack-{max(owners, key=len)}-k8s"
     return "existing-k8s" if "elastic-capacity:existingCluster" in config else "aks-k8s"

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from tests.support import PROJECT_ROOT
 from tools import mock_runtime, render
 
 STACKS = sorted((PROJECT_ROOT / "stacks").glob("Pulumi.*.yaml"))
 STACK_IDS = [path.name for path in STACKS]
+AKS_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-dev.yaml"
+CHINA_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-china.yaml"
+ACK_STACK = PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 
 
 def run_stack(stack_file: Path, *, preview: bool = False) -> mock_runtime.Recording:
@@ -19,3 +26,25 @@ def run_stack(stack_file: Path, *, preview: bool = False) -> mock_runtime.Record
         smoke_job = json.loads(config.get("elastic-capacity:smokeJob", "{}"))
         config["elastic-capacity:smokeJob"] = json.dumps({**smoke_job, "enabled": True})
     return render.run_main(stack, config, secret_keys, preview=preview)
+
+
+def edited_stack(path: Path, change: Callable[[dict[str, Any]], None], out: Path) -> Path:
+    """A copy of a stack file in ``out`` with ``change`` applied to its ``config`` mapping."""
+    document = yaml.safe_load(path.read_text())
+    change(document["config"])
+    target = out / path.name
+    target.write_text(yaml.safe_dump(document))
+    return target
+
+
+def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Run ``python -m tools.render`` in-process; return plan.json and every manifest file, by relative path."""
+    assert render.main([str(stack), "--out", str(out)]) == 0
+    plan = json.loads((out / "plan.json").read_text())
+    manifests = {str(p.relative_to(out / "manifests")): yaml.safe_load(p.read_text()) for p in out.rglob("*.yaml")}
+    return plan, manifests
+
+
+def of_type(plan: dict[str, Any], type_: str) -> list[dict[str, Any]]:
+    """The resources of one type in a plan.json."""
+    return [r for r in plan["resources"] if r["type"] == type_]

@@ -1,0 +1,151 @@
+"""The shipped stacks, rendered offline: the vendors' example objects field for field, valid for their cluster
+version, from sources their cloud can reach."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
+from tests.support.seeds import (
+    GPU_BY_NODE_SELECTOR,
+    GPU_BY_POD_LABEL,
+    GPU_BY_RESOURCE_POLICY,
+    GPU_HPN,
+    KUEUE_SEED_OBJECTS,
+    NGINX_BY_NODE_SELECTOR,
+    NGINX_BY_POD_LABEL,
+    as_emitted,
+    seed,
+)
+from tests.support.stacks import ACK_STACK, AKS_STACK, CHINA_STACK, edited_stack, of_type, rendered
+
+SEED_POLICY, SEED_POLICY_DEPLOYMENT = seed(GPU_BY_RESOURCE_POLICY)
+SEED_DEPLOYMENTS_BY_PLACE = {
+    "ack-acs-hangzhou-k8s/deployment-default-nginx.yaml": seed(NGINX_BY_NODE_SELECTOR)[0],
+    "ack-acs-beijing-k8s/deployment-default-nginx.yaml": seed(NGINX_BY_POD_LABEL)[0],
+    "ack-acs-hangzhou-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_BY_NODE_SELECTOR)[0],
+    "ack-acs-hangzhou-k8s/deployment-default-dep-rp-demo.yaml": SEED_POLICY_DEPLOYMENT,
+    "ack-acs-beijing-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_BY_POD_LABEL)[0],
+    "ack-acs-hpn-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_HPN)[0],
+}
+"""Where stacks/Pulumi.ack-acs-dev.yaml places each seed example (the seed reuses names, so they need 3 clusters)."""
+RESOURCE_POLICY_SCHEMA = resource_policy_schema()
+
+
+@pytest.fixture(scope="module")
+def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
+
+
+@pytest.fixture(scope="module")
+def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)
+
+
+# --- acceptance: the AKS stack -----------------------------------------------------------------------------------
+
+
+def test_aks_stack_renders_the_seed_queue_objects_field_for_field(aks):
+    _, manifests = aks
+    emitted = list(manifests.values())
+    for expected in KUEUE_SEED_OBJECTS:
+        kind, name = expected["kind"], expected["metadata"]["name"]
+        assert [m for m in emitted if m["kind"] == kind and m["metadata"]["name"] == name] == [expected]
+
+
+def test_every_rendered_object_of_the_aks_stack_passes_its_real_schema(aks):
+    _, manifests = aks
+    kinds = set()
+    for obj in manifests.values():
+        kinds.add(obj["kind"])
+        if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
+            validate_kueue(obj)
+        else:
+            validate_core(obj, "1.33")
+    assert {"Namespace", "Job", "ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck"} <= kinds
+
+
+def test_aks_plan_has_the_cluster_and_an_autoscaling_pool_the_program_never_resizes(aks):
+    plan = aks[0]
+    (cluster,) = of_type(plan, "azure-native:containerservice:ManagedCluster")
+    assert cluster["inputs"]["kubernetesVersion"] == "1.35"
+    (pool,) = of_type(plan, "azure-native:containerservice:AgentPool")
+    assert pool["inputs"]["agentPoolName"] == "scalepool"
+    assert (pool["inputs"]["minCount"], pool["inputs"]["maxCount"], pool["inputs"]["enableAutoScaling"]) == (1, 5, True)
+    assert pool["ignoreChanges"] == ["count"]
+
+
+def test_aks_plan_installs_kueue_0_17_1_in_kueue_system_from_the_official_registry(aks):
+    plan = aks[0]
+    (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
+    inputs = chart["inputs"]
+    assert (inputs["version"], inputs["namespace"], inputs["name"]) == ("0.17.1", "kueue-system", "kueue")
+    assert inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
+    assert inputs["values"]["controllerManager"]["manager"]["image"] == {"repository": "registry.k8s.io/kueue/kueue"}
+
+
+def test_aks_stack_smoke_job_pulls_from_microsofts_global_registry(tmp_path):
+    enabled = edited_stack(AKS_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
+    _, manifests = rendered(tmp_path / "out", enabled)
+    [job] = [m for m in manifests.values() if m["kind"] == "Job" and m["metadata"]["name"] == "kueue-cas-job"]
+    assert [c["image"] for c in job["spec"]["template"]["spec"]["containers"]] == [
+        "mcr.microsoft.com/azurelinux/busybox:1.36"
+    ]
+
+
+# --- acceptance: the Azure China stack ---------------------------------------------------------------------------
+
+
+def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_path):
+    enabled = edited_stack(CHINA_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
+    plan, manifests = rendered(tmp_path / "out", enabled)
+    (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
+    assert chart["inputs"]["chart"] == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
+    assert chart["inputs"]["version"] == "0.17.1"
+    assert chart["inputs"]["values"]["controllerManager"]["manager"]["image"] == {
+        "repository": "registryk8s.azk8s.cn/kueue/kueue"
+    }
+    jobs = {m["metadata"]["name"]: m for m in manifests.values() if m["kind"] == "Job"}
+    images = {name: {c["image"] for c in job["spec"]["template"]["spec"]["containers"]} for name, job in jobs.items()}
+    assert images.pop("kueue-cas-job") == {"mcr.azk8s.cn/azurelinux/busybox:1.36"}
+    assert list(images.values()) == [{"registryk8s.azk8s.cn/kubectl:v1.33.4"}], "the gate's two containers"
+    (cluster,) = of_type(plan, "azure-native:containerservice:ManagedCluster")
+    assert cluster["inputs"]["location"] == "chinanorth3"
+
+
+# --- acceptance: the ACK stack -----------------------------------------------------------------------------------
+
+
+def test_ack_stack_renders_each_seed_deployment_and_the_resource_policy(ack):
+    _, manifests = ack
+    for path, expected in SEED_DEPLOYMENTS_BY_PLACE.items():
+        assert manifests[path] == as_emitted(expected), path
+    policy = manifests["ack-acs-hangzhou-k8s/resourcepolicy-default-dep-rp-demo.yaml"]
+    assert policy == SEED_POLICY
+    jsonschema.validate(policy, RESOURCE_POLICY_SCHEMA)
+
+
+def test_every_rendered_deployment_of_the_ack_stack_is_valid_for_its_cluster_version(ack):
+    _, manifests = ack
+    minors = {"ack-acs-hangzhou-k8s": "1.35", "ack-acs-beijing-k8s": "1.35", "ack-acs-hpn-k8s": "1.35"}
+    deployments = [(path, obj) for path, obj in manifests.items() if obj["kind"] == "Deployment"]
+    assert len(deployments) == 6
+    for path, obj in deployments:
+        validate_core(obj, minors[path.split("/")[0]])
+
+
+def test_each_ack_cluster_is_pro_with_the_virtual_node_addon_on_a_region_provider(ack):
+    plan = ack[0]
+    clusters = of_type(plan, "alicloud:cs/managedKubernetes:ManagedKubernetes")
+    assert sorted(c["inputs"]["name"] for c in clusters) == ["acs-beijing", "acs-hangzhou", "acs-hpn"]
+    regions = {r["urn"]: r["inputs"]["region"] for r in of_type(plan, "pulumi:providers:alicloud")}
+    assert sorted(regions.values()) == ["cn-beijing", "cn-hangzhou", "cn-hangzhou"]
+    addons = of_type(plan, "alicloud:cs/kubernetesAddon:KubernetesAddon")
+    for cluster in clusters:
+        assert cluster["inputs"]["clusterSpec"] == "ack.pro.small"
+        assert cluster["provider"].rsplit("::", 1)[0] in regions
+        vnodes = [a for a in addons if a["inputs"]["name"] == "ack-virtual-node" and a["parent"] == cluster["parent"]]
+        assert [v["provider"] for v in vnodes] == [cluster["provider"]]
