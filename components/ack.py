@@ -20,14 +20,19 @@ from pulumi_kubernetes import Provider as KubernetesProvider
 from components import ack_checks
 from components.ack_access import api_server_endpoint, cluster_kubeconfig
 from components.ack_json import canonical_json
-from components.ack_network import AckNetwork
+from components.ack_network import AckNetwork, ack_network
 from components.cluster_access import kubernetes_provider
-from components.config.ack import AckClusterConfig, ClusterAddonConfig, NodePoolConfig
+from components.config.ack import AckClusterConfig
+from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
+from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.base import key_path
 from components.versions import ClusterNeeds, SchedulerVersion, addon_version
 
-MANAGED_ADDON_NAMES = "^(ack-virtual-node|kube-scheduler)$"
+MANAGED_ADDON_NAMES = f"^({'|'.join(MANAGED_ADDONS)})$"
 """The ``name_regex`` of the one ``cs.get_kubernetes_addons`` call that reads both addons' installed versions."""
+
+CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="90m", update="60m", delete="60m")
+"""How long ``pulumi`` waits for ACK to create, upgrade or delete a cluster before it gives up."""
 
 
 def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDict:
@@ -45,21 +50,19 @@ def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDic
 class AckProCluster(pulumi.ComponentResource):
     """One ACK managed Pro cluster with the ACK Virtual Node (and optionally a managed kube-scheduler) for ACS."""
 
-    cluster: cs.ManagedKubernetes
+    cluster_id: pulumi.Output[str]
+    """ACK's id of the cluster."""
     kubernetes_version: pulumi.Output[str]
     """The exact version sent to ACK: the configured one, or the newest patch ACK offers for the configured minor."""
-    node_pool: cs.NodePool | None
-    virtual_node: cs.KubernetesAddon
-    scheduler: cs.KubernetesAddon | None
+    api_server_endpoint: pulumi.Output[str]
+    """The endpoint the kubeconfig uses: public, or private with ``slbInternetEnabled: false``."""
     addons: pulumi.Output[list[pulumi.Resource]]
     """What ACS workloads depend on: the virtual node (and the managed scheduler), once their installed versions
     passed the checks."""
     kubeconfig: pulumi.Output[str]
     """Always a secret; see ``components/ack_access.py`` for its two modes."""
     provider: KubernetesProvider
-    cluster_id: pulumi.Output[str]
-    api_server_endpoint: pulumi.Output[str]
-    """The endpoint the kubeconfig uses: public, or private with ``slbInternetEnabled: false``."""
+    """The Kubernetes provider of this cluster, for everything created on it."""
 
     def __init__(
         self,
@@ -77,7 +80,7 @@ class AckProCluster(pulumi.ComponentResource):
         on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
         tags = dict(args.tags)
 
-        network = AckNetwork(name, args.network, tags, child, config_key)
+        network = ack_network(name, args.network, tags, child, config_key)
         offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
         version_key = key_path(config_key, "kubernetesVersion")
         self.kubernetes_version = offered.metadatas.apply(
@@ -85,191 +88,187 @@ class AckProCluster(pulumi.ComponentResource):
                 version_key, args.kubernetes_version, [m.version for m in metadatas]
             )
         )
-        self.cluster = self._cluster(name, args, network, tags, child)
-        self.cluster_id = self.cluster.id
-        self.node_pool = (
-            self._node_pool(name, args.node_pool, network.vswitch_ids, tags, child) if args.node_pool else None
-        )
+        cluster = _cluster(name, args, self.kubernetes_version, network, tags, child)
+        node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
 
-        listed = cs.get_kubernetes_addons_output(
-            cluster_id=self.cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region
-        )
+        listed = cs.get_kubernetes_addons_output(cluster_id=cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region)
         installed = listed.addons.apply(lambda addons: {addon.name: addon.current_version for addon in addons})
-        self.virtual_node = self._virtual_node(name, args, installed, child)
-        self.scheduler = self._scheduler(name, args, installed, child)
-        self.addons = self._checked_addons(args, needs, installed, config_key)
+        # The addon's controllers are pods too: they, and CoreDNS for the workloads, need the ECS nodes first.
+        after_pool = pulumi.ResourceOptions.merge(
+            child, pulumi.ResourceOptions(depends_on=[node_pool] if node_pool else None)
+        )
+        virtual_node = _virtual_node(name, cluster, args, installed, after_pool)
+        scheduler = _scheduler(name, cluster, args, installed, child)
+        self.addons = _checked_addons(virtual_node, scheduler, installed, needs, config_key)
 
-        self.api_server_endpoint = self.cluster.connections.apply(
+        self.cluster_id = cluster.id
+        self.api_server_endpoint = cluster.connections.apply(
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
-        self.kubeconfig = cluster_kubeconfig(args, self.cluster, self.api_server_endpoint, region, self, config_key)
-        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=self.cluster.id)
+        self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
+        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=cluster.id)
         self.register_outputs(
             {
-                "cluster_id": self.cluster_id,
-                "kubernetes_version": self.kubernetes_version,
-                "api_server_endpoint": self.api_server_endpoint,
+                "clusterId": self.cluster_id,
+                "kubernetesVersion": self.kubernetes_version,
+                "apiServerEndpoint": self.api_server_endpoint,
                 "kubeconfig": self.kubeconfig,
             }
         )
 
-    def _cluster(
-        self,
-        name: str,
-        args: AckClusterConfig,
-        network: AckNetwork,
-        tags: dict[str, str],
-        opts: pulumi.ResourceOptions,
-    ) -> cs.ManagedKubernetes:
-        logs = args.control_plane_logs
-        audit = args.audit_log
-        return cs.ManagedKubernetes(
-            f"{name}-cluster",
-            name=args.name,
-            cluster_spec=args.cluster_spec,
-            version=self.kubernetes_version,
-            vswitch_ids=network.vswitch_ids,
-            pod_vswitch_ids=network.pod_vswitch_ids,
-            service_cidr=str(args.service_cidr),
-            timezone=args.timezone,
-            proxy_mode=args.proxy_mode,
-            deletion_protection=args.deletion_protection,
-            enable_rrsa=args.enable_rrsa,
-            # Egress comes from the NAT built here (new VPC) or already exists (existing vSwitches).
-            new_nat_gateway=False,
-            slb_internet_enabled=args.slb_internet_enabled,
-            skip_set_certificate_authority=True,
-            is_enterprise_security_group=True,
-            control_plane_log_components=logs.components if logs else None,
-            control_plane_log_ttl=str(logs.ttl) if logs else None,
-            control_plane_log_project=logs.project if logs else None,
-            audit_log_config=(
-                {"enabled": audit.enabled, "sls_project_name": audit.sls_project_name} if audit else None
-            ),
-            addons=[cluster_addon(addon) for addon in args.addons],
-            tags=tags,
-            opts=pulumi.ResourceOptions.merge(
-                opts,
-                pulumi.ResourceOptions(
-                    depends_on=network.snat_entries,
-                    custom_timeouts=pulumi.CustomTimeouts(create="90m", update="60m", delete="60m"),
-                ),
-            ),
-        )
 
-    def _node_pool(
-        self,
-        name: str,
-        pool: NodePoolConfig,
-        vswitch_ids: list[pulumi.Input[str]],
-        tags: dict[str, str],
-        opts: pulumi.ResourceOptions,
-    ) -> cs.NodePool:
-        # With autoscaling the autoscaler moves the pool's desired size and the provider reads it back; ignoring it
-        # keeps `pulumi up` from resizing the pool to the initial count on every run.
-        scaling = pulumi.ResourceOptions(ignore_changes=["desiredSize"]) if pool.autoscaling else None
-        return cs.NodePool(
-            f"{name}-{pool.name}",
-            cluster_id=self.cluster.id,
-            node_pool_name=pool.name,
-            vswitch_ids=vswitch_ids,
-            instance_types=pool.instance_types,
-            desired_size=str(pool.initial_size),
-            scaling_config=(
-                {"enable": True, "min_size": pool.min_size, "max_size": pool.max_size} if pool.autoscaling else None
-            ),
-            system_disk_category=pool.system_disk_category,
-            system_disk_size=pool.system_disk_size,
-            labels=[{"key": key, "value": value} for key, value in pool.labels.items()],
-            taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints],
-            tags=tags,
-            opts=pulumi.ResourceOptions.merge(opts, scaling),
-        )
+def _cluster(
+    name: str,
+    args: AckClusterConfig,
+    version: pulumi.Output[str],
+    network: AckNetwork,
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> cs.ManagedKubernetes:
+    logs = args.control_plane_logs
+    audit = args.audit_log
+    return cs.ManagedKubernetes(
+        f"{name}-cluster",
+        name=args.name,
+        cluster_spec=args.cluster_spec,
+        version=version,
+        vswitch_ids=network.vswitch_ids,
+        pod_vswitch_ids=network.pod_vswitch_ids,
+        service_cidr=str(args.service_cidr),
+        timezone=args.timezone,
+        proxy_mode=args.proxy_mode,
+        deletion_protection=args.deletion_protection,
+        enable_rrsa=args.enable_rrsa,
+        # Egress comes from the NAT built here (new VPC) or already exists (existing vSwitches).
+        new_nat_gateway=False,
+        slb_internet_enabled=args.slb_internet_enabled,
+        skip_set_certificate_authority=True,
+        is_enterprise_security_group=True,
+        control_plane_log_components=logs.components if logs else None,
+        control_plane_log_ttl=str(logs.ttl) if logs else None,
+        control_plane_log_project=logs.project if logs else None,
+        audit_log_config=({"enabled": audit.enabled, "sls_project_name": audit.sls_project_name} if audit else None),
+        addons=[cluster_addon(addon) for addon in args.addons],
+        tags=tags,
+        opts=pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(depends_on=network.snat_entries, custom_timeouts=CLUSTER_TIMEOUTS)
+        ),
+    )
 
-    def _virtual_node(
-        self,
-        name: str,
-        args: AckClusterConfig,
-        installed: pulumi.Output[dict[str, str]],
-        opts: pulumi.ResourceOptions,
-    ) -> cs.KubernetesAddon:
-        """ACK does not install ack-virtual-node, so it is always a resource."""
-        # The addon's controllers are pods too: they, and CoreDNS for the workloads, need the ECS nodes first.
-        after_pool = pulumi.ResourceOptions(depends_on=[self.node_pool] if self.node_pool else None)
-        return self._addon(
-            name,
-            "ack-virtual-node",
-            args.virtual_node.version,
-            addon_version,
-            installed,
-            cleanup_cloud_resources=args.virtual_node.cleanup_cloud_resources,
-            opts=pulumi.ResourceOptions.merge(opts, after_pool),
-        )
 
-    def _scheduler(
-        self,
-        name: str,
-        args: AckClusterConfig,
-        installed: pulumi.Output[dict[str, str]],
-        opts: pulumi.ResourceOptions,
-    ) -> cs.KubernetesAddon | None:
-        """A resource only when configured: it adopts ACK's default install (the provider's Create updates an
-        existing addon instead of installing it)."""
-        if args.scheduler is None:
-            return None
-        config = args.scheduler.config
-        return self._addon(
-            name,
-            "kube-scheduler",
-            args.scheduler.version,
-            lambda text: SchedulerVersion.parse(text).sort_key(),
-            installed,
-            config=canonical_json(config) if config is not None else None,
-            opts=opts,
-        )
+def _node_pool(
+    name: str,
+    cluster: cs.ManagedKubernetes,
+    pool: AckNodePoolConfig,
+    network: AckNetwork,
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> cs.NodePool:
+    # With autoscaling the autoscaler moves the pool's desired size and the provider reads it back; ignoring it
+    # keeps `pulumi up` from resizing the pool to the initial count on every run.
+    scaling = pulumi.ResourceOptions(ignore_changes=["desiredSize"]) if pool.autoscaling else None
+    return cs.NodePool(
+        f"{name}-{pool.name}",
+        cluster_id=cluster.id,
+        node_pool_name=pool.name,
+        vswitch_ids=network.vswitch_ids,
+        instance_types=pool.instance_types,
+        desired_size=str(pool.initial_size),
+        scaling_config=(
+            {"enable": True, "min_size": pool.min_size, "max_size": pool.max_size} if pool.autoscaling else None
+        ),
+        system_disk_category=pool.system_disk_category,
+        system_disk_size=pool.system_disk_size,
+        labels=[{"key": key, "value": value} for key, value in pool.labels.items()],
+        taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints],
+        tags=tags,
+        opts=pulumi.ResourceOptions.merge(opts, scaling),
+    )
 
-    def _addon(
-        self,
-        name: str,
-        addon: str,
-        pin: str | None,
-        order: Callable[[str], Any],
-        installed: pulumi.Output[dict[str, str]],
-        **settings: Any,
-    ) -> cs.KubernetesAddon:
-        """An addon whose configured version is a floor: the provider gets the higher of the pin and what ACK has
-        installed, so ACK is never asked to downgrade. Unpinned it sends no version: the provider installs ACK's
-        current one and reads the installed one back, which never diffs."""
-        version = (
-            installed.apply(lambda versions: ack_checks.version_floor(pin, versions.get(addon, ""), order))
-            if pin
-            else None
-        )
-        return cs.KubernetesAddon(
-            f"{name}-{addon}", cluster_id=self.cluster.id, name=addon, version=version, **settings
-        )
 
-    def _checked_addons(
-        self,
-        args: AckClusterConfig,
-        needs: ClusterNeeds,
-        installed: pulumi.Output[dict[str, str]],
-        config_key: str,
-    ) -> pulumi.Output[list[pulumi.Resource]]:
-        """The addons, released to the workloads only after ACK's installed versions met ``needs``."""
-        node_key = key_path(config_key, "virtualNode", "version")
-        scheduler_key = key_path(config_key, "scheduler")
-        virtual_node_ok = self.virtual_node.version.apply(
-            lambda version: ack_checks.installed_virtual_node(node_key, version, needs.virtual_node)
-        )
-        # A managed scheduler is checked as it is after the resource ran; otherwise as ACK installed it.
-        scheduler_version = (
-            self.scheduler.version
-            if self.scheduler is not None
-            else installed.apply(lambda versions: versions.get("kube-scheduler", ""))
-        )
-        scheduler_ok = scheduler_version.apply(
-            lambda version: ack_checks.installed_scheduler(scheduler_key, version, needs.scheduler)
-        )
-        addons: list[pulumi.Resource] = [self.virtual_node, *([self.scheduler] if self.scheduler else [])]
-        return pulumi.Output.all(virtual_node_ok, scheduler_ok).apply(lambda _: addons)
+def _virtual_node(
+    name: str,
+    cluster: cs.ManagedKubernetes,
+    args: AckClusterConfig,
+    installed: pulumi.Output[dict[str, str]],
+    opts: pulumi.ResourceOptions,
+) -> cs.KubernetesAddon:
+    """ACK does not install ack-virtual-node, so it is always a resource."""
+    return _addon(
+        name,
+        cluster,
+        "ack-virtual-node",
+        args.virtual_node.version,
+        addon_version,
+        installed,
+        cleanup_cloud_resources=args.virtual_node.cleanup_cloud_resources,
+        opts=opts,
+    )
+
+
+def _scheduler(
+    name: str,
+    cluster: cs.ManagedKubernetes,
+    args: AckClusterConfig,
+    installed: pulumi.Output[dict[str, str]],
+    opts: pulumi.ResourceOptions,
+) -> cs.KubernetesAddon | None:
+    """A resource only when configured: it adopts ACK's default install (the provider's Create updates an
+    existing addon instead of installing it)."""
+    if args.scheduler is None:
+        return None
+    config = args.scheduler.config
+    return _addon(
+        name,
+        cluster,
+        "kube-scheduler",
+        args.scheduler.version,
+        lambda text: SchedulerVersion.parse(text).sort_key(),
+        installed,
+        config=canonical_json(config) if config is not None else None,
+        opts=opts,
+    )
+
+
+def _addon(
+    name: str,
+    cluster: cs.ManagedKubernetes,
+    addon: str,
+    pin: str | None,
+    order: Callable[[str], Any],
+    installed: pulumi.Output[dict[str, str]],
+    **settings: Any,
+) -> cs.KubernetesAddon:
+    """An addon whose configured version is a floor: the provider gets the higher of the pin and what ACK has
+    installed, so ACK is never asked to downgrade. Unpinned it sends no version: the provider installs ACK's
+    current one and reads the installed one back, which never diffs."""
+    version = (
+        installed.apply(lambda versions: ack_checks.version_floor(pin, versions.get(addon, ""), order)) if pin else None
+    )
+    return cs.KubernetesAddon(f"{name}-{addon}", cluster_id=cluster.id, name=addon, version=version, **settings)
+
+
+def _checked_addons(
+    virtual_node: cs.KubernetesAddon,
+    scheduler: cs.KubernetesAddon | None,
+    installed: pulumi.Output[dict[str, str]],
+    needs: ClusterNeeds,
+    config_key: str,
+) -> pulumi.Output[list[pulumi.Resource]]:
+    """The addons, released to the workloads only after ACK's installed versions met ``needs``."""
+    node_key = key_path(config_key, "virtualNode", "version")
+    scheduler_key = key_path(config_key, "scheduler")
+    virtual_node_ok = virtual_node.version.apply(
+        lambda version: ack_checks.installed_virtual_node(node_key, version, needs.virtual_node)
+    )
+    # A managed scheduler is checked as it is after the resource ran; otherwise as ACK installed it.
+    scheduler_version = (
+        scheduler.version
+        if scheduler is not None
+        else installed.apply(lambda versions: versions.get("kube-scheduler", ""))
+    )
+    scheduler_ok = scheduler_version.apply(
+        lambda version: ack_checks.installed_scheduler(scheduler_key, version, needs.scheduler)
+    )
+    addons: list[pulumi.Resource] = [virtual_node, *([scheduler] if scheduler else [])]
+    return pulumi.Output.all(virtual_node_ok, scheduler_ok).apply(lambda _: addons)

@@ -50,7 +50,7 @@ def exec_kubeconfig(cluster_name: str, cluster_id: str, region: str, server: str
     return json.dumps(config, indent=2, sort_keys=True)
 
 
-def api_server_endpoint(connections: Sequence[cs.outputs.ManagedKubernetesConnection] | None, public: bool) -> str:
+def api_server_endpoint(connections: Sequence[cs.outputs.ManagedKubernetesConnection] | None, *, public: bool) -> str:
     """The public or the private API endpoint; ``connections`` is a list in pulumi-alicloud 4.x."""
     first = connections[0] if connections else None
     endpoint = (first.api_server_internet if public else first.api_server_intranet) if first else None

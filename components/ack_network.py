@@ -8,95 +8,125 @@ zone, one Enhanced NAT gateway in the first zone's node vSwitch, an EIP, and one
 
 from __future__ import annotations
 
+import dataclasses
+
 import pulumi
 from pulumi_alicloud import ecs, vpc
 
 from components import ack_checks
-from components.config.ack import NetworkConfig
+from components.config.ack_network import AckNetworkConfig
 from components.config.base import key_path
 
 
+@dataclasses.dataclass(frozen=True)
 class AckNetwork:
-    """The cluster's vSwitches, created in a new VPC with NAT egress or taken from the configuration.
-
-    Not a component: its resources are children of the cluster component and keep the names they always had.
-    """
+    """The vSwitches a cluster uses, and what it must wait for before its nodes and pods have egress."""
 
     vswitch_ids: list[pulumi.Input[str]]
     pod_vswitch_ids: list[pulumi.Input[str]]
     snat_entries: list[vpc.SnatEntry]
-    """What the cluster waits for: nodes and pods have egress once these exist."""
+    """What the cluster waits for: nodes and pods have egress once these exist (none for existing vSwitches)."""
 
-    def __init__(
-        self, name: str, network: NetworkConfig, tags: dict[str, str], opts: pulumi.ResourceOptions, config_key: str
-    ) -> None:
-        self.snat_entries = []
-        if not network.creates_vpc:
-            self.vswitch_ids = list(network.vswitch_ids)
-            self.pod_vswitch_ids = list(network.pod_vswitch_ids)
-            return
-        network_vpc = vpc.Network(f"{name}-vpc", vpc_name=name, cidr_block=str(network.vpc_cidr), tags=tags, opts=opts)
-        nat_zone = _enhanced_nat_zone(network, opts, key_path(config_key, "network", "zones", 0, "zoneId"))
-        switches: dict[str, list[vpc.Switch]] = {"node": [], "pod": []}
-        for index, zone in enumerate(network.zones):
-            for role, cidr in (("node", zone.node_cidr), ("pod", zone.pod_cidr)):
-                switch_name = f"{name}-{role}-{zone.zone_id}"
-                hosts_nat = index == 0 and role == "node"
-                switches[role].append(
-                    vpc.Switch(
-                        switch_name,
-                        vswitch_name=switch_name,
-                        vpc_id=network_vpc.id,
-                        cidr_block=str(cidr),
-                        # The NAT gateway's vSwitch is created only once its zone is known to offer Enhanced NAT.
-                        zone_id=nat_zone if hosts_nat else zone.zone_id,
-                        tags=tags,
-                        opts=opts,
-                    )
+
+def ack_network(
+    name: str, args: AckNetworkConfig, tags: dict[str, str], opts: pulumi.ResourceOptions, config_key: str
+) -> AckNetwork:
+    """The cluster's network: a new VPC with NAT egress, or the configured vSwitches as they are.
+
+    The resources are registered with ``opts`` (the cluster component as parent, its region provider) rather than
+    under a component of their own, so they keep the names and URNs they always had.
+    """
+    if not args.creates_vpc:
+        return AckNetwork(list(args.vswitch_ids), list(args.pod_vswitch_ids), [])
+    network_vpc = vpc.Network(f"{name}-vpc", vpc_name=name, cidr_block=str(args.vpc_cidr), tags=tags, opts=opts)
+    nat_zone = _enhanced_nat_zone(args, opts, key_path(config_key, "network", "zones", 0, "zoneId"))
+    switches = _vswitches(name, args, network_vpc, nat_zone, tags, opts)
+    return AckNetwork(
+        [switch.id for switch in switches["node"]],
+        [switch.id for switch in switches["pod"]],
+        _nat_egress(name, args, network_vpc, switches, tags, opts),
+    )
+
+
+def _vswitches(
+    name: str,
+    args: AckNetworkConfig,
+    network_vpc: vpc.Network,
+    nat_zone: pulumi.Output[str],
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> dict[str, list[vpc.Switch]]:
+    """A node and a pod vSwitch per zone, by role, in zone order."""
+    switches: dict[str, list[vpc.Switch]] = {"node": [], "pod": []}
+    for index, zone in enumerate(args.zones):
+        for role, cidr in (("node", zone.node_cidr), ("pod", zone.pod_cidr)):
+            switch_name = f"{name}-{role}-{zone.zone_id}"
+            hosts_nat = index == 0 and role == "node"
+            switches[role].append(
+                vpc.Switch(
+                    switch_name,
+                    vswitch_name=switch_name,
+                    vpc_id=network_vpc.id,
+                    cidr_block=str(cidr),
+                    # The NAT gateway's vSwitch is created only once its zone is known to offer Enhanced NAT.
+                    zone_id=nat_zone if hosts_nat else zone.zone_id,
+                    tags=tags,
+                    opts=opts,
                 )
-        nat = vpc.NatGateway(
-            f"{name}-nat",
-            vpc_id=network_vpc.id,
-            nat_gateway_name=name,
-            nat_type="Enhanced",
-            payment_type="PayAsYouGo",
-            network_type="internet",
-            vswitch_id=switches["node"][0].id,
-            tags=tags,
-            opts=opts,
-        )
-        eip = ecs.EipAddress(
-            f"{name}-nat-eip",
-            address_name=f"{name}-nat",
-            bandwidth=str(network.nat_bandwidth),
-            internet_charge_type=network.eip_internet_charge_type,
-            payment_type="PayAsYouGo",
-            tags=tags,
-            opts=opts,
-        )
-        association = ecs.EipAssociation(
-            f"{name}-nat-eip-association", allocation_id=eip.id, instance_id=nat.id, instance_type="Nat", opts=opts
-        )
-        # Every vSwitch gets SNAT through the EIP; an entry made before the association would have no public IP.
-        after_association = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[association]))
-        self.snat_entries = [
-            vpc.SnatEntry(
-                f"{name}-snat-{role}-{zone.zone_id}",
-                snat_table_id=nat.snat_table_ids,
-                source_vswitch_id=switch.id,
-                snat_ip=eip.ip_address,
-                opts=after_association,
             )
-            for role, role_switches in switches.items()
-            for zone, switch in zip(network.zones, role_switches, strict=True)
-        ]
-        self.vswitch_ids = [switch.id for switch in switches["node"]]
-        self.pod_vswitch_ids = [switch.id for switch in switches["pod"]]
+    return switches
 
 
-def _enhanced_nat_zone(network: NetworkConfig, opts: pulumi.ResourceOptions, key: str) -> pulumi.Output[str]:
+def _nat_egress(
+    name: str,
+    args: AckNetworkConfig,
+    network_vpc: vpc.Network,
+    switches: dict[str, list[vpc.Switch]],
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> list[vpc.SnatEntry]:
+    """An Enhanced NAT gateway in the first node vSwitch, its EIP, and one SNAT entry per vSwitch."""
+    nat = vpc.NatGateway(
+        f"{name}-nat",
+        vpc_id=network_vpc.id,
+        nat_gateway_name=name,
+        nat_type="Enhanced",
+        payment_type="PayAsYouGo",
+        network_type="internet",
+        vswitch_id=switches["node"][0].id,
+        tags=tags,
+        opts=opts,
+    )
+    eip = ecs.EipAddress(
+        f"{name}-nat-eip",
+        address_name=f"{name}-nat",
+        bandwidth=str(args.nat_bandwidth),
+        internet_charge_type=args.eip_internet_charge_type,
+        payment_type="PayAsYouGo",
+        tags=tags,
+        opts=opts,
+    )
+    association = ecs.EipAssociation(
+        f"{name}-nat-eip-association", allocation_id=eip.id, instance_id=nat.id, instance_type="Nat", opts=opts
+    )
+    # Every vSwitch gets SNAT through the EIP; an entry made before the association would have no public IP.
+    after_association = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[association]))
+    return [
+        vpc.SnatEntry(
+            f"{name}-snat-{role}-{zone.zone_id}",
+            snat_table_id=nat.snat_table_ids,
+            source_vswitch_id=switch.id,
+            snat_ip=eip.ip_address,
+            opts=after_association,
+        )
+        for role, role_switches in switches.items()
+        for zone, switch in zip(args.zones, role_switches, strict=True)
+    ]
+
+
+def _enhanced_nat_zone(args: AckNetworkConfig, opts: pulumi.ResourceOptions, key: str) -> pulumi.Output[str]:
     """The first zone, once the region provider confirms it offers Enhanced NAT gateways."""
-    zone = network.zones[0].zone_id
+    zone = args.zones[0].zone_id
     offered = vpc.get_enhanced_nat_available_zones_output(
         opts=pulumi.InvokeOutputOptions(parent=opts.parent, provider=opts.provider)
     )

@@ -1,9 +1,10 @@
-"""One ACS workload on an ACK Pro cluster: its Deployment and, for ``resource-policy`` scheduling, its ResourcePolicy.
+"""ACS workloads on an ACK Pro cluster: the namespaces they share, and each one's Deployment and ResourcePolicy.
 
-The objects come from ``components.manifests.acs``; this component only registers them. They wait for the addons
-that make ACS work (the cluster's :attr:`~components.ack.AckProCluster.addons`, released once their versions passed
-the deploy-time checks) so no pod is created before the virtual node exists. The namespace is not created here:
-several workloads may share one, so whoever builds the fleet creates it once and passes it in ``opts``.
+The objects come from ``components.manifests.acs``; these components only register them. A workload's objects wait
+for the addons that make ACS work (the cluster's :attr:`~components.ack.AckProCluster.addons`, released once their
+versions passed the deploy-time checks) so no pod is created before the virtual node exists. Several workloads may
+share a namespace, so the fleet creates each :class:`AcsNamespace` once per cluster and hands it to the workloads in
+it as a dependency.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from collections.abc import Sequence
 import pulumi
 from pulumi_kubernetes import apiextensions
 from pulumi_kubernetes.apps import v1 as apps
+from pulumi_kubernetes.core import v1 as core
 
-from components.acs_sizing import billed_spec
 from components.config.acs import AcsWorkloadConfig
 from components.manifests import acs as manifests
 
@@ -25,6 +26,28 @@ GPU_PREREQUISITES = {
 }
 """Why a GPU Deployment may never become ready, per class
 (https://www.alibabacloud.com/help/en/ack/distributed-cloud-container-platform-for-kubernetes/user-guide/schedule-pods-to-run-on-acs-using-virtual-nodes)."""
+
+SIZING_DOC = "https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview"
+"""Where ACS documents how it rounds a pod's cpu and memory up to a spec."""
+
+
+class AcsNamespace(pulumi.ComponentResource):
+    """A namespace that ACS workloads share on one cluster, created once before any of them.
+
+    The Namespace inside is named like the component. Fleets created it at the stack root, without a component,
+    before this one existed; its alias to that place keeps such a namespace, and everything in it, instead of
+    deleting and recreating it. The cluster's Kubernetes provider comes in ``opts``.
+    """
+
+    def __init__(self, name: str, namespace: str, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("elastic-capacity:alicloud:AcsNamespace", name, None, opts)
+        manifest = manifests.namespace(namespace)
+        core.Namespace(
+            name,
+            metadata=manifest["metadata"],
+            opts=pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(parent=pulumi.ROOT_STACK_RESOURCE)]),
+        )
+        self.register_outputs({})
 
 
 class AcsWorkload(pulumi.ComponentResource):
@@ -66,21 +89,24 @@ class AcsWorkload(pulumi.ComponentResource):
                 waits_for, pulumi.ResourceOptions(custom_timeouts=pulumi.CustomTimeouts(create=ready, update=ready))
             ),
         )
+        self._warn_about_capacity(args)
+        spec = args.billed_spec
+        self.billed_spec = pulumi.Output.from_input(spec.text) if spec is not None else None
+        self.register_outputs({"billedSpec": self.billed_spec} if self.billed_spec is not None else {})
+
+    def _warn_about_capacity(self, args: AcsWorkloadConfig) -> None:
+        """Say why a GPU workload may never become ready, and when ACS bills more than a CPU workload asked for."""
+        workload = f"{args.namespace}/{args.name}"
         if args.compute_class in GPU_PREREQUISITES:
             pulumi.log.warn(
-                f"{args.namespace}/{args.name}: {GPU_PREREQUISITES[args.compute_class]}, and `pulumi up` fails after "
+                f"{workload}: {GPU_PREREQUISITES[args.compute_class]}, and `pulumi up` fails after "
                 f"readyTimeoutMinutes ({args.ready_timeout_minutes})",
                 resource=self,
             )
-        self.billed_spec = None
-        if not args.is_gpu:
-            spec = billed_spec(args.cpu, args.memory)
-            if spec.rounded_up:
-                pulumi.log.warn(
-                    f"ACS bills each pod of {args.namespace}/{args.name} as {spec.text}: it rounds cpu {args.cpu} / "
-                    f"memory {args.memory} up to the nearest ACS spec "
-                    "(https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview)",
-                    resource=self,
-                )
-            self.billed_spec = pulumi.Output.from_input(spec.text)
-        self.register_outputs({"billed_spec": self.billed_spec} if self.billed_spec is not None else {})
+        spec = args.billed_spec
+        if spec is not None and spec.rounded_up:
+            pulumi.log.warn(
+                f"ACS bills each pod of {workload} as {spec.text}: it rounds cpu {args.cpu} / memory {args.memory} "
+                f"up to the nearest ACS spec ({SIZING_DOC})",
+                resource=self,
+            )

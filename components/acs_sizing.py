@@ -13,7 +13,7 @@ import dataclasses
 import math
 from decimal import Decimal
 
-from components.config.kube import quantity_value
+from kubernetes.utils import parse_quantity
 
 _GIB = Decimal(1024) ** 3
 
@@ -62,10 +62,11 @@ def billed_spec(cpu: str | None, memory: str | None) -> BilledSpec:
 
     The smallest vCPU step that holds ``cpu`` and offers a memory size that holds ``memory`` wins; memory below
     1x the vCPU rounds up to the smallest size, memory above 8x moves to the next vCPU step that can hold it (the
-    documented "rounds up to the nearest supported spec"). Raises ``ValueError`` above 64 vCPU / 512 GiB.
+    documented "rounds up to the nearest supported spec"). ``cpu`` and ``memory`` are Kubernetes quantities the config
+    has already checked. Raises ``ValueError`` above 64 vCPU / 512 GiB.
     """
-    want_cpu = quantity_value(cpu) if cpu is not None else DEFAULT_CPU
-    want_memory = quantity_value(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB
+    want_cpu: Decimal = parse_quantity(cpu) if cpu is not None else DEFAULT_CPU
+    want_memory: Decimal = parse_quantity(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB
     for step in CPU_STEPS:
         if step < want_cpu:
             continue

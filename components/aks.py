@@ -1,7 +1,7 @@
-"""The Kubernetes clusters Kueue is installed on: a new AKS cluster, or an existing cluster.
+"""A new AKS cluster for Kueue: the cluster, its autoscaling user pools and the Kubernetes provider on it.
 
-Both components end in the same two outputs, a secret ``kubeconfig`` and a Kubernetes ``provider`` built from it,
-so the Kueue component never needs to know where its cluster came from.
+Like :class:`~components.existing_cluster.ExistingCluster` it ends in a secret ``kubeconfig`` and a Kubernetes
+``provider`` built from it, so the Kueue components never need to know where their cluster came from.
 """
 
 from __future__ import annotations
@@ -15,18 +15,9 @@ from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components.access_wait import ClusterAccess
 from components.cluster_access import kubernetes_provider
-from components.config.aks import (
-    AKS_PROVISIONING_REQUESTS_MIN,
-    AksConfig,
-    EntraIdConfig,
-    KubeloginConfig,
-    NodePoolConfig,
-    UserPoolConfig,
-)
-from components.config.base import PROJECT, ConfigError
-from components.config.stack import ExistingClusterConfig
+from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
+from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive
-from components.versions import KubernetesVersion
 
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
@@ -63,7 +54,7 @@ def aks_user_kubeconfig(
     return pulumi.Output.secret(credentials.apply(lambda c: non_interactive(decode_kubeconfig(c), login)))
 
 
-def _pool_settings(pool: NodePoolConfig, kubernetes_version: str, tags: dict[str, str]) -> dict[str, Any]:
+def _pool_settings(pool: AksNodePoolConfig, kubernetes_version: str, tags: dict[str, str]) -> dict[str, Any]:
     """The arguments an inline pool profile and a separate ``AgentPool`` share."""
     return {
         "vm_size": pool.vm_size,
@@ -94,13 +85,17 @@ class AksCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
     """Cluster-user kubeconfig (secret); depends on the cluster only, not on the user pools."""
     provider: KubernetesProvider
+    """The Kubernetes provider every object on the cluster is created with; with ``entraId`` it waits until the
+    deployer's cluster-admin role works."""
     cluster_name: pulumi.Output[str]
+    """The managed cluster's name."""
     resource_group_name: pulumi.Output[str]
+    """The resource group the cluster is in (created by the stack or not)."""
     oidc_issuer_url: pulumi.Output[str | None]
-    """For workload-identity federated credentials."""
+    """The cluster's OIDC issuer, which workload-identity federated credentials name; ``None`` without
+    ``oidcIssuer``."""
     user_pools: dict[str, containerservice.AgentPool]
-    access: ClusterAccess | None
-    """With ``entraId``: done once the deployer's cluster-admin role works; the Kubernetes provider waits for it."""
+    """Pool name -> the autoscaling user pool; what must exist before Kueue can see ProvisioningRequests served."""
 
     def __init__(self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
@@ -114,10 +109,10 @@ class AksCluster(pulumi.ComponentResource):
 
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
-        self.access = None
+        access = None
         if args.entra_id is not None:
             role = self._deployer_is_cluster_admin(name, cluster)
-            self.access = ClusterAccess(
+            access = ClusterAccess(
                 f"{name}-deployer-access",
                 role_assignment_id=role.id,
                 cluster_id=cluster.id,
@@ -130,15 +125,15 @@ class AksCluster(pulumi.ComponentResource):
             parent=self,
             cluster_identifier=cluster.id,
             delete_unreachable=args.delete_unreachable,
-            depends_on=[self.access] if self.access else None,
+            depends_on=[access] if access else None,
         )
 
         self.register_outputs(
             {
                 "kubeconfig": self.kubeconfig,
-                "cluster_name": self.cluster_name,
-                "resource_group_name": self.resource_group_name,
-                "oidc_issuer_url": self.oidc_issuer_url,
+                "clusterName": self.cluster_name,
+                "resourceGroupName": self.resource_group_name,
+                "oidcIssuerUrl": self.oidc_issuer_url,
             }
         )
 
@@ -250,69 +245,3 @@ class AksCluster(pulumi.ComponentResource):
             **_pool_settings(pool, args.kubernetes_version, args.tags),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"]),
         )
-
-
-class ExistingCluster(pulumi.ComponentResource):
-    """A cluster this stack does not manage: an AKS cluster found by name, or any cluster given by kubeconfig."""
-
-    kubeconfig: pulumi.Output[str]
-    """Always a secret, whichever source it came from."""
-    provider: KubernetesProvider
-
-    def __init__(
-        self,
-        name: str,
-        args: ExistingClusterConfig,
-        kubeconfig: pulumi.Input[str] | None = None,
-        *,
-        needs_provisioning_requests: bool = False,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__("elastic-capacity:azure:ExistingCluster", name, None, opts)
-        if args.source == "aks":
-            assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
-            kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, args.kubelogin, parent=self)
-            if needs_provisioning_requests:
-                kubeconfig = self._once_provisioning_requests_are_served(args, kubeconfig)
-            self.kubeconfig = pulumi.Output.secret(kubeconfig)
-            identifier: str | None = f"{args.resource_group_name}/{args.cluster_name}"
-        elif kubeconfig is None:
-            raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
-        else:
-            self.kubeconfig = pulumi.Output.secret(kubeconfig)
-            identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
-        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=identifier)
-        self.register_outputs({"kubeconfig": self.kubeconfig})
-
-    def _once_provisioning_requests_are_served(
-        self, args: ExistingClusterConfig, kubeconfig: pulumi.Output[str]
-    ) -> pulumi.Output[str]:
-        """``kubeconfig``, but only after checking that the cluster runs a Kubernetes version whose managed
-        autoscaler serves ProvisioningRequests: nothing reaches the cluster otherwise, and ``up`` stops with one line.
-        """
-        found = containerservice.get_managed_cluster_output(
-            resource_group_name=args.resource_group_name,
-            resource_name=args.cluster_name,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        )
-        checked = found.current_kubernetes_version.apply(lambda version: require_provisioning_requests(args, version))
-        return pulumi.Output.all(checked, kubeconfig).apply(lambda values: values[1])
-
-
-def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> str:
-    """Refuse an existing AKS cluster below :data:`AKS_PROVISIONING_REQUESTS_MIN`, naming the key and the fix."""
-    parsed = KubernetesVersion.parse(version)
-    if (parsed.major, parsed.minor) < AKS_PROVISIONING_REQUESTS_MIN:
-        minimum = ".".join(map(str, AKS_PROVISIONING_REQUESTS_MIN))
-        raise ConfigError(
-            [
-                (
-                    f"{PROJECT}:existingCluster.clusterName",
-                    f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}; its "
-                    f"managed cluster autoscaler serves the queues' ProvisioningRequests from {minimum} on "
-                    "(https://github.com/Azure/AKS/pull/5867): upgrade it (az aks upgrade) or remove the "
-                    "queues' provisioningChecks",
-                )
-            ]
-        )
-    return version

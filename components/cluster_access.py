@@ -13,6 +13,7 @@ from pulumi_kubernetes import Provider as KubernetesProvider
 def kubernetes_provider(
     name: str,
     kubeconfig: pulumi.Input[str],
+    *,
     parent: pulumi.Resource,
     cluster_identifier: pulumi.Input[str] | None = None,
     delete_unreachable: bool = False,

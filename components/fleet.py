@@ -7,13 +7,13 @@ Pro clusters with ACS workloads. Each half only wires components together; the c
 from __future__ import annotations
 
 import pulumi
-import pulumi_kubernetes as kubernetes
 
 from components.ack import AckProCluster
-from components.acs import AcsWorkload
-from components.aks import AksCluster, ExistingCluster
-from components.config.acs import AckConfig
+from components.acs import AcsNamespace, AcsWorkload
+from components.aks import AksCluster
+from components.config.ack import AckConfig
 from components.config.stack import StackConfig
+from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
 from components.queue_wait import QueuesActive
@@ -37,6 +37,7 @@ def _deploy_kueue(config: StackConfig) -> None:
         cluster = aks = AksCluster("aks", config.aks)
         pulumi.export("aksClusterName", aks.cluster_name)
         pulumi.export("aksResourceGroupName", aks.resource_group_name)
+        pulumi.export("aksOidcIssuerUrl", aks.oidc_issuer_url)
         kueue_waits_for = list(aks.user_pools.values())
     else:
         assert config.existing_cluster is not None  # kueue_target guarantees one of the two
@@ -102,15 +103,15 @@ def _deploy_ack(config: AckConfig) -> None:
         c.name: AckProCluster(f"ack-{c.name}", c, needs=config.needs(c), config_key=config.cluster_key(index))
         for index, c in enumerate(config.clusters)
     }
-    namespaces: dict[tuple[str, str], kubernetes.core.v1.Namespace] = {}
+    namespaces: dict[tuple[str, str], AcsNamespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}
     for workload in config.workloads:
         cluster = clusters[workload.cluster]
         key = (workload.cluster, workload.namespace)
         if workload.namespace != "default" and key not in namespaces:
-            namespaces[key] = kubernetes.core.v1.Namespace(
+            namespaces[key] = AcsNamespace(
                 f"ack-{workload.cluster}-ns-{workload.namespace}",
-                metadata={"name": workload.namespace},
+                workload.namespace,
                 opts=pulumi.ResourceOptions(provider=cluster.provider),
             )
         namespace = namespaces.get(key)
@@ -125,7 +126,15 @@ def _deploy_ack(config: AckConfig) -> None:
 
     pulumi.export(
         "ackClusters",
-        {c.name: {"clusterId": clusters[c.name].cluster_id, "region": c.region} for c in config.clusters},
+        {
+            c.name: {
+                "clusterId": clusters[c.name].cluster_id,
+                "region": c.region,
+                "kubernetesVersion": clusters[c.name].kubernetes_version,
+                "apiServerEndpoint": clusters[c.name].api_server_endpoint,
+            }
+            for c in config.clusters
+        },
     )
     pulumi.export("ackKubeconfigs", pulumi.Output.secret({name: c.kubeconfig for name, c in clusters.items()}))
     pulumi.export("acsBilledSpecs", billed)

@@ -20,6 +20,8 @@ import pulumi
 from pulumi.dynamic import CreateResult
 
 from components.kube_wait import (
+    KUEUE_API_PATH,
+    PROVISIONING_REQUEST_CRD,
     Cluster,
     Conditions,
     RestCluster,
@@ -34,7 +36,6 @@ from components.kube_wait import (
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.job_wait")
 """Everything the provider process needs of this project, dependencies first."""
 
-PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 AKS_PROVISIONING_REQUESTS = (
     "On AKS the managed cluster autoscaler serves ProvisioningRequests from Kubernetes 1.33 on "
     "(https://github.com/Azure/AKS/pull/5867); below 1.33, or in a region the feature has not reached yet, the "
@@ -42,7 +43,7 @@ AKS_PROVISIONING_REQUESTS = (
 )
 GENERIC_PROVISIONING_REQUESTS = (
     "The cluster needs a cluster autoscaler that serves ProvisioningRequests, with the "
-    "provisioningrequests.autoscaling.x-k8s.io CRD installed "
+    f"{PROVISIONING_REQUEST_CRD} CRD installed "
     "(https://kubernetes.io/docs/concepts/cluster-administration/cluster-autoscaling/)"
 )
 WAITING_PROBLEMS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError")
@@ -183,7 +184,7 @@ class JobObserver:
     def observe(self, namespace: str, name: str) -> JobObservation:
         job = self.cluster.get(f"/apis/batch/v1/namespaces/{namespace}/jobs/{name}")
         pods = self.cluster.list(f"/api/v1/namespaces/{namespace}/pods", f"batch.kubernetes.io/job-name={name}")
-        workload = self._newest_owned(f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{namespace}/workloads", job)
+        workload = self._newest_owned(f"{KUEUE_API_PATH}/namespaces/{namespace}/workloads", job)
         provreq = None
         if workload is not None:
             path = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{namespace}/provisioningrequests"

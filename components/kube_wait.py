@@ -16,6 +16,12 @@ from pulumi.dynamic import DiffResult, ResourceProvider
 
 from components.dynamic_by_value import reduce_by_value
 
+PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
+"""The CRD of ProvisioningRequests, served by the cluster autoscaler's side (kubernetes/autoscaler), not by Kueue."""
+
+KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta2"
+"""Where the API server serves Kueue's objects, in the storage version the stack writes."""
+
 Conditions = Sequence[Mapping[str, Any]]
 Seen = TypeVar("Seen")
 

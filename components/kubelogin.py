@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from components.config.aks import KubeloginConfig
+from components.config.entra_id import KubeloginConfig
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 INSTALL_HINT = "kubelogin is required for Entra ID clusters: https://azure.github.io/kubelogin/install.html"

@@ -46,9 +46,6 @@ class Kueue(pulumi.ComponentResource):
     the CRD appeared after Kueue started; then Kueue must be restarted.
     """
 
-    namespace: pulumi.Output[str]
-    """The namespace Kueue runs in."""
-    chart: helm.v4.Chart
     ready: batch.v1.Job
     """The readiness gate: make every Kueue object ``depends_on`` it."""
 
@@ -56,6 +53,7 @@ class Kueue(pulumi.ComponentResource):
         self,
         name: str,
         args: KueueConfig,
+        *,
         check_provisioning_request_crd: bool,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -64,35 +62,44 @@ class Kueue(pulumi.ComponentResource):
 
         ns = kueue_install.kueue_namespace(args)
         namespace = core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=child)
-        self.namespace = namespace.metadata.name
 
-        chart, repository = kueue_install.chart_reference(args)
-        self.chart = helm.v4.Chart(
+        chart_name, repository = kueue_install.chart_reference(args)
+        chart = helm.v4.Chart(
             f"{name}-chart",
-            chart=chart,
+            chart=chart_name,
             version=args.chart_version,
             repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
-            namespace=self.namespace,
+            namespace=namespace.metadata.name,
             name=args.release_name,
             values=kueue_install.chart_values(args),
             opts=child,
         )
-        self.ready = self._readiness_gate(name, args, check_provisioning_request_crd, namespace)
-        self.register_outputs({"namespace": self.namespace})
+        self.ready = self._readiness_gate(
+            name, args, namespace, chart, check_provisioning_request_crd=check_provisioning_request_crd
+        )
+        self.register_outputs({"namespace": namespace.metadata.name})
 
     def _readiness_gate(
-        self, name: str, args: KueueConfig, check_provisioning_request_crd: bool, namespace: core.v1.Namespace
+        self,
+        name: str,
+        args: KueueConfig,
+        namespace: core.v1.Namespace,
+        chart: helm.v4.Chart,
+        *,
+        check_provisioning_request_crd: bool,
     ) -> batch.v1.Job:
         """The gate's ConfigMap and ServiceAccount only need the namespace; the Job itself waits for the chart."""
-        in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        once_namespace_exists = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
         config_map = kueue_install.gate_config_map(args)
         probe = core.v1.ConfigMap(
-            f"{name}-probe", metadata=config_map["metadata"], data=config_map["data"], opts=in_namespace
+            f"{name}-probe", metadata=config_map["metadata"], data=config_map["data"], opts=once_namespace_exists
         )
         account = core.v1.ServiceAccount(
-            f"{name}-probe", metadata=kueue_install.gate_service_account(args)["metadata"], opts=in_namespace
+            f"{name}-probe", metadata=kueue_install.gate_service_account(args)["metadata"], opts=once_namespace_exists
         )
-        role_manifest = kueue_install.gate_cluster_role(args, check_provisioning_request_crd)
+        role_manifest = kueue_install.gate_cluster_role(
+            args, check_provisioning_request_crd=check_provisioning_request_crd
+        )
         role = rbac.v1.ClusterRole(
             f"{name}-probe",
             metadata=role_manifest["metadata"],
@@ -107,7 +114,7 @@ class Kueue(pulumi.ComponentResource):
             subjects=binding_manifest["subjects"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]),
         )
-        job = kueue_install.gate_job(args, check_provisioning_request_crd)
+        job = kueue_install.gate_job(args, check_provisioning_request_crd=check_provisioning_request_crd)
         await_for = f"{args.readiness_gate.timeout_seconds + 60}s"
         return batch.v1.Job(
             f"{name}-ready",
@@ -115,7 +122,7 @@ class Kueue(pulumi.ComponentResource):
             spec=job["spec"],
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=[self.chart, probe, binding],
+                depends_on=[chart, probe, binding],
                 custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
             ),
         )

@@ -19,6 +19,8 @@ import pulumi
 from pulumi.dynamic import CreateResult
 
 from components.kube_wait import (
+    KUEUE_API_PATH,
+    PROVISIONING_REQUEST_CRD,
     Cluster,
     Conditions,
     RestCluster,
@@ -40,7 +42,7 @@ def observe(cluster: Cluster, objects: Sequence[tuple[str, str]]) -> Observed:
     seen: Observed = {}
     for kind, name in objects:
         try:
-            found = cluster.get(f"/apis/kueue.x-k8s.io/v1beta2/{KINDS[kind]}/{name}")
+            found = cluster.get(f"{KUEUE_API_PATH}/{KINDS[kind]}/{name}")
         except Exception as error:
             if not is_not_found(error):
                 raise
@@ -74,7 +76,7 @@ def diagnose(seen: Observed, *, hint: str, namespace: str) -> str:
     return (
         f"{'; '.join(lines)}. Likely cause: Kueue's provisioning controller is not running because the "
         f"ProvisioningRequest CRD did not exist when Kueue started. {hint}. Confirm: kubectl get crd "
-        f"provisioningrequests.autoscaling.x-k8s.io; kubectl get admissioncheck,clusterqueue -o yaml. Once the CRD "
+        f"{PROVISIONING_REQUEST_CRD}; kubectl get admissioncheck,clusterqueue -o yaml. Once the CRD "
         f"exists: {restart}, then run pulumi up again."
     )
 

@@ -1,6 +1,6 @@
 """The Kueue queue objects on a cluster: namespaces, flavors, ProvisioningRequest gates, queues.
 
-Every object comes from :mod:`components.manifests.kueue`; this component only turns those dicts into resources and
+Every object comes from :mod:`components.manifests.queues`; this component only turns those dicts into resources and
 orders them. No Kueue object is created before ``kueue_ready``: Kueue's webhooks must admit them, and they start
 serving some seconds after the Helm release reports ready. Each object also waits for
 the objects it names (a queue for its flavors and checks, a LocalQueue for its namespace and ClusterQueue), so
@@ -14,18 +14,11 @@ from pulumi_kubernetes import apiextensions
 from pulumi_kubernetes.core import v1 as core
 
 from components.config.queues import QueuesConfig
-from components.manifests.kueue import queue_manifests, references
+from components.manifests.queues import queue_manifests, references
 
 
 class KueueQueues(pulumi.ComponentResource):
     """The ``queues`` section on one cluster; the Kubernetes provider comes in through ``opts``."""
-
-    namespaces: dict[str, core.Namespace]
-    """Namespace name -> Namespace."""
-    cluster_queues: dict[str, apiextensions.CustomResource]
-    """ClusterQueue name -> ClusterQueue."""
-    local_queues: dict[str, apiextensions.CustomResource]
-    """``namespace/name`` -> LocalQueue (LocalQueue names are only unique within a namespace)."""
 
     def __init__(
         self,
@@ -35,21 +28,19 @@ class KueueQueues(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("elastic-capacity:kueue:KueueQueues", name, None, opts)
-        self.namespaces = {}
-        self.cluster_queues = {}
-        self.local_queues = {}
         created: dict[tuple[str, str], pulumi.Resource] = {}
         for manifest in queue_manifests(args):
             kind, metadata = manifest["kind"], manifest["metadata"]
             object_name = "/".join(filter(None, (metadata.get("namespace"), metadata["name"])))
             child_name = f"{name}-{kind.lower()}-{object_name}"
             if kind == "Namespace":
-                namespace = core.Namespace(child_name, metadata=metadata, opts=pulumi.ResourceOptions(parent=self))
-                self.namespaces[object_name] = created[(kind, object_name)] = namespace
+                created[(kind, object_name)] = core.Namespace(
+                    child_name, metadata=metadata, opts=pulumi.ResourceOptions(parent=self)
+                )
                 continue
             # A Cohort may be implicit (named by queues, never created): only created objects become dependencies.
             depends_on = [kueue_ready, *(created[ref] for ref in references(manifest) if ref in created)]
-            resource = apiextensions.CustomResource(
+            created[(kind, object_name)] = apiextensions.CustomResource(
                 child_name,
                 api_version=manifest["apiVersion"],
                 kind=kind,
@@ -57,9 +48,9 @@ class KueueQueues(pulumi.ComponentResource):
                 spec=manifest["spec"],
                 opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
             )
-            created[(kind, object_name)] = resource
-            if kind == "ClusterQueue":
-                self.cluster_queues[object_name] = resource
-            elif kind == "LocalQueue":
-                self.local_queues[object_name] = resource
-        self.register_outputs({"clusterQueues": list(self.cluster_queues), "localQueues": list(self.local_queues)})
+        self.register_outputs(
+            {
+                "clusterQueues": [object_name for kind, object_name in created if kind == "ClusterQueue"],
+                "localQueues": [object_name for kind, object_name in created if kind == "LocalQueue"],
+            }
+        )

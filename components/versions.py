@@ -104,9 +104,6 @@ class SchedulerVersion:
     def minor_version(self) -> str:
         return f"{self.kubernetes.major}.{self.kubernetes.minor}"
 
-    def satisfies(self, minimum: SchedulerVersion) -> bool:
-        return self.kubernetes >= minimum.kubernetes and self.ack >= minimum.ack
-
     def sort_key(self) -> tuple[Version, Version]:
         return (self.kubernetes, self.ack)
 
@@ -118,9 +115,6 @@ def addon_version(text: str) -> Version:
     except InvalidVersion as exc:
         raise ValueError(f"{text!r} is not an addon version; write it as v2.15.0") from exc
 
-
-AKS_MIN_KUBERNETES = (1, 30)
-"""ProvisioningRequest support in the cluster autoscaler needs Kubernetes 1.30+ (cluster-autoscaler 1.30.1 on)."""
 
 ACK_MIN_KUBERNETES = (1, 26)
 """ACS compute in an ACK managed Pro cluster needs Kubernetes 1.26 or later."""

@@ -3,7 +3,7 @@
 One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no cluster. The mocks return
 realistic per-type outputs (ids, names, kubeconfigs) rather than echoing inputs only, and the recording monitor
 keeps what the default mock monitor drops: parent, provider, dependencies, ``ignore_changes``,
-``replace_on_changes``, ``delete_before_replace`` and secrecy.
+``replace_on_changes``, ``delete_before_replace``, ``custom_timeouts``, ``aliases`` and secrecy.
 
 ``run(..., preview=True)`` answers the way the engine answers ``pulumi preview`` for a stack that does not exist yet,
 so a program that only works once values are known fails here rather than in front of a real cloud:
@@ -364,6 +364,10 @@ class Registration:
     delete_before_replace: bool
     raw_inputs: dict[str, Any]
     """Inputs as sent on the wire, secret values still wrapped (see :func:`redact` and :func:`unwrap`)."""
+    custom_timeouts: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The ``custom_timeouts`` that are set, by operation: ``{"create": "90m"}``."""
+    aliases: tuple[str, ...] = ()
+    """The URNs the resource may have had before, as the engine resolves its ``aliases``."""
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -445,9 +449,30 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     replace_on_changes=tuple(request.replaceOnChanges),
                     delete_before_replace=request.deleteBeforeReplace,
                     raw_inputs=rpc.deserialize_properties(request.object, keep_internal=True),
+                    custom_timeouts={
+                        operation: timeout
+                        for operation in ("create", "update", "delete")
+                        if (timeout := getattr(request.customTimeouts, operation))
+                    },
+                    aliases=tuple(_alias_urn(alias, request) for alias in request.aliases),
                 )
             )
         return response
+
+
+def _alias_urn(alias: Any, request: Any) -> str:
+    """The URN an alias names: as given, or built from its spec, whose unset parts are the resource's own.
+
+    As the engine builds it: a parent's type chain prefixes the type, the root stack's does not.
+    """
+    if alias.urn:
+        return str(alias.urn)
+    spec = alias.spec
+    parent = "" if spec.noParent else spec.parentUrn or request.parent
+    chain = parent.split("::")[2].removeprefix("pulumi:pulumi:Stack").removeprefix("$") if parent else ""
+    type_ = f"{chain}${spec.type or request.type}" if chain else spec.type or request.type
+    stack, project = spec.stack or pulumi.get_stack(), spec.project or pulumi.get_project()
+    return f"urn:pulumi:{stack}::{project}::{type_}::{spec.name or request.name}"
 
 
 @dataclasses.dataclass

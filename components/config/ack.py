@@ -1,12 +1,11 @@
-"""One ACK managed Pro cluster ready for ACS compute: one entry of ``ack.clusters``.
+"""The ``elastic-capacity:ack`` section: ACK managed Pro clusters ready for ACS compute, and their ACS workloads.
 
-ACS pods reach an ACK cluster through the ``ack-virtual-node`` addon, and GPU classes need a recent enough
-``kube-scheduler`` (https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
-Both are left at ACK's own versions unless pinned here; a pinned one is managed as a ``KubernetesAddon`` resource,
-because the cluster's own ``addons`` list is applied at create time only
-(https://github.com/aliyun/terraform-provider-alicloud/issues/5907). Every rule here runs before any resource is
-registered and names the key it is about; what only ACK knows (offered versions, installed addon versions, Enhanced
-NAT zones) is checked at deploy time by ``components/ack_checks.py``.
+One entry of ``ack.clusters`` is an :class:`AckClusterConfig`; its network, addons, node pool and logs have their
+own modules (``ack_network``, ``ack_addons``, ``ack_node_pool``, ``ack_logs``), the workloads theirs (``acs``).
+The section root, :class:`AckConfig`, holds the rules that span clusters and workloads, and collects what each
+cluster's workloads need of its addons (:meth:`AckConfig.needs`) for the deploy-time check of the installed
+versions (``components/ack_checks.py``), which also checks what only ACK knows (offered versions, Enhanced NAT
+zones). Every rule here runs before any resource is registered and names the key it is about.
 """
 
 from __future__ import annotations
@@ -18,317 +17,43 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path
-from components.config.kube import Labels, Taint, TaintEffect
+from components.config.ack_addons import (
+    DEFAULT_ADDONS,
+    MANAGED_ADDONS,
+    ClusterAddonConfig,
+    SchedulerAddonConfig,
+    VirtualNodeAddonConfig,
+)
+from components.config.ack_logs import AuditLogConfig, ControlPlaneLogsConfig
+from components.config.ack_network import AckNetworkConfig, is_private
+from components.config.ack_node_pool import AckNodePoolConfig
+from components.config.acs import GPU_MODEL_SERIES, GPU_SCHEDULER_TABLES, AcsWorkloadConfig
+from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
 from components.versions import (
     ACK_MIN_KUBERNETES,
-    SCHEDULER_MIN_ACS,
     VIRTUAL_NODE_MIN,
+    ClusterNeeds,
     KubernetesVersion,
-    SchedulerVersion,
-    addon_version,
+    SchedulerNeed,
+    VirtualNodeNeed,
+    table_minimum,
 )
+
+SECTION = f"{PROJECT}:ack"
+"""The stack key of this section; deploy-time errors and warnings name keys under it."""
 
 ProClusterSpec = Literal["ack.pro.small", "ack.pro.xlarge", "ack.pro.2xlarge", "ack.pro.4xlarge"]
 """The ``cluster_spec`` values of ACK managed Pro; ``ack.standard`` is not Pro
 (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
 
-CONTROL_PLANE_LOG_COMPONENTS = (
-    "apiserver",
-    "kcm",
-    "scheduler",
-    "ccm",
-    "controlplane-events",
-    "alb",
-    "ack-goatscaler",
-    "coredns",
-    "gatekeeper",
-)
-"""Control-plane components whose logs ACK ships to SLS, as the provider's examples (auto mode included) list them
-(https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
-
-MANAGED_ADDONS = {"ack-virtual-node": "virtualNode", "kube-scheduler": "scheduler"}
-"""Addons this project manages as ``KubernetesAddon`` resources, and the key that configures each."""
-
 KubeconfigMode = Literal["exec-plugin", "temporary"]
 """How ``pulumi`` authenticates to the cluster; see :attr:`AckClusterConfig.kubeconfig_mode`."""
 
-PRIVATE_RANGES = tuple(IPv4Network(cidr) for cidr in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
-"""RFC 1918: where ACK accepts VPC and Service CIDRs."""
-
 _ACK_VERSION = re.compile(r"^\d+\.\d+(\.\d+-aliyun\.\d+)?$")
-_ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+$")
-_REGION = r"^[a-z]{2}(-[a-z0-9]+)+$"
 _URL = re.compile(r"https?://")
 
-Region = Annotated[str, StringConstraints(pattern=_REGION)]
-VSwitchId = Annotated[str, StringConstraints(pattern=r"^vsw-[a-z0-9]+$")]
-
-
-def _is_private(cidr: IPv4Network) -> bool:
-    return any(cidr.subnet_of(private) for private in PRIVATE_RANGES)
-
-
-class VirtualNodeAddonConfig(ConfigModel):
-    """The ``ack-virtual-node`` addon: the virtual node that turns pods into ACS instances. ACK does not install it
-    by default, so it is always a ``KubernetesAddon`` resource; ``pulumi up`` fails if the installed version is below
-    what the cluster's workloads need (v2.13.0, v2.15.0 with GPU-HPN)."""
-
-    version: str | None = None
-    """Unset installs ACK's current version and never sends a version again, so ACK's own upgrades cause no diff.
-    A pin is a floor: it installs that version, raises an older install to it, and never asks ACK to lower a newer
-    one (the provider calls UpgradeClusterAddons whenever the sent version differs from the installed one)."""
-    cleanup_cloud_resources: bool = True
-    """Uninstalling ack-virtual-node requires this flag and deletes the ACS/ECI instances the node created instead of
-    leaving them billed. Only ``true`` reaches ACK: the provider drops a ``false``
-    (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_addon)."""
-
-    @field_validator("version")
-    @classmethod
-    def _exact_and_recent(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        if not _ADDON_VERSION.match(value):
-            raise ValueError("write the exact addon version, e.g. v2.17.3, or leave it unset")
-        if addon_version(value) < VIRTUAL_NODE_MIN:
-            raise ValueError(f"ACS on Kubernetes 1.26+ needs ack-virtual-node v{VIRTUAL_NODE_MIN} or later")
-        return value
-
-    @field_validator("cleanup_cloud_resources")
-    @classmethod
-    def _only_true_reaches_ack(cls, value: bool) -> bool:
-        if not value:
-            raise ValueError(
-                "the provider sends this flag only when true (it reads it with GetOk), so false would uninstall "
-                "without the flag ACK requires for ack-virtual-node; keep true, which deletes the ACS/ECI instances"
-            )
-        return value
-
-
-class SchedulerAddonConfig(ConfigModel):
-    """Manage ACK's ``kube-scheduler`` (installed by default in ACK Pro) as a ``KubernetesAddon`` that adopts the
-    default install. Absent, the program only checks the installed version against what the workloads need."""
-
-    version: str | None = None
-    """A floor such as ``v1.35.0-apsara.6.11.4.77470105``, for the cluster's Kubernetes minor: an older install is
-    raised to it, a newer one is kept (the provider would otherwise ask ACK to downgrade). Unset leaves the version
-    to ACK."""
-    config: dict[str, Any] | None = None
-    """Scheduler parameters, sent as canonical JSON. Use the value types the server returns (often strings such as
-    ``"true"``); read the keys from ``cs.get_kubernetes_addon_metadata(...).config_schema``
-    (https://github.com/aliyun/terraform-provider-alicloud/issues/5907)."""
-
-    @field_validator("version")
-    @classmethod
-    def _acs_capable(cls, value: str | None) -> str | None:
-        if value is not None and SchedulerVersion.parse(value).ack < SCHEDULER_MIN_ACS:
-            raise ValueError(f"ACS needs kube-scheduler feature level {SCHEDULER_MIN_ACS} or later")
-        return value
-
-    @model_validator(mode="after")
-    def _says_something(self) -> SchedulerAddonConfig:
-        if self.version is None and self.config is None:
-            raise RuleViolation("", "{}", "give version and/or config, or remove scheduler to leave it to ACK")
-        return self
-
-    @property
-    def parsed(self) -> SchedulerVersion | None:
-        return SchedulerVersion.parse(self.version) if self.version is not None else None
-
-
-class ZoneConfig(ConfigModel):
-    """One zone of a new VPC: a node vSwitch and a Terway pod vSwitch (ACS pods take their IPs from it too)."""
-
-    zone_id: str
-    node_cidr: IPv4Network
-    pod_cidr: IPv4Network
-
-    @field_validator("node_cidr", "pod_cidr")
-    @classmethod
-    def _vswitch_mask(cls, value: IPv4Network) -> IPv4Network:
-        if not 16 <= value.prefixlen <= 29:
-            raise ValueError("a vSwitch CIDR needs a mask between /16 and /29")
-        return value
-
-
-class NetworkConfig(ConfigModel):
-    """Either a new VPC (``vpcCidr``, ``zones``, NAT settings) or existing vSwitches, never both.
-
-    A new VPC gets an Enhanced NAT gateway with an EIP and SNAT for every vSwitch: ACS pods pulling public images
-    need it (https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview). Existing vSwitches must
-    already have egress; nothing is added to them.
-    """
-
-    vpc_cidr: IPv4Network | None = None
-    zones: list[ZoneConfig] = Field(default_factory=list)
-    """The first zone also hosts the NAT gateway, so it must offer Enhanced NAT; ``pulumi preview`` checks that
-    with ``vpc.get_enhanced_nat_available_zones``."""
-    nat_bandwidth: int = Field(10, ge=1, le=500)
-    """Mbit/s of the NAT gateway's EIP."""
-    eip_internet_charge_type: Literal["PayByTraffic", "PayByBandwidth"] = "PayByTraffic"
-    """Pay for egress actually used: image pulls are bursty."""
-    vswitch_ids: list[VSwitchId] = Field(default_factory=list)
-    pod_vswitch_ids: list[VSwitchId] = Field(default_factory=list)
-
-    @property
-    def creates_vpc(self) -> bool:
-        return self.vpc_cidr is not None
-
-    @model_validator(mode="after")
-    def _exactly_one_mode(self) -> NetworkConfig:
-        fields = type(self).model_fields
-        new = [
-            fields[f].alias
-            for f in ("vpc_cidr", "zones", "nat_bandwidth", "eip_internet_charge_type")
-            if f in self.model_fields_set
-        ]
-        existing = [fields[f].alias for f in ("vswitch_ids", "pod_vswitch_ids") if f in self.model_fields_set]
-        if new and existing:
-            raise RuleViolation(
-                str(existing[0]), "set", f"{new} describe a new VPC; use either those or vswitchIds/podVswitchIds"
-            )
-        if not new and not existing:
-            raise RuleViolation("", "{}", "give vpcCidr and zones (new VPC) or vswitchIds and podVswitchIds")
-        return self._check_new_vpc() if new else self._check_existing()
-
-    def _check_new_vpc(self) -> NetworkConfig:
-        if self.vpc_cidr is None:
-            raise RuleViolation("vpcCidr", None, "a new VPC needs a CIDR such as 10.0.0.0/8")
-        if not _is_private(self.vpc_cidr):
-            raise RuleViolation(
-                "vpcCidr", str(self.vpc_cidr), "it must lie in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16"
-            )
-        if not self.zones:
-            raise RuleViolation("zones", [], "a new VPC needs at least one zone with nodeCidr and podCidr")
-        seen_zones: set[str] = set()
-        taken: list[IPv4Network] = []
-        for index, zone in enumerate(self.zones):
-            if zone.zone_id in seen_zones:
-                raise RuleViolation(key_path("zones", index, "zoneId"), zone.zone_id, "each zone appears once")
-            seen_zones.add(zone.zone_id)
-            for key, cidr in (("nodeCidr", zone.node_cidr), ("podCidr", zone.pod_cidr)):
-                if not cidr.subnet_of(self.vpc_cidr):
-                    raise RuleViolation(
-                        key_path("zones", index, key), str(cidr), f"it must lie inside vpcCidr {self.vpc_cidr}"
-                    )
-                clash = next((other for other in taken if cidr.overlaps(other)), None)
-                if clash is not None:
-                    raise RuleViolation(key_path("zones", index, key), str(cidr), f"it overlaps vSwitch CIDR {clash}")
-                taken.append(cidr)
-        limit = 200 if self.eip_internet_charge_type == "PayByTraffic" else 500
-        if self.nat_bandwidth > limit:
-            raise RuleViolation(
-                "natBandwidth",
-                self.nat_bandwidth,
-                f"a pay-as-you-go {self.eip_internet_charge_type} EIP allows 1..{limit}",
-            )
-        return self
-
-    def _check_existing(self) -> NetworkConfig:
-        for key, ids in (("vswitchIds", self.vswitch_ids), ("podVswitchIds", self.pod_vswitch_ids)):
-            if not ids:
-                raise RuleViolation(key, [], "existing-network mode needs node vSwitches and Terway pod vSwitches")
-        for index, pod_vswitch in enumerate(self.pod_vswitch_ids):
-            if pod_vswitch in self.vswitch_ids:
-                raise RuleViolation(
-                    key_path("podVswitchIds", index),
-                    pod_vswitch,
-                    "Terway pod vSwitches must differ from node vSwitches",
-                )
-        return self
-
-
-class ClusterAddonConfig(ConfigModel):
-    """An addon installed with the cluster. Applied at creation only: later edits change nothing in ACK."""
-
-    name: str
-    version: str | None = None
-    config: dict[str, Any] | None = None
-    """Sent as canonical JSON."""
-    disabled: bool = False
-    """True skips an addon ACK installs by default (e.g. ``nginx-ingress-controller``)."""
-
-
-DEFAULT_ADDONS = (
-    ClusterAddonConfig(name="terway-eniip"),
-    ClusterAddonConfig(name="csi-plugin"),
-    ClusterAddonConfig(name="managed-csiprovisioner"),
-)
-"""Terway (pods, ACS included, take VPC IPs from the pod vSwitches) and CSI storage, as the provider's Pro
-examples install them (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
-
-
-class ControlPlaneLogsConfig(ConfigModel):
-    components: list[str] = Field(min_length=1)
-    ttl: int = Field(30, ge=1, le=3650)
-    """Days; ACK's default is 30."""
-    project: str | None = None
-    """SLS project; ACK creates ``k8s-log-{ClusterID}`` when omitted."""
-
-    @field_validator("components")
-    @classmethod
-    def _documented(cls, value: list[str]) -> list[str]:
-        for component in value:
-            if component not in CONTROL_PLANE_LOG_COMPONENTS:
-                raise ValueError(f"{component!r} is not one of {list(CONTROL_PLANE_LOG_COMPONENTS)}")
-        if len(set(value)) != len(value):
-            raise ValueError("each component appears once")
-        return value
-
-
-class AuditLogConfig(ConfigModel):
-    enabled: bool = True
-    sls_project_name: str | None = None
-
-
-class TaintConfig(Taint):
-    """A node-pool taint: the core taint, whose ``effect`` may be left out here."""
-
-    effect: TaintEffect = "NoSchedule"
-    """Always sent to ACK, so an unset effect never depends on a server-side default."""
-
-
-class NodePoolConfig(ConfigModel):
-    """ECS nodes for system components and workloads that do not go to ACS. ACK managed Pro runs CoreDNS as a
-    Deployment on worker nodes (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-dns-resolution)
-    and virtual nodes are tainted against it, so a cluster with only virtual nodes has no cluster DNS. The virtual-node
-    addon and the workloads wait for the pool.
-
-    ``minSize < maxSize`` enables autoscaling; equal sizes give a fixed pool of ``desiredSize`` nodes.
-    """
-
-    name: DnsLabel
-    instance_types: list[str] = Field(min_length=1, max_length=10)
-    """Tried in order when stock runs out."""
-    min_size: int = Field(0, ge=0, le=1000)
-    max_size: int = Field(ge=0, le=1000)
-    desired_size: int | None = None
-    """Initial node count; defaults to ``minSize``. With autoscaling the autoscaler owns it afterwards."""
-    system_disk_category: Literal["cloud_essd", "cloud_auto", "cloud_ssd", "cloud_efficiency"] = "cloud_essd"
-    system_disk_size: int = Field(120, ge=20, le=2048)
-    """GiB; room for the container images of the node's pods."""
-    labels: Labels = Field(default_factory=dict)
-    taints: list[TaintConfig] = Field(default_factory=list)
-
-    @property
-    def autoscaling(self) -> bool:
-        return self.min_size < self.max_size
-
-    @property
-    def initial_size(self) -> int:
-        return self.min_size if self.desired_size is None else self.desired_size
-
-    @model_validator(mode="after")
-    def _sizes_ordered(self) -> NodePoolConfig:
-        if self.min_size > self.max_size:
-            raise RuleViolation("minSize", self.min_size, f"it must not exceed maxSize {self.max_size}")
-        if not self.min_size <= self.initial_size <= self.max_size:
-            raise RuleViolation(
-                "desiredSize", self.desired_size, f"it must lie in minSize..maxSize ({self.min_size}..{self.max_size})"
-            )
-        if len(set(self.instance_types)) != len(self.instance_types):
-            raise RuleViolation("instanceTypes", self.instance_types, "each instance type appears once")
-        return self
+Region = Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z0-9]+)+$")]
+"""An Alibaba Cloud region id such as ``cn-hangzhou``."""
 
 
 class AckClusterConfig(ConfigModel):
@@ -344,22 +69,27 @@ class AckClusterConfig(ConfigModel):
     against what ACK offers. ACS needs 1.26 or later; ACK refuses downgrades. Supported minors and their end dates:
     https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/support-for-kubernetes-versions."""
     cluster_spec: ProClusterSpec = "ack.pro.small"
-    """Pro is required: ACS compute through the virtual node is documented for ACK managed Pro clusters."""
-    network: NetworkConfig
+    """The size of the managed control plane (``cluster_spec``); Pro is required: ACS compute through the virtual
+    node is documented for ACK managed Pro clusters."""
+    network: AckNetworkConfig
+    """The VPC and vSwitches of the cluster's nodes and pods: a new VPC with NAT egress, or existing vSwitches."""
     service_cidr: IPv4Network = IPv4Network("192.168.0.0/16")
-    """Always sent: the provider reads it back and it forces a new cluster, so leaving it to the server risks a
-    replacement plan."""
+    """CIDR of the cluster's Services, private and outside the VPC. Always sent: the provider reads it back and it
+    forces a new cluster, so leaving it to the server risks a replacement plan."""
     timezone: str = "Asia/Shanghai"
-    """Always sent for the same reason as ``serviceCidr``; ACS's documented regions are mostly in mainland China."""
+    """The cluster's IANA time zone. Always sent for the same reason as ``serviceCidr``; ACS's documented regions
+    are mostly in mainland China."""
     proxy_mode: Literal["ipvs", "iptables"] = "ipvs"
-    """ACK's default; changing it replaces the cluster."""
+    """kube-proxy's mode; ``ipvs`` is ACK's default, and changing it replaces the cluster."""
     deletion_protection: bool = True
-    """Production clusters must not vanish with a stray destroy; dev stacks set false (and must apply that before
-    destroying)."""
+    """While true ACK refuses to delete the cluster: production clusters must not vanish with a stray destroy. Dev
+    stacks set false (and must apply that before destroying)."""
     enable_rrsa: bool = False
-    """Pod identity via OIDC. Opt-in because ACK cannot turn it off again."""
+    """RAM Roles for Service Accounts: pod identity via OIDC. Opt-in because ACK cannot turn it off again."""
     control_plane_logs: ControlPlaneLogsConfig | None = None
+    """Ship control-plane logs to SLS; absent sends no log setting."""
     audit_log: AuditLogConfig | None = None
+    """Ship the API server's audit log to SLS; absent sends no audit-log setting, leaving ACK's default."""
     slb_internet_enabled: bool = True
     """A public API server endpoint. ``false`` needs ``kubeconfigMode: exec-plugin``, whose kubeconfig then uses the
     private endpoint: ``pulumi`` must run inside the VPC (or a network connected to it)."""
@@ -372,11 +102,14 @@ class AckClusterConfig(ConfigModel):
     ``cs.get_cluster_credential``, fetched again on every run; it changes the provider on every preview and expires
     ``credentialMinutes`` after the last ``up``."""
     addons: list[ClusterAddonConfig] = Field(default_factory=lambda: list(DEFAULT_ADDONS))
+    """Addons installed with the cluster, each name once; Terway (required) and CSI storage by default. Applied at
+    creation only: later edits change nothing in ACK."""
     virtual_node: VirtualNodeAddonConfig = VirtualNodeAddonConfig()
+    """The ``ack-virtual-node`` addon that brings ACS compute into the cluster; always installed."""
     scheduler: SchedulerAddonConfig | None = None
     """Manage kube-scheduler's version floor or parameters; absent leaves ACK's default install alone (its version
     is still checked against what the cluster's workloads need)."""
-    node_pool: NodePoolConfig | None = None
+    node_pool: AckNodePoolConfig | None = None
     """ECS nodes for CoreDNS and other system pods; without one the cluster has no cluster DNS (a warning says so)."""
     tags: dict[str, str] = Field(default_factory=lambda: {"project": PROJECT})
     """On the cluster, its nodes and the network, so every resource this project created can be found."""
@@ -410,7 +143,7 @@ class AckClusterConfig(ConfigModel):
     @field_validator("service_cidr")
     @classmethod
     def _service_range(cls, value: IPv4Network) -> IPv4Network:
-        if not _is_private(value) or not 16 <= value.prefixlen <= 24:
+        if not is_private(value) or not 16 <= value.prefixlen <= 24:
             raise ValueError("use a /16../24 inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16")
         return value
 
@@ -430,6 +163,7 @@ class AckClusterConfig(ConfigModel):
 
     @property
     def minor_version(self) -> str:
+        """The cluster's Kubernetes minor, such as ``1.35``: the key of the per-minor version tables."""
         return KubernetesVersion.parse(self.kubernetes_version).minor_version
 
     @model_validator(mode="after")
@@ -491,8 +225,138 @@ class AckClusterConfig(ConfigModel):
                 )
             if name == "flannel":
                 raise RuleViolation(key, name, "this project wires Terway pod vSwitches; Flannel conflicts with Terway")
-            if name in names[:index]:
-                raise RuleViolation(key, name, "each addon appears once")
+        require_unique(names, lambda i: key_path("addons", i, "name"), "addon names")
         if not any(addon.name == "terway-eniip" and not addon.disabled for addon in self.addons):
             raise RuleViolation("addons", names, "terway-eniip is required: pod vSwitches need the Terway CNI")
         return self
+
+
+class AckConfig(ConfigModel):
+    """ACK Pro clusters and the ACS workloads they run (stack key ``elastic-capacity:ack``)."""
+
+    clusters: Annotated[list[AckClusterConfig], Field(min_length=1)]
+    """The ACK managed Pro clusters, each with its own ``name``."""
+    workloads: list[AcsWorkloadConfig] = Field(default_factory=list)
+    """The ACS Deployments, each on one of ``clusters``."""
+
+    def cluster_key(self, index: int) -> str:
+        """The full stack key of ``clusters[index]``, which deploy-time errors extend."""
+        return key_path(SECTION, "clusters", index)
+
+    @model_validator(mode="after")
+    def _cluster_names_resolve(self) -> AckConfig:
+        """Cluster names are unique, and every workload names one of them."""
+        names = [cluster.name for cluster in self.clusters]
+        require_unique(names, lambda i: key_path("clusters", i, "name"), "cluster names")
+        for index, workload in enumerate(self.workloads):
+            if workload.cluster not in names:
+                raise RuleViolation(key_path("workloads", index, "cluster"), workload.cluster, f"one of {names}")
+        return self
+
+    @model_validator(mode="after")
+    def _workload_names_unique(self) -> AckConfig:
+        """Names, app labels and policy names are unique per namespace of a cluster, where their objects live."""
+        scopes: dict[tuple[str, str], list[int]] = {}
+        for index, workload in enumerate(self.workloads):
+            scopes.setdefault((workload.cluster, workload.namespace), []).append(index)
+        for (cluster, namespace), indexes in scopes.items():
+            where = f"in namespace {namespace} of cluster {cluster}"
+            by_policy = [i for i in indexes if self.workloads[i].scheduling == "resource-policy"]
+            for key, at, what in (
+                ("name", indexes, "workload names"),
+                ("appLabel", indexes, "app labels"),
+                ("resourcePolicy.name", by_policy, "ResourcePolicy names"),
+            ):
+                _unique_among(self.workloads, at, key, f"{what} {where}")
+        return self
+
+    @model_validator(mode="after")
+    def _clusters_support_their_workloads(self) -> AckConfig:
+        for cluster_index, cluster in enumerate(self.clusters):
+            cluster_key = key_path("clusters", cluster_index)
+            for index, workload in enumerate(self.workloads):
+                if workload.cluster == cluster.name and workload.is_gpu:
+                    _require_table_minor(cluster_key, cluster, index, workload)
+            _require_pins_meet(cluster_key, cluster, self.needs(cluster))
+        return self
+
+    def needs(self, cluster: AckClusterConfig) -> ClusterNeeds:
+        """What the workloads on ``cluster`` need of its ack-virtual-node and kube-scheduler.
+
+        The config rules hold pinned versions to these; ``components/ack_checks.py`` holds ACK's installed versions
+        to them at deploy time. A GPU minor below its table has no need here: the rules refuse it.
+        """
+        virtual_node = VirtualNodeNeed(VIRTUAL_NODE_MIN, "ACS on Kubernetes 1.26 or later")
+        scheduler: list[SchedulerNeed] = []
+        for index, workload in enumerate(self.workloads):
+            if workload.cluster != cluster.name:
+                continue
+            who = f"ack.workloads[{index}] ({workload.name}, {workload.compute_class})"
+            if workload.virtual_node_minimum > virtual_node.minimum:
+                virtual_node = VirtualNodeNeed(workload.virtual_node_minimum, who)
+            scheduler += workload.scheduler_needs(cluster.minor_version, who)
+        return ClusterNeeds(tuple(scheduler), virtual_node)
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """``(key, message)`` for settings that may be right but usually are not; the fleet logs them as warnings."""
+        found = []
+        for index, workload in enumerate(self.workloads):
+            model = workload.gpu_model_series
+            if model is not None and model not in GPU_MODEL_SERIES:
+                found.append(
+                    (
+                        key_path(SECTION, "workloads", index, "gpuModelSeries"),
+                        f"{model!r} is not a GPU model series ACS documents ({', '.join(GPU_MODEL_SERIES)}); pods "
+                        "asking for a model ACS does not offer stay Pending. Confirm the value with Alibaba Cloud.",
+                    )
+                )
+        for index, cluster in enumerate(self.clusters):
+            if cluster.node_pool is None:
+                found.append(
+                    (
+                        key_path(SECTION, "clusters", index, "nodePool"),
+                        "no ECS node pool: ACK runs CoreDNS on worker nodes and virtual nodes do not take it, so "
+                        "pods get no cluster DNS. Add a small pool (2 nodes) unless something else provides one.",
+                    )
+                )
+        return found
+
+
+def _unique_among(workloads: list[AcsWorkloadConfig], at: list[int], key: str, what: str) -> None:
+    """The workloads at indexes ``at`` differ in ``key``: their name, app label or ResourcePolicy name."""
+    names = [{"name": w.name, "appLabel": w.app, "resourcePolicy.name": w.policy_name}[key] for w in workloads]
+    require_unique([names[i] for i in at], lambda j: key_path("workloads", at[j], key), what)
+
+
+def _require_table_minor(cluster_key: str, cluster: AckClusterConfig, index: int, workload: AcsWorkloadConfig) -> None:
+    """A GPU class needs a cluster minor its kube-scheduler table covers; newer minors use the newest row."""
+    table = GPU_SCHEDULER_TABLES[workload.compute_class]
+    if table_minimum(table, cluster.minor_version) is None:
+        oldest = min(table, key=lambda minor: tuple(int(part) for part in minor.split(".")))
+        raise RuleViolation(
+            key_path(cluster_key, "kubernetesVersion"),
+            cluster.kubernetes_version,
+            f"ack.workloads[{index}] ({workload.name}, {workload.compute_class}) needs Kubernetes {oldest} or later: "
+            f"ACK lists no kube-scheduler for {workload.compute_class} before it",
+        )
+
+
+def _require_pins_meet(cluster_key: str, cluster: AckClusterConfig, needs: ClusterNeeds) -> None:
+    """A pinned (floor) version must already meet every need: a pin below it could only install too old a version."""
+    pinned_node = cluster.virtual_node.version
+    if pinned_node is not None and not needs.virtual_node.met_by(pinned_node):
+        raise RuleViolation(
+            key_path(cluster_key, "virtualNode", "version"),
+            pinned_node,
+            f"{needs.virtual_node.reason} needs ack-virtual-node v{needs.virtual_node.minimum} or later",
+        )
+    pinned_scheduler = cluster.scheduler.parsed if cluster.scheduler is not None else None
+    if pinned_scheduler is None:
+        return
+    for need in needs.scheduler:
+        if not need.met_by(pinned_scheduler):
+            raise RuleViolation(
+                key_path(cluster_key, "scheduler", "version"),
+                pinned_scheduler.text,
+                f"{need.reason} needs kube-scheduler {need.text} or later",
+            )

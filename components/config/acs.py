@@ -1,23 +1,34 @@
-"""ACS workloads on ACK Pro clusters: the ``elastic-capacity:ack`` section and its rules.
+"""ACS workloads on ACK Pro clusters: one entry of ``ack.workloads`` and its rules.
 
 The rules come from ACK's "Use ACS computing power in ACK Pro clusters"
 (https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster) and the ACS pod
 overview (https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview); each fails before any
-resource is registered, naming the key to change. What the workloads need of their cluster's addons is collected
-here too (:meth:`AckConfig.needs`), for the deploy-time check of the installed versions. The vocabulary (label keys,
-classes, QoS) lives here once; the manifest builders in ``components/manifests/acs.py`` import it.
+resource is registered, naming the key to change. The vocabulary (label keys, classes, QoS) lives here once; the
+manifest builders in ``components/manifests/acs.py`` import it. Rules that need the workload's cluster live with the
+section root, :class:`components.config.ack.AckConfig`.
 """
 
 from __future__ import annotations
 
+import functools
+from decimal import Decimal
 from typing import Annotated, Literal
 
+from kubernetes.utils import parse_quantity
+from packaging.version import Version
 from pydantic import Field, StringConstraints, model_validator
 
-from components.acs_sizing import CPU_STEPS, billed_spec
-from components.config.ack import AckClusterConfig
-from components.config.base import PROJECT, ConfigModel, DnsLabel, DnsSubdomain, RuleViolation, key_path
-from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity, quantity_value
+from components import acs_sizing
+from components.config.base import (
+    ConfigModel,
+    DnsLabel,
+    DnsSubdomain,
+    MisplacedKey,
+    RuleViolation,
+    key_path,
+    require_unique,
+)
+from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity
 from components.versions import (
     SCHEDULER_MIN_ACS_UNIT,
     SCHEDULER_MIN_GPU,
@@ -25,14 +36,10 @@ from components.versions import (
     SCHEDULER_MIN_MULTIPLE_ACS_UNITS,
     VIRTUAL_NODE_MIN,
     VIRTUAL_NODE_MIN_GPU_HPN,
-    ClusterNeeds,
     SchedulerNeed,
-    VirtualNodeNeed,
+    SchedulerVersion,
     table_minimum,
 )
-
-SECTION = f"{PROJECT}:ack"
-"""The stack key of this section; deploy-time errors and warnings name keys under it."""
 
 APP_LABEL = "app"
 """The one selector key: ACK's ACS examples select on ``app`` only."""
@@ -79,6 +86,12 @@ GPU_MODEL_SERIES = ("A10", "G28Ti", "G49E", "G59", "GN8IS", "GU8TEF", "GU8TF", "
 listed as ``L20(GN8IS)`` and L20X as ``L20X(GX8SF)``; ACK's own GPU example writes L20 as ``GN8IS``. ACS answers
 the full list only by ticket, so another value is a warning, not an error."""
 
+GPU_SCHEDULER_TABLES: dict[str, dict[str, SchedulerVersion]] = {
+    "gpu": SCHEDULER_MIN_GPU,
+    "gpu-hpn": SCHEDULER_MIN_GPU_HPN,
+}
+"""The minimum kube-scheduler per cluster minor, for each GPU compute class."""
+
 DEFAULT_READY_MINUTES = 10
 """pulumi-kubernetes' own Deployment await: long enough for CPU pods on ACS."""
 
@@ -91,12 +104,16 @@ class PvcVolumeConfig(ConfigModel):
     """
 
     name: DnsLabel
-    """Volume name inside the pod."""
+    """Volume name inside the pod, unique within the workload."""
     claim_name: DnsSubdomain
+    """The PersistentVolumeClaim in the workload's namespace; it must exist already (``persistentVolumeClaim.
+    claimName``, https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/volume/)."""
     mount_path: Annotated[str, StringConstraints(pattern=r"^/")]
+    """Absolute path in the container where the volume is mounted (``volumeMounts[].mountPath``)."""
     binding_mode: Literal["Immediate", "WaitForFirstConsumer"]
     """``volumeBindingMode`` of the claim's StorageClass."""
     read_only: bool = False
+    """Mount the volume read-only (sets ``readOnly`` on both the volume and the mount)."""
 
 
 class PolicyUnitConfig(ConfigModel):
@@ -107,13 +124,16 @@ class PolicyUnitConfig(ConfigModel):
     """
 
     resource: Literal["acs", "ecs"] = "acs"
+    """Where this unit places pods: ``acs`` on ACS compute through the virtual node, ``ecs`` on the cluster's ECS
+    nodes selected by ``nodeSelector``."""
     compute_qos: ComputeQos | None = None
-    """``acs`` units only; the workload's ``computeQos`` when unset. Best-effort first, then default, is the
-    fallback the ACS docs recommend for best-effort capacity. Both are valid for every class that can use a
-    policy (``gpu-hpn``, the only default-only class, is scheduled by node-selector)."""
+    """The compute QoS of the pods an ``acs`` unit places; the workload's ``computeQos`` when unset. Best-effort
+    first, then default, is the fallback the ACS docs recommend for best-effort capacity. Both are valid for every
+    class that can use a policy (``gpu-hpn``, the only default-only class, is scheduled by node-selector)."""
     pod_labels: Labels = Field(default_factory=dict)
     """Extra labels the scheduler adds to pods placed by this unit (class, QoS and model come from the workload)."""
     pod_annotations: dict[LabelKey, str] = Field(default_factory=dict)
+    """Extra annotations the scheduler adds to pods placed by this unit."""
     node_selector: Labels = Field(default_factory=dict)
     """``ecs`` units only: the node labels of the ECS nodes, e.g. ``alibabacloud.com/nodepool-id``."""
     max: Annotated[int, Field(ge=0)] | None = None
@@ -132,34 +152,46 @@ class ResourcePolicyConfig(ConfigModel):
     """The ResourcePolicy of a workload with ``scheduling: resource-policy``."""
 
     name: DnsSubdomain | None = None
-    """Defaults to the workload's name, as in ACK's ``dep-rp-demo`` example."""
+    """The ResourcePolicy's name; defaults to the workload's name, as in ACK's ``dep-rp-demo`` example."""
     units: Annotated[list[PolicyUnitConfig], Field(min_length=1)] | None = None
-    """Defaults to one ``acs`` unit carrying the workload's class, QoS and GPU model (ACK's example policy)."""
+    """The units, tried in order; defaults to one ``acs`` unit carrying the workload's class, QoS and GPU model
+    (ACK's example policy)."""
 
 
 class AcsWorkloadConfig(ConfigModel):
     """One Deployment running on ACS compute through an ACK Pro cluster's virtual node."""
 
     name: DnsLabel
+    """The Deployment's name, unique in its namespace of its cluster."""
     namespace: DnsLabel = "default"
-    """ACK's examples deploy into ``default``; the fleet creates any other namespace once per cluster."""
+    """The namespace of the Deployment and its ResourcePolicy. ``default`` (ACK's examples) is used as it is; any
+    other namespace is created by this stack, once per cluster for all the workloads in it, and deleted with it."""
     cluster: str
     """Name of an ``ack.clusters`` entry."""
     replicas: Annotated[int, Field(ge=0)] = 1
+    """Pods the Deployment runs (``spec.replicas``,
+    https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/deployment-v1/)."""
     image: Annotated[str, StringConstraints(min_length=1)]
+    """The container image; ACS pods pull it through the VPC's NAT egress, or from a registry inside the VPC."""
     command: list[str] | None = None
+    """The container's entrypoint, replacing the image's ``ENTRYPOINT`` (``command``,
+    https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#entrypoint)."""
     args: list[str] | None = None
+    """Arguments to the entrypoint, replacing the image's ``CMD`` (``args``, same page as ``command``)."""
     app_label: DnsLabel | None = None
-    """Value of the ``app`` label the Deployment selects on; defaults to ``name`` (see :attr:`app`)."""
+    """Value of the ``app`` label the Deployment selects on; defaults to ``name``."""
     container_name: DnsLabel | None = None
-    """Defaults to the app label, as in most of ACK's examples (see :attr:`container`)."""
+    """The container's name; defaults to the app label, as in most of ACK's examples."""
     compute_class: ComputeClass = "general-purpose"
-    """ACS's default class when a pod names none."""
+    """The ACS compute class of the pods (pod label ``alibabacloud.com/compute-class``,
+    https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview); ``general-purpose`` is ACS's
+    default when a pod names none."""
     compute_qos: ComputeQos = "default"
-    """ACS's default QoS; ``gpu-hpn`` allows only this one."""
+    """The ACS compute QoS of the pods (pod label ``alibabacloud.com/compute-qos``): ``default``, ACS's own
+    default, or ``best-effort``, cheaper capacity that ACS may reclaim; ``gpu-hpn`` allows only ``default``."""
     gpu_model_series: LabelValue | None = None
-    """GPU card as ACS names it, e.g. ``T4`` or ``GN8IS`` (L20); see :data:`GPU_MODEL_SERIES`. Required for
-    ``gpu``; for ``gpu-hpn`` it selects the reserved nodes' card."""
+    """GPU card as ACS names it, e.g. ``T4`` or ``GN8IS`` (L20); another value than the documented ones is a
+    warning. Required for ``gpu``; for ``gpu-hpn`` it selects the reserved nodes' card."""
     scheduling: SchedulingMethod = "node-selector"
     """How pods reach the virtual node. ``node-selector`` is ACK's first method and the one that works with cloud
     disks and with GPU-HPN; ``pod-label`` cannot use WaitForFirstConsumer volumes."""
@@ -178,6 +210,7 @@ class AcsWorkloadConfig(ConfigModel):
     resource_policy: ResourcePolicyConfig | None = None
     """Options of the ResourcePolicy; only with ``scheduling: resource-policy`` (which works without it)."""
     volumes: list[PvcVolumeConfig] = Field(default_factory=list)
+    """PersistentVolumeClaims mounted into the container, each with a unique ``name``."""
     ready_timeout_minutes: Annotated[int, Field(ge=1, le=720)] = DEFAULT_READY_MINUTES
     """How long ``pulumi up`` waits for the Deployment to become ready before failing. GPU classes often need more
     (large images); without ACS GPU access (an invitational preview) or a GPU-HPN capacity reservation they never
@@ -185,14 +218,17 @@ class AcsWorkloadConfig(ConfigModel):
 
     @property
     def app(self) -> str:
+        """The ``app`` label value: ``appLabel``, else ``name``."""
         return self.app_label or self.name
 
     @property
     def container(self) -> str:
+        """The container's name: ``containerName``, else the app label."""
         return self.container_name or self.app
 
     @property
     def policy_name(self) -> str:
+        """The ResourcePolicy's name: ``resourcePolicy.name``, else the workload's name."""
         configured = self.resource_policy.name if self.resource_policy else None
         return configured or self.name
 
@@ -204,49 +240,82 @@ class AcsWorkloadConfig(ConfigModel):
 
     @property
     def is_gpu(self) -> bool:
+        """GPU classes are sized per card; the others by ACS's CPU/memory spec table."""
         return self.compute_class not in CPU_CLASSES
 
+    @property
+    def virtual_node_minimum(self) -> Version:
+        """The ack-virtual-node this workload needs: GPU-HPN needs a newer one than the other classes."""
+        return VIRTUAL_NODE_MIN_GPU_HPN if self.compute_class == "gpu-hpn" else VIRTUAL_NODE_MIN
+
+    def scheduler_needs(self, minor: str, who: str) -> list[SchedulerNeed]:
+        """The kube-scheduler this workload needs on a cluster of Kubernetes ``minor``, each need naming ``who``:
+        its GPU class's row for that minor (none below the table, which the section's rules refuse), and the
+        feature level of its ResourcePolicy's ``acs`` units."""
+        needs = []
+        row = table_minimum(GPU_SCHEDULER_TABLES[self.compute_class], minor) if self.is_gpu else None
+        if row is not None:
+            needs.append(SchedulerNeed(who, row.ack, row))
+        acs_units = sum(unit.resource == "acs" for unit in self.policy_units)
+        if self.scheduling == "resource-policy" and acs_units:
+            level = SCHEDULER_MIN_MULTIPLE_ACS_UNITS if acs_units > 1 else SCHEDULER_MIN_ACS_UNIT
+            needs.append(SchedulerNeed(f"{who} with {acs_units} acs ResourcePolicy unit(s)", level))
+        return needs
+
+    @functools.cached_property
+    def billed_spec(self) -> acs_sizing.BilledSpec | None:
+        """The spec ACS bills each pod as; ``None`` for GPU classes. Computed once, while validating."""
+        return None if self.is_gpu else acs_sizing.billed_spec(self.cpu, self.memory)
+
     @model_validator(mode="after")
-    def _class_rules(self) -> AcsWorkloadConfig:
+    def _class_and_qos(self) -> AcsWorkloadConfig:
         allowed_qos = QOS_BY_CLASS[self.compute_class]
         if self.compute_qos not in allowed_qos:
             raise RuleViolation(
                 "computeQos", self.compute_qos, f"compute class {self.compute_class} allows {', '.join(allowed_qos)}"
             )
-        if self.compute_class == "gpu":
-            for key, value in (("gpuModelSeries", self.gpu_model_series), ("gpu", self.gpu)):
-                if value is None:
-                    raise RuleViolation(key, None, "compute class gpu needs gpuModelSeries (e.g. T4) and a gpu count")
-        if self.is_gpu:
-            for key, value in (("cpu", self.cpu), ("memory", self.memory)):
-                if value is None:
-                    raise RuleViolation(
-                        key, None, "GPU pods in ACK must be Guaranteed (requests == limits): set cpu and memory"
-                    )
-        else:
-            for key, value in (("gpuModelSeries", self.gpu_model_series), ("gpu", self.gpu)):
+        return self
+
+    @model_validator(mode="after")
+    def _gpu_fields(self) -> AcsWorkloadConfig:
+        gpu_fields = (("gpuModelSeries", self.gpu_model_series), ("gpu", self.gpu))
+        if not self.is_gpu:
+            for key, value in gpu_fields:
                 if value is not None:
                     raise RuleViolation(
                         key, value, f"only the gpu and gpu-hpn classes take it, not {self.compute_class}"
                     )
-            try:
-                billed_spec(self.cpu, self.memory)
-            except ValueError as exc:
-                too_many_cpus = self.cpu is not None and quantity_value(self.cpu) > CPU_STEPS[-1]
-                key, value = ("cpu", self.cpu) if too_many_cpus else ("memory", self.memory)
-                raise RuleViolation(key, value, str(exc)) from None
-        if self.compute_class == "gpu-hpn" and self.scheduling != "node-selector":
-            raise RuleViolation(
-                "scheduling",
-                self.scheduling,
-                "gpu-hpn pods reach their reserved nodes by node-selector only",
-            )
+            return self
+        if self.compute_class == "gpu":
+            for key, value in gpu_fields:
+                if value is None:
+                    raise RuleViolation(key, None, "compute class gpu needs gpuModelSeries (e.g. T4) and a gpu count")
+        for key, value in (("cpu", self.cpu), ("memory", self.memory)):
+            if value is None:
+                raise RuleViolation(
+                    key, None, "GPU pods in ACK must be Guaranteed (requests == limits): set cpu and memory"
+                )
+        return self
+
+    @model_validator(mode="after")
+    def _fits_an_acs_spec(self) -> AcsWorkloadConfig:
+        """A CPU pod must fit a spec ACS offers; this also computes :attr:`billed_spec` once and for all."""
+        try:
+            _ = self.billed_spec
+        except ValueError as exc:
+            too_many_cpus = self.cpu is not None and _quantity(self.cpu) > acs_sizing.CPU_STEPS[-1]
+            key, value = ("cpu", self.cpu) if too_many_cpus else ("memory", self.memory)
+            raise RuleViolation(key, value, str(exc)) from None
         return self
 
     @model_validator(mode="after")
     def _scheduling_rules(self) -> AcsWorkloadConfig:
+        if self.compute_class == "gpu-hpn" and self.scheduling != "node-selector":
+            raise RuleViolation(
+                "scheduling", self.scheduling, "gpu-hpn pods reach their reserved nodes by node-selector only"
+            )
         if self.resource_policy is not None and self.scheduling != "resource-policy":
-            raise RuleViolation("resourcePolicy", "set", "only used with scheduling: resource-policy")
+            raise MisplacedKey("resourcePolicy", "only used with scheduling: resource-policy")
         if self.scheduling == "pod-label":
             for index, volume in enumerate(self.volumes):
                 if volume.binding_mode == "WaitForFirstConsumer":
@@ -256,10 +325,7 @@ class AcsWorkloadConfig(ConfigModel):
                         f"volumes[{index}] ({volume.claim_name}) has a WaitForFirstConsumer StorageClass, which the "
                         "pod-label method does not support; use node-selector or resource-policy",
                     )
-        names = [volume.name for volume in self.volumes]
-        for index, name in enumerate(names):
-            if name in names[:index]:
-                raise RuleViolation(key_path("volumes", index, "name"), name, "volume names must be unique")
+        require_unique([v.name for v in self.volumes], lambda i: key_path("volumes", i, "name"), "volume names")
         return self
 
     @model_validator(mode="after")
@@ -271,6 +337,12 @@ class AcsWorkloadConfig(ConfigModel):
             _refuse_reserved(key_path(unit_key, "podLabels"), unit.pod_labels)
             _refuse_eci(key_path(unit_key, "podAnnotations"), unit.pod_annotations)
         return self
+
+
+def _quantity(text: str) -> Decimal:
+    """A validated quantity's value in cores or bytes."""
+    value: Decimal = parse_quantity(text)
+    return value
 
 
 def _refuse_eci(key: str, mapping: dict[str, str]) -> None:
@@ -287,137 +359,4 @@ def _refuse_reserved(key: str, labels: dict[str, str]) -> None:
                 labels[label],
                 "the workload sets this label from appLabel, computeClass, computeQos, gpuModelSeries and scheduling; "
                 "class and QoS labels must never reach a selector",
-            )
-
-
-class AckConfig(ConfigModel):
-    """ACK Pro clusters and the ACS workloads they run (stack key ``elastic-capacity:ack``)."""
-
-    clusters: Annotated[list[AckClusterConfig], Field(min_length=1)]
-    workloads: list[AcsWorkloadConfig] = Field(default_factory=list)
-
-    def cluster_key(self, index: int) -> str:
-        """The full stack key of ``clusters[index]``, which deploy-time errors extend."""
-        return key_path(SECTION, "clusters", index)
-
-    def workloads_on(self, cluster: str) -> list[AcsWorkloadConfig]:
-        """The workloads that run on the cluster named ``cluster``."""
-        return [workload for workload in self.workloads if workload.cluster == cluster]
-
-    @model_validator(mode="after")
-    def _names_resolve(self) -> AckConfig:
-        clusters = [cluster.name for cluster in self.clusters]
-        for index, name in enumerate(clusters):
-            if name in clusters[:index]:
-                raise RuleViolation(key_path("clusters", index, "name"), name, "cluster names must be unique")
-        seen: dict[str, set[tuple[str, str, str]]] = {"name": set(), "appLabel": set(), "resourcePolicy.name": set()}
-        for index, workload in enumerate(self.workloads):
-            if workload.cluster not in clusters:
-                raise RuleViolation(key_path("workloads", index, "cluster"), workload.cluster, f"one of {clusters}")
-            names = {"name": workload.name, "appLabel": workload.app}
-            if workload.scheduling == "resource-policy":
-                names["resourcePolicy.name"] = workload.policy_name
-            for key, value in names.items():
-                scope = (workload.cluster, workload.namespace, value)
-                if scope in seen[key]:
-                    raise RuleViolation(
-                        key_path("workloads", index, key),
-                        value,
-                        f"it must be unique in namespace {workload.namespace} of cluster {workload.cluster}",
-                    )
-                seen[key].add(scope)
-        return self
-
-    def needs(self, cluster: AckClusterConfig) -> ClusterNeeds:
-        """What the workloads on ``cluster`` need of its ack-virtual-node and kube-scheduler.
-
-        The config rules below hold pinned versions to these; ``components/ack_checks.py`` holds ACK's installed
-        versions to them at deploy time. A GPU minor below its table has no need here: the rules refuse it.
-        """
-        virtual_node = VirtualNodeNeed(VIRTUAL_NODE_MIN, "ACS on Kubernetes 1.26 or later")
-        scheduler: list[SchedulerNeed] = []
-        for index, workload in enumerate(self.workloads):
-            if workload.cluster != cluster.name:
-                continue
-            who = f"ack.workloads[{index}] ({workload.name}, {workload.compute_class})"
-            if workload.compute_class == "gpu-hpn" and virtual_node.minimum < VIRTUAL_NODE_MIN_GPU_HPN:
-                virtual_node = VirtualNodeNeed(VIRTUAL_NODE_MIN_GPU_HPN, who)
-            row = table_minimum(_GPU_TABLES[workload.compute_class], cluster.minor_version) if workload.is_gpu else None
-            if row is not None:
-                scheduler.append(SchedulerNeed(who, row.ack, row))
-            acs_units = sum(unit.resource == "acs" for unit in workload.policy_units)
-            if workload.scheduling == "resource-policy" and acs_units:
-                level = SCHEDULER_MIN_MULTIPLE_ACS_UNITS if acs_units > 1 else SCHEDULER_MIN_ACS_UNIT
-                scheduler.append(SchedulerNeed(f"{who} with {acs_units} acs ResourcePolicy unit(s)", level))
-        return ClusterNeeds(tuple(scheduler), virtual_node)
-
-    def warnings(self) -> list[tuple[str, str]]:
-        """``(key, message)`` for settings that may be right but usually are not; the fleet logs them as warnings."""
-        found = []
-        for index, workload in enumerate(self.workloads):
-            model = workload.gpu_model_series
-            if model is not None and model not in GPU_MODEL_SERIES:
-                found.append(
-                    (
-                        key_path(SECTION, "workloads", index, "gpuModelSeries"),
-                        f"{model!r} is not a GPU model series ACS documents ({', '.join(GPU_MODEL_SERIES)}); pods "
-                        "asking for a model ACS does not offer stay Pending. Confirm the value with Alibaba Cloud.",
-                    )
-                )
-        for index, cluster in enumerate(self.clusters):
-            if cluster.node_pool is None:
-                found.append(
-                    (
-                        key_path(SECTION, "clusters", index, "nodePool"),
-                        "no ECS node pool: ACK runs CoreDNS on worker nodes and virtual nodes do not take it, so "
-                        "pods get no cluster DNS. Add a small pool (2 nodes) unless something else provides one.",
-                    )
-                )
-        return found
-
-    @model_validator(mode="after")
-    def _clusters_support_their_workloads(self) -> AckConfig:
-        for cluster_index, cluster in enumerate(self.clusters):
-            cluster_key = key_path("clusters", cluster_index)
-            for index, workload in enumerate(self.workloads):
-                if workload.cluster == cluster.name and workload.is_gpu:
-                    _require_table_minor(cluster_key, cluster, index, workload)
-            _require_pins_meet(cluster_key, cluster, self.needs(cluster))
-        return self
-
-
-_GPU_TABLES = {"gpu": SCHEDULER_MIN_GPU, "gpu-hpn": SCHEDULER_MIN_GPU_HPN}
-
-
-def _require_table_minor(cluster_key: str, cluster: AckClusterConfig, index: int, workload: AcsWorkloadConfig) -> None:
-    """A GPU class needs a cluster minor its kube-scheduler table covers; newer minors use the newest row."""
-    table = _GPU_TABLES[workload.compute_class]
-    if table_minimum(table, cluster.minor_version) is None:
-        oldest = min(table, key=lambda minor: tuple(int(part) for part in minor.split(".")))
-        raise RuleViolation(
-            key_path(cluster_key, "kubernetesVersion"),
-            cluster.kubernetes_version,
-            f"ack.workloads[{index}] ({workload.name}, {workload.compute_class}) needs Kubernetes {oldest} or later: "
-            f"ACK lists no kube-scheduler for {workload.compute_class} before it",
-        )
-
-
-def _require_pins_meet(cluster_key: str, cluster: AckClusterConfig, needs: ClusterNeeds) -> None:
-    """A pinned (floor) version must already meet every need: a pin below it could only install too old a version."""
-    pinned_node = cluster.virtual_node.version
-    if pinned_node is not None and not needs.virtual_node.met_by(pinned_node):
-        raise RuleViolation(
-            key_path(cluster_key, "virtualNode", "version"),
-            pinned_node,
-            f"{needs.virtual_node.reason} needs ack-virtual-node v{needs.virtual_node.minimum} or later",
-        )
-    pinned_scheduler = cluster.scheduler.parsed if cluster.scheduler is not None else None
-    if pinned_scheduler is None:
-        return
-    for need in needs.scheduler:
-        if not need.met_by(pinned_scheduler):
-            raise RuleViolation(
-                key_path(cluster_key, "scheduler", "version"),
-                pinned_scheduler.text,
-                f"{need.reason} needs kube-scheduler {need.text} or later",
             )

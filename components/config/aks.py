@@ -12,14 +12,14 @@ clusters (https://learn.microsoft.com/rest/api/aks/managed-clusters) and agent p
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import Annotated, Literal
-from uuid import UUID
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from components.config.aks_network import AksNetworkConfig
 from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, require_unique
+from components.config.entra_id import EntraIdConfig
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.versions import KubernetesVersion
 
@@ -75,25 +75,6 @@ def _tags(tags: dict[str, str]) -> dict[str, str]:
             raise ValueError(f"tag {key!r}: keys are 1-512 characters without <>%&\\?/, values <= 256 characters")
     return tags
 
-
-def _cidr(text: str) -> str:
-    try:
-        return str(ipaddress.IPv4Network(text))
-    except ValueError:
-        raise ValueError("an IPv4 network in CIDR notation with no host bits set, e.g. 10.0.0.0/16") from None
-
-
-def _ip_address(text: str) -> str:
-    try:
-        return str(ipaddress.IPv4Address(text))
-    except ValueError:
-        raise ValueError("an IPv4 address, e.g. 10.0.0.10") from None
-
-
-Cidr = Annotated[str, AfterValidator(_cidr)]
-"""An IPv4 network in CIDR notation, without host bits."""
-IpAddress = Annotated[str, AfterValidator(_ip_address)]
-"""An IPv4 address."""
 
 AksTaint = Annotated[str, AfterValidator(_taint)]
 """A node taint as AKS takes it: ``key=value:Effect``."""
@@ -202,7 +183,8 @@ class UserPoolConfig(AksNodePoolConfig):
     name: PoolName = "scalepool"
     """The pool's name (ARM ``name``): also the value of the ``agentpool`` label a ResourceFlavor selects it by."""
     vm_size: VmSize = "Standard_D4s_v3"
-    """The VM size of every node (ARM ``vmSize``); the walkthrough's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so three 1800m pods need more than one node."""
+    """The VM size of every node (ARM ``vmSize``); the walkthrough's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so
+    three 1800m pods need more than one node."""
     min_count: NodeCount = 1
     """The autoscaler's lower bound (ARM ``minCount``); the walkthrough's ``--min-count 1``. 0 also works and costs
     nothing while idle."""
@@ -284,82 +266,6 @@ class AutoscalerProfileConfig(ConfigModel):
     """Whether DaemonSet pods are left out of a node's utilization when deciding scale-down."""
 
 
-class AksNetworkConfig(ConfigModel):
-    """The cluster network (ARM ``networkProfile``,
-    https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update#containerservicenetworkprofile);
-    Azure CNI overlay by default, so pods never consume VNet addresses as pools scale out."""
-
-    plugin: Literal["azure", "kubenet", "none"] = "azure"
-    """The network plugin (ARM ``networkPlugin``)."""
-    plugin_mode: Literal["overlay"] | None = "overlay"
-    """``overlay`` gives pods addresses outside the VNet (ARM ``networkPluginMode``); needs plugin ``azure``."""
-    dataplane: Literal["azure", "cilium"] | None = None
-    """The network dataplane (ARM ``networkDataplane``); unset keeps AKS's default, ``azure``."""
-    policy: Literal["none", "calico", "azure", "cilium"] | None = None
-    """The network policy engine (ARM ``networkPolicy``); ``cilium`` needs dataplane ``cilium``."""
-    pod_cidr: Cidr | None = None
-    """The pod address range (ARM ``podCidr``), for overlay or kubenet; unset keeps AKS's default."""
-    service_cidr: Cidr | None = None
-    """The Kubernetes service address range (ARM ``serviceCidr``); set together with ``dnsServiceIp``."""
-    dns_service_ip: IpAddress | None = None
-    """The cluster DNS service address inside ``serviceCidr`` (ARM ``dnsServiceIP``)."""
-    outbound_type: (
-        Literal["loadBalancer", "userDefinedRouting", "managedNATGateway", "userAssignedNATGateway", "none"] | None
-    ) = None
-    """How nodes reach the internet (ARM ``outboundType``); unset keeps AKS's default, ``loadBalancer``."""
-
-    @model_validator(mode="after")
-    def _consistent(self) -> AksNetworkConfig:
-        if self.plugin_mode == "overlay" and self.plugin != "azure":
-            raise RuleViolation("pluginMode", self.plugin_mode, "overlay requires plugin 'azure'")
-        if self.policy == "cilium" and self.dataplane != "cilium":
-            raise RuleViolation("policy", self.policy, "network policy 'cilium' requires dataplane 'cilium'")
-        if self.pod_cidr is not None and self.plugin_mode != "overlay" and self.plugin != "kubenet":
-            raise RuleViolation("podCidr", self.pod_cidr, "a pod CIDR applies only to overlay or kubenet")
-        if (self.dns_service_ip is None) != (self.service_cidr is None):
-            raise RuleViolation("dnsServiceIp", self.dns_service_ip, "set serviceCidr and dnsServiceIp together")
-        if self.service_cidr is None or self.dns_service_ip is None:
-            return self
-        services = ipaddress.ip_network(self.service_cidr)
-        if ipaddress.ip_address(self.dns_service_ip) not in services:
-            raise RuleViolation("dnsServiceIp", self.dns_service_ip, f"it must lie inside serviceCidr {services}")
-        if self.pod_cidr is not None and ipaddress.ip_network(self.pod_cidr).overlaps(services):
-            raise RuleViolation("serviceCidr", self.service_cidr, f"it must not overlap podCidr {self.pod_cidr}")
-        return self
-
-
-class KubeloginConfig(ConfigModel):
-    """How the Kubernetes provider and the smoke waiter sign in to an Entra ID cluster, with no prompt.
-
-    ``kubelogin`` must be on the PATH of whoever runs Pulumi (https://azure.github.io/kubelogin/install.html).
-    ``azurecli`` uses the ``az login`` session; ``workloadidentity`` reads ``AZURE_CLIENT_ID``, ``AZURE_TENANT_ID`` and
-    ``AZURE_FEDERATED_TOKEN_FILE`` (GitHub Actions OIDC, pods); ``spn`` signs in as the service principal
-    ``clientId`` with the secret in ``AAD_SERVICE_PRINCIPAL_CLIENT_SECRET``. No credential enters the kubeconfig.
-    """
-
-    login: Literal["azurecli", "workloadidentity", "spn"] = "azurecli"
-    """The kubelogin login mode (https://azure.github.io/kubelogin/concepts/login-modes.html)."""
-    client_id: UUID | None = None
-    """The service principal's application (client) id; ``spn`` only."""
-
-    @model_validator(mode="after")
-    def _client_id_for_spn(self) -> KubeloginConfig:
-        if (self.login == "spn") != (self.client_id is not None):
-            raise RuleViolation("clientId", self.client_id, "set clientId exactly when login is 'spn'")
-        return self
-
-
-class EntraIdConfig(ConfigModel):
-    """Entra ID integration (AKS-managed) with Azure RBAC for Kubernetes authorization."""
-
-    admin_group_object_ids: list[UUID] = Field(default_factory=list)
-    """Entra groups that get cluster-admin through Kubernetes RBAC, besides the Azure RBAC role assignments."""
-    disable_local_accounts: bool = True
-    """No static admin credential: every sign-in goes through Entra ID and is audited."""
-    kubelogin: KubeloginConfig = KubeloginConfig()
-    """How Pulumi and the smoke waiter sign in to the cluster without a prompt."""
-
-
 class AksConfig(ConfigModel):
     """An AKS cluster ready for Kueue's ProvisioningRequest admission check (stack key ``elastic-capacity:aks``).
 
@@ -390,14 +296,15 @@ class AksConfig(ConfigModel):
     """The API server's DNS name prefix (ARM ``dnsPrefix``); unset uses the cluster name, as ``az aks create``
     does."""
     kubernetes_version: str = "1.35"
-    """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the ``patch`` upgrade channel keeps it current) or an exact
-    patch. AKS's managed cluster autoscaler serves ProvisioningRequests from 1.33 on."""
+    """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the
+    ``patch`` upgrade channel keeps it current) or an exact patch. AKS's managed cluster autoscaler serves
+    ProvisioningRequests from 1.33 on."""
     sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
     """The pricing tier (ARM ``sku.tier``): ``az aks create`` without ``--tier`` (the walkthrough) gives Free;
     choose Standard for the uptime SLA."""
     support_plan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = "KubernetesOfficial"
-    """The support plan (ARM ``supportPlan``): ``AKSLongTermSupport`` (with ``skuTier: Premium``) keeps an LTS minor such as 1.33 patched past standard
-    support (https://learn.microsoft.com/azure/aks/long-term-support)."""
+    """The support plan (ARM ``supportPlan``): ``AKSLongTermSupport`` (with ``skuTier: Premium``) keeps an LTS minor
+    such as 1.33 patched past standard support (https://learn.microsoft.com/azure/aks/long-term-support)."""
     entra_id: EntraIdConfig | None = None
     """Sign-in with Entra ID and authorization with Azure RBAC, local accounts off. The identity running Pulumi is
     made "Azure Kubernetes Service RBAC Cluster Admin" of the cluster so the Kubernetes provider can work."""

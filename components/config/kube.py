@@ -114,6 +114,8 @@ PositiveQuantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidat
 """A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+"""The taint effects the API server knows, which CEL on ResourceFlavor ``spec.nodeTaints`` and ``spec.tolerations``
+repeats ("supported taint effect values": https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
 TAINT_EFFECTS: tuple[str, ...] = get_args(TaintEffect)
 
 
@@ -146,7 +148,9 @@ class Toleration(ConfigModel):
 
     @model_validator(mode="after")
     def _toleration_rules(self) -> Toleration:
-        """The API server's rules, which Kueue's ResourceFlavor CRD repeats in CEL."""
+        """The API server's rules, which CEL on ResourceFlavor ``spec.tolerations`` repeats ("operator must be Exists
+        when 'key' is empty", "a value must be empty when 'operator' is 'Exists'", "effect must be 'NoExecute' when
+        'tolerationSeconds' is set": https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
         if self.key is None and self.operator != "Exists":
             raise RuleViolation("operator", self.operator, "without a key the operator must be Exists")
         if self.operator == "Exists" and self.value is not None:

@@ -1,28 +1,23 @@
-"""The ``kueue`` section (the Kueue Helm install and its readiness gate) and the ``smokeJob`` section.
+"""The ``kueue`` section: the Kueue Helm install and its readiness gate.
 
 Defaults follow Azure's article "Provision capacity for Kueue batch jobs with the cluster autoscaler on AKS"
 (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler): chart ``kueue`` from
-``oci://registry.k8s.io/kueue/charts/kueue`` installed as release ``kueue`` in ``kueue-system``, and the article's
-``kueue-cas-job`` as the opt-in smoke Job, all pulled from globally reachable registries. The article pins Kueue
-0.17.1; the default here is 0.17.8, the last 0.17 patch (see :data:`SUPPORTED_CHART_VERSIONS`).
-
-Every chart and image source is a config key so that a stack in Azure China can use the Azure China mirrors
-(https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy);
-:func:`registry_host` and :data:`AZURE_CHINA_MIRRORS` let the stack rules check that each source is reachable from
-the cloud the stack deploys to.
+``oci://registry.k8s.io/kueue/charts/kueue`` installed as release ``kueue`` in ``kueue-system``, pulled from globally
+reachable registries (:mod:`components.config.registries` checks each source against the stack's cloud). The article
+pins Kueue 0.17.1; the default here is 0.17.8, the last 0.17 patch (see :data:`SUPPORTED_CHART_VERSIONS`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Annotated, Literal, NamedTuple
-from urllib.parse import urlsplit
+from typing import Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import Field, model_validator
 
-from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path
+from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
 from components.config.kube import LabelSelector, LabelSelectorRequirement, Quantity, Toleration, quantity_value
+from components.config.registries import PinnedImage, Source
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,73 +87,19 @@ REMOVED_FEATURE_GATES = {"ProvisioningACC": "it went GA in Kueue 0.14 and was re
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 """The label the API server puts on every namespace: what a namespaceSelector can match a namespace by name with."""
 
-AZURE_CHINA_MIRRORS = {
-    "registry.k8s.io": "registryk8s.azk8s.cn",
-    "k8s.gcr.io": "k8sgcr.azk8s.cn",
-    "gcr.io": "gcr.azk8s.cn",
-    "us.gcr.io": "usgcr.azk8s.cn",
-    "quay.io": "quay.azk8s.cn",
-    "docker.io": "dockerhub.azk8s.cn",
-    "mcr.microsoft.com": "mcr.azure.cn (or the proxy mcr.azk8s.cn)",
-}
-"""Global registries and what replaces them in Azure China: the proxy table of
-https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy, and
-for Microsoft's registry its official Azure China endpoint ``mcr.azure.cn``
-(https://github.com/microsoft/containerregistry/blob/main/docs/client-firewall-rules.md)."""
-
-AZURE_CHINA_ONLY_SUFFIXES = (".azk8s.cn", ".azure.cn")
-"""Registries that serve Azure China only: "*.azk8s.cn could only be accessed by Azure China IP" (the proxy README
-above), and ``*.azure.cn`` are Azure China's own endpoints."""
-
 _FEATURE_GATE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
 _IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
 
 
-def registry_host(reference: str) -> str:
-    """The registry a chart (``oci://host/...``, ``https://host/...``) or an image reference is pulled from.
-
-    An image's first path component is a registry only if it has a ``.`` or ``:`` or is ``localhost``; otherwise the
-    image is on Docker Hub, as container runtimes resolve it (``splitDockerDomain`` in
-    https://github.com/distribution/reference/blob/main/normalize.go).
-    """
-    if "://" in reference:
-        return (urlsplit(reference).hostname or "").lower()
-    first, slash, _ = reference.partition("/")
-    if slash and ("." in first or ":" in first or first == "localhost"):
-        return first.split(":", 1)[0].lower()
-    return "docker.io"
-
-
-def is_azure_china_only(host: str) -> bool:
-    return host.endswith(AZURE_CHINA_ONLY_SUFFIXES)
-
-
-class Source(NamedTuple):
-    """A chart or image the stack pulls: its key (relative to the stack), its value, and the global default."""
-
-    key: str
-    reference: str
-    default: str
-
-
-def _check_pinned_image(text: str) -> str:
-    """An image without a tag or digest means ``latest``: a moving target nobody can review or roll back."""
-    last = text.rsplit("/", 1)[-1]
-    if "@" not in text and ":" not in last:
-        raise ValueError(f"{text!r} has no tag or digest; pin it, e.g. {text}:<version>")
-    return text
-
-
-PinnedImage = Annotated[str, Field(min_length=1), AfterValidator(_check_pinned_image)]
-"""A container image reference with an explicit tag or digest."""
-
-
 class Resources(ConfigModel):
-    """Container requests and limits for cpu and memory."""
+    """Container requests and limits for cpu and memory (core ``ResourceRequirements``,
+    https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#resources)."""
 
     requests: dict[Literal["cpu", "memory"], Quantity]
+    """What the scheduler reserves for the container: ``cpu`` and ``memory`` quantities."""
     limits: dict[Literal["cpu", "memory"], Quantity]
+    """The most the container may use: ``cpu`` and ``memory`` quantities, each at least its request."""
 
     @model_validator(mode="after")
     def _requests_within_limits(self) -> Resources:
@@ -214,38 +155,47 @@ class KueueConfig(ConfigModel):
     changes). Azure's article pins 0.17.1; 0.17.8 carries the 0.17 line's later quota, ProvisioningRequest and
     security fixes."""
     namespace: DnsLabel = "kueue-system"
-    """Kueue's webhooks break in other namespaces (https://github.com/kubernetes-sigs/kueue/issues/3794)."""
+    """The namespace Kueue is installed in (created by the stack). Keep the default: Kueue's webhooks break in other
+    namespaces (https://github.com/kubernetes-sigs/kueue/issues/3794)."""
     release_name: DnsLabel = "kueue"
-    """Keeps object names as in Kueue's docs (``kueue-controller-manager``, ``kueue-webhook-service``): the chart
-    uses the release name as is when it contains ``kueue``."""
+    """The Helm release name. The default keeps object names as in Kueue's docs (``kueue-controller-manager``,
+    ``kueue-webhook-service``): the chart uses the release name as is when it contains ``kueue``."""
     replicas: int = Field(default=1, ge=1, le=5)
-    """The chart default; leader election is on, so more replicas only add failover."""
+    """Kueue manager replicas; the default is the chart's. Leader election is on, so more replicas only add failover."""
     manager_resources: Resources = Resources(
         requests={"cpu": "500m", "memory": "512Mi"}, limits={"cpu": "2", "memory": "512Mi"}
     )
-    """The chart default in 0.17."""
+    """The Kueue manager container's requests and limits; the default is the chart's in 0.17."""
     image_repository: str = "registry.k8s.io/kueue/kueue"
     """The manager image without tag; the chart adds its tag ``v<chart version>``. The default is where the
     published chart points; other sources are Azure's ``mcr.microsoft.com/oss/v2/kueue/kueue`` or, in Azure China,
     the proxy ``registryk8s.azk8s.cn/kueue/kueue``."""
     tolerations: list[Toleration] = Field(default_factory=_default_tolerations)
-    """Lets Kueue run on an AKS system pool tainted ``CriticalAddonsOnly``, as the Terraform of
+    """Tolerations of the Kueue manager and the readiness gate's pods. The default lets them run on an AKS system pool
+    tainted ``CriticalAddonsOnly``, as the Terraform of
     https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks does."""
     node_selector: dict[str, str] = Field(default_factory=lambda: {"kubernetes.azure.com/mode": "system"})
-    """Keeps Kueue (and its readiness probe) off the autoscaled pools it scales; set ``{}`` on non-AKS clusters."""
+    """The node selector of the Kueue manager and the readiness gate's pods. The default keeps them on the AKS system
+    pool, off the autoscaled pools Kueue scales; set ``{}`` on non-AKS clusters."""
     frameworks: list[str] = Field(default=["batch/job"], min_length=1)
-    """Job integrations Kueue manages; the article only submits ``batch/v1`` Jobs."""
+    """Job integrations Kueue manages (``integrations.frameworks`` of the manager Configuration,
+    https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/); the article only submits ``batch/v1`` Jobs."""
     feature_gates: dict[str, bool] = Field(default_factory=dict)
-    """Kueue feature gates; none is needed for ProvisioningRequests since 0.15."""
+    """Kueue feature gates by name, on or off
+    (https://kueue.sigs.k8s.io/docs/installation/#change-the-feature-gates-configuration); none is needed for
+    ProvisioningRequests since 0.15."""
     managed_jobs_namespace_selector: LabelSelector = Field(default_factory=_default_managed_jobs_namespace_selector)
-    """Always written to the manager config: only then does the chart give Kueue's ``failurePolicy: Fail`` Job
+    """Namespaces whose Jobs Kueue manages (``managedJobsNamespaceSelector`` of the manager Configuration). Always
+    written to the manager config: only then does the chart give Kueue's ``failurePolicy: Fail`` Job
     webhook a namespaceSelector, instead of intercepting every Job in the cluster
     (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/templates/webhook/manifests.yaml). The
     default is the manager's own default."""
     readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
+    """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
 
     @model_validator(mode="after")
-    def _rules(self) -> KueueConfig:
+    def _chart_and_image_sources(self) -> KueueConfig:
+        """A chart reference Helm can pull, a version this program is tested with, an image without a tag."""
         if not _CHART_REPOSITORY.match(self.chart_repository):
             raise RuleViolation("chartRepository", self.chart_repository, "use an oci:// or https:// reference")
         if self.chart_version not in SUPPORTED_CHART_VERSIONS:
@@ -256,25 +206,32 @@ class KueueConfig(ConfigModel):
                 f"supported chart versions (written without 'v'): {supported}; use {LATEST_CHART_VERSION} "
                 f"({SUPPORTED_CHART_VERSIONS[LATEST_CHART_VERSION].release_notes})",
             )
-        unknown = [f for f in self.frameworks if f not in KNOWN_FRAMEWORKS]
-        if unknown:
-            index = self.frameworks.index(unknown[0])
-            raise RuleViolation(
-                key_path("frameworks", index), unknown[0], f"known frameworks: {list(KNOWN_FRAMEWORKS)}"
-            )
-        if len(set(self.frameworks)) != len(self.frameworks):
-            raise RuleViolation("frameworks", self.frameworks, "list each framework once")
-        for gate in self.feature_gates:
-            if gate in REMOVED_FEATURE_GATES:
-                raise RuleViolation(key_path("featureGates", gate), gate, REMOVED_FEATURE_GATES[gate])
-            if not _FEATURE_GATE.match(gate):
-                raise RuleViolation(key_path("featureGates", gate), gate, "gate names are UpperCamelCase")
         if not _IMAGE_REPOSITORY.match(self.image_repository):
             raise RuleViolation(
                 "imageRepository",
                 self.image_repository,
                 "a repository without tag, e.g. mcr.microsoft.com/oss/v2/kueue/kueue",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _known_frameworks_and_gates(self) -> KueueConfig:
+        """Integrations and feature gates the manager of 0.17 starts with; it refuses unknown or removed ones."""
+        for index, framework in enumerate(self.frameworks):
+            if framework not in KNOWN_FRAMEWORKS:
+                allowed = f"known frameworks: {list(KNOWN_FRAMEWORKS)}"
+                raise RuleViolation(key_path("frameworks", index), framework, allowed)
+        require_unique(self.frameworks, lambda index: key_path("frameworks", index), "frameworks")
+        for gate in self.feature_gates:
+            if gate in REMOVED_FEATURE_GATES:
+                raise RuleViolation(key_path("featureGates", gate), gate, REMOVED_FEATURE_GATES[gate])
+            if not _FEATURE_GATE.match(gate):
+                raise RuleViolation(key_path("featureGates", gate), gate, "gate names are UpperCamelCase")
+        return self
+
+    @model_validator(mode="after")
+    def _job_webhook_skips_kueue(self) -> KueueConfig:
+        """Kueue's Job webhook must not suspend the readiness gate's own Job."""
         if self.manages_namespace(self.namespace):
             raise RuleViolation(
                 "managedJobsNamespaceSelector",
@@ -296,46 +253,3 @@ class KueueConfig(ConfigModel):
             Source("imageRepository", self.image_repository, defaults.image_repository),
             Source("readinessGate.probeImage", self.readiness_gate.probe_image, defaults.readiness_gate.probe_image),
         ]
-
-
-class SmokeJobConfig(ConfigModel):
-    """An opt-in end-to-end check: the article's ``kueue-cas-job``, which ``pulumi up`` waits to see complete.
-
-    Three 1800m pods cannot fit one 4-core ``scalepool`` node, so the Job only completes after Kueue's
-    ProvisioningRequest has made the autoscaler add nodes
-    (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler).
-    """
-
-    enabled: bool = False
-    """Off by default: it scales a pool up and holds ``pulumi up`` until the Job completes."""
-    name: DnsLabel = "kueue-cas-job"
-    namespace: DnsLabel = "cas-kueue-demo"
-    local_queue: DnsLabel = "cas-local-queue"
-    """The LocalQueue the Job is submitted to (label ``kueue.x-k8s.io/queue-name``)."""
-    pool: DnsLabel = "scalepool"
-    """The node pool the pods select through the ``agentpool`` label AKS puts on every node."""
-    parallelism: int = Field(default=3, ge=1, le=100)
-    completions: int = Field(default=3, ge=1, le=100)
-    cpu: Quantity = "1800m"
-    memory: Quantity = "256Mi"
-    image: PinnedImage = "mcr.microsoft.com/azurelinux/busybox:1.36"
-    """The article's image; in Azure China use ``mcr.azure.cn/azurelinux/busybox:1.36`` or the proxy
-    ``mcr.azk8s.cn/azurelinux/busybox:1.36``."""
-    command: list[str] = Field(default=["sh", "-c", "echo running on $(hostname); sleep 30"], min_length=1)
-    restart_policy: Literal["Never", "OnFailure"] = "Never"
-    timeout_seconds: int = Field(default=1200, ge=60, le=7200)
-    """How long ``pulumi up`` waits for completion: a ProvisioningRequest scale-up takes minutes, and Kueue retries
-    a failed one after 60 s, 120 s ... (``retryStrategy`` of ProvisioningRequestConfig,
-    https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/)."""
-
-    @model_validator(mode="after")
-    def _parallelism_within_completions(self) -> SmokeJobConfig:
-        if self.parallelism > self.completions:
-            raise RuleViolation(
-                "parallelism", self.parallelism, f"at most completions ({self.completions}); extra pods never start"
-            )
-        return self
-
-    def sources(self) -> list[Source]:
-        """The image the Job pulls, with its key under ``smokeJob``."""
-        return [Source("image", self.image, SmokeJobConfig().image)]

@@ -14,17 +14,22 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config.acs import AckConfig
-from components.config.aks import AksConfig, KubeloginConfig
-from components.config.base import PROJECT, ConfigError, ConfigModel, RuleViolation, key_path, problems_from
-from components.config.kueue import (
-    AZURE_CHINA_MIRRORS,
-    KueueConfig,
-    SmokeJobConfig,
-    is_azure_china_only,
-    registry_host,
+from components.config.ack import AckConfig
+from components.config.aks import POOL_LABEL, AksConfig
+from components.config.base import (
+    PROJECT,
+    ConfigError,
+    ConfigModel,
+    MisplacedKey,
+    RuleViolation,
+    key_path,
+    problems_from,
 )
+from components.config.existing_cluster import ExistingClusterConfig
+from components.config.kueue import KueueConfig
 from components.config.queues import QueuesConfig
+from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
+from components.config.smoke_job import SmokeJobConfig
 
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
@@ -32,9 +37,7 @@ KUBECONFIG_KEY = "kubeconfig"
 AZURE_ENVIRONMENT_KEY = "azure-native:environment"
 """The azure-native provider's cloud: ``public`` (the default), ``usgovernment`` or ``china``."""
 AZURE_LOCATION_KEY = "azure-native:location"
-AZURE_CHINA_PROXIES = (
-    "https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy"
-)
+"""The azure-native provider's default region."""
 _EXAMPLE_REGION = {True: "chinanorth3", False: "eastus2"}
 
 
@@ -74,30 +77,6 @@ def azure_provider_cloud(values: Mapping[str, Any]) -> AzureCloud | None:
     return clouds[0] if clouds else None
 
 
-class ExistingClusterConfig(ConfigModel):
-    """Install Kueue and the queues on a cluster this stack does not create.
-
-    ``source: aks`` looks up an AKS cluster by resource group and name and fetches its user credentials;
-    ``source: kubeconfig`` uses the secret config value ``kubeconfig`` for any conformant cluster.
-    """
-
-    source: Literal["aks", "kubeconfig"]
-    resource_group_name: str | None = None
-    cluster_name: str | None = None
-    kubelogin: KubeloginConfig = KubeloginConfig()
-    """``source: aks`` on an Entra ID cluster: how to sign in without a prompt (ignored for local accounts)."""
-
-    @model_validator(mode="after")
-    def _aks_needs_its_name(self) -> ExistingClusterConfig:
-        if self.source == "aks":
-            for key, value in (("resourceGroupName", self.resource_group_name), ("clusterName", self.cluster_name)):
-                if not value:
-                    raise RuleViolation(key, value, "source 'aks' needs resourceGroupName and clusterName")
-        elif self.resource_group_name or self.cluster_name:
-            raise RuleViolation("source", self.source, "resourceGroupName/clusterName only go with source 'aks'")
-        return self
-
-
 class StackConfig(ConfigModel):
     """Everything one stack deploys. Absent sections deploy nothing; Kueue sections default to Azure's article."""
 
@@ -128,18 +107,22 @@ class StackConfig(ConfigModel):
     @model_validator(mode="after")
     def _one_kueue_target(self) -> StackConfig:
         if self.aks is not None and self.existing_cluster is not None:
-            raise RuleViolation("existingCluster", "set", "set either aks (a new cluster) or existingCluster, not both")
+            raise MisplacedKey("existingCluster", "set either aks (a new cluster) or existingCluster, not both")
         if self.kueue_target is None:
             stray = [key for key in ("kueue", "queues", "smoke_job") if key in self.model_fields_set]
             if stray:
                 name = type(self).model_fields[stray[0]].alias or stray[0]
-                raise RuleViolation(name, "set", "Kueue needs a target cluster: add aks or existingCluster")
+                raise MisplacedKey(name, "Kueue needs a target cluster: add aks or existingCluster")
+        return self
+
+    @model_validator(mode="after")
+    def _kubeconfig_only_for_its_source(self) -> StackConfig:
         wants_kubeconfig = self.existing_cluster is not None and self.existing_cluster.source == "kubeconfig"
         if wants_kubeconfig and self.kubeconfig is None:
             needs = "existingCluster.source 'kubeconfig' needs it: pulumi config set --secret kubeconfig"
             raise RuleViolation(KUBECONFIG_KEY, None, needs)
         if not wants_kubeconfig and self.kubeconfig is not None:
-            raise RuleViolation(KUBECONFIG_KEY, "set", "only used with existingCluster.source 'kubeconfig'")
+            raise MisplacedKey(KUBECONFIG_KEY, "it is only used with existingCluster.source 'kubeconfig'")
         return self
 
     @model_validator(mode="after")
@@ -149,9 +132,9 @@ class StackConfig(ConfigModel):
             return self
         pools = [pool.name for pool in self.aks.user_pools]
         for index, flavor in enumerate(self.queues.resource_flavors):
-            pool = flavor.node_labels.get("agentpool")
+            pool = flavor.node_labels.get(POOL_LABEL)
             if pool is not None and pool not in pools:
-                key = key_path("queues", "resourceFlavors", index, "nodeLabels", "agentpool")
+                key = key_path("queues", "resourceFlavors", index, "nodeLabels", POOL_LABEL)
                 raise RuleViolation(key, pool, f"it must name an autoscaling user pool of aks.userPools: {pools}")
         return self
 

@@ -1,8 +1,9 @@
 """ACS workload manifests: the Deployment and its ResourcePolicy, exactly as ACK's ACS examples write them
-(https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
+(https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster), and the
+namespace they go to when it is not ``default``.
 
-Pure functions of a validated :class:`AcsWorkloadConfig`. The three scheduling methods differ only in how a pod
-reaches the virtual node and where the compute-class labels go:
+Pure functions of a validated :class:`AcsWorkloadConfig` (the namespace, of its name). The three scheduling
+methods differ only in how a pod reaches the virtual node and where the compute-class labels go:
 
 * ``node-selector``: nodeSelector ``type: virtual-kubelet``, a toleration of the virtual node's taint, and the class
   and QoS pod labels (without them the virtual node runs the pod on ECI);
@@ -42,105 +43,111 @@ GPU_HPN_NODE_SELECTOR = {"alibabacloud.com/node-type": "reserved"}
 """GPU-HPN capacity reservations appear as nodes with this label."""
 
 
-def deployment(cfg: AcsWorkloadConfig) -> dict[str, Any]:
+def namespace(name: str) -> dict[str, Any]:
+    """The Namespace a workload outside ``default`` goes to: a name and nothing else, as ``kubectl create namespace``
+    makes it."""
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def deployment(args: AcsWorkloadConfig) -> dict[str, Any]:
     """The workload's Deployment: ``app`` is its only label and selector; the pod carries the ACS labels."""
-    metadata: dict[str, Any] = {"name": cfg.name, "namespace": cfg.namespace, "labels": {APP_LABEL: cfg.app}}
-    if cfg.scheduling == "resource-policy":
-        metadata["annotations"] = {RESOURCE_POLICY_ANNOTATION: cfg.policy_name}
-    pod_metadata: dict[str, Any] = {"labels": {APP_LABEL: cfg.app, **_placement_labels(cfg), **cfg.labels}}
-    if cfg.annotations:
-        pod_metadata["annotations"] = dict(cfg.annotations)
+    metadata: dict[str, Any] = {"name": args.name, "namespace": args.namespace, "labels": {APP_LABEL: args.app}}
+    if args.scheduling == "resource-policy":
+        metadata["annotations"] = {RESOURCE_POLICY_ANNOTATION: args.policy_name}
+    pod_metadata: dict[str, Any] = {"labels": {APP_LABEL: args.app, **_placement_labels(args), **args.labels}}
+    if args.annotations:
+        pod_metadata["annotations"] = dict(args.annotations)
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": metadata,
         "spec": {
-            "replicas": cfg.replicas,
-            "selector": {"matchLabels": {APP_LABEL: cfg.app}},
-            "template": {"metadata": pod_metadata, "spec": _pod_spec(cfg)},
+            "replicas": args.replicas,
+            "selector": {"matchLabels": {APP_LABEL: args.app}},
+            "template": {"metadata": pod_metadata, "spec": _pod_spec(args)},
         },
     }
 
 
-def resource_policy(cfg: AcsWorkloadConfig) -> dict[str, Any] | None:
+def resource_policy(args: AcsWorkloadConfig) -> dict[str, Any] | None:
     """The ResourcePolicy of a ``resource-policy`` workload (``None`` for the other methods).
 
     It selects the workload's pods by their ``app`` label, in the workload's namespace.
     """
-    if cfg.scheduling != "resource-policy":
+    if args.scheduling != "resource-policy":
         return None
     return {
         "apiVersion": RESOURCE_POLICY_API_VERSION,
         "kind": "ResourcePolicy",
-        "metadata": {"name": cfg.policy_name, "namespace": cfg.namespace},
-        "spec": {"selector": {APP_LABEL: cfg.app}, "units": [_unit(cfg, unit) for unit in cfg.policy_units]},
+        "metadata": {"name": args.policy_name, "namespace": args.namespace},
+        "spec": {"selector": {APP_LABEL: args.app}, "units": [_unit(args, unit) for unit in args.policy_units]},
     }
 
 
-def _acs_labels(cfg: AcsWorkloadConfig, qos: str) -> dict[str, str]:
+def _acs_labels(args: AcsWorkloadConfig, qos: str) -> dict[str, str]:
     """Class and QoS labels, plus the GPU model for class ``gpu`` (GPU-HPN selects its model by nodeSelector)."""
-    labels = {COMPUTE_CLASS_LABEL: cfg.compute_class, COMPUTE_QOS_LABEL: qos}
-    if cfg.compute_class == "gpu" and cfg.gpu_model_series:
-        labels[GPU_MODEL_SERIES_LABEL] = cfg.gpu_model_series
+    labels = {COMPUTE_CLASS_LABEL: args.compute_class, COMPUTE_QOS_LABEL: qos}
+    if args.compute_class == "gpu" and args.gpu_model_series:
+        labels[GPU_MODEL_SERIES_LABEL] = args.gpu_model_series
     return labels
 
 
-def _placement_labels(cfg: AcsWorkloadConfig) -> dict[str, str]:
-    if cfg.scheduling == "resource-policy":
+def _placement_labels(args: AcsWorkloadConfig) -> dict[str, str]:
+    if args.scheduling == "resource-policy":
         return {}
-    if cfg.scheduling == "pod-label":
-        return {ACS_LABEL: "true", **_acs_labels(cfg, cfg.compute_qos)}
-    return _acs_labels(cfg, cfg.compute_qos)
+    if args.scheduling == "pod-label":
+        return {ACS_LABEL: "true", **_acs_labels(args, args.compute_qos)}
+    return _acs_labels(args, args.compute_qos)
 
 
-def _pod_spec(cfg: AcsWorkloadConfig) -> dict[str, Any]:
+def _pod_spec(args: AcsWorkloadConfig) -> dict[str, Any]:
     spec: dict[str, Any] = {}
-    if cfg.compute_class == "gpu-hpn":
+    if args.compute_class == "gpu-hpn":
         node_selector = dict(GPU_HPN_NODE_SELECTOR)
-        if cfg.gpu_model_series:
-            node_selector[GPU_MODEL_SERIES_LABEL] = cfg.gpu_model_series
+        if args.gpu_model_series:
+            node_selector[GPU_MODEL_SERIES_LABEL] = args.gpu_model_series
         spec["nodeSelector"] = node_selector
-    elif cfg.scheduling == "node-selector":
+    elif args.scheduling == "node-selector":
         spec["nodeSelector"] = dict(VIRTUAL_NODE_SELECTOR)
         spec["tolerations"] = [dict(VIRTUAL_NODE_TOLERATION)]
-    spec["containers"] = [_container(cfg)]
-    if cfg.volumes:
+    spec["containers"] = [_container(args)]
+    if args.volumes:
         spec["volumes"] = [
-            {"name": v.name, "persistentVolumeClaim": {"claimName": v.claim_name, **_read_only(v.read_only)}}
-            for v in cfg.volumes
+            {"name": v.name, "persistentVolumeClaim": {"claimName": v.claim_name, **_read_only(read_only=v.read_only)}}
+            for v in args.volumes
         ]
     return spec
 
 
-def _container(cfg: AcsWorkloadConfig) -> dict[str, Any]:
-    container: dict[str, Any] = {"name": cfg.container, "image": cfg.image}
-    if cfg.command:
-        container["command"] = list(cfg.command)
-    if cfg.args:
-        container["args"] = list(cfg.args)
-    quantities = {"cpu": cfg.cpu, "memory": cfg.memory}
-    if cfg.gpu is not None:
-        quantities[cfg.gpu_resource_name] = str(cfg.gpu)
+def _container(args: AcsWorkloadConfig) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": args.container, "image": args.image}
+    if args.command:
+        container["command"] = list(args.command)
+    if args.args:
+        container["args"] = list(args.args)
+    quantities = {"cpu": args.cpu, "memory": args.memory}
+    if args.gpu is not None:
+        quantities[args.gpu_resource_name] = str(args.gpu)
     amounts = {name: value for name, value in quantities.items() if value is not None}
     if amounts:
         # requests == limits: GPU pods in ACK must be Guaranteed (ACS pod overview), and ACK writes CPU pods so too.
         container["resources"] = {"limits": dict(amounts), "requests": dict(amounts)}
-    if cfg.volumes:
+    if args.volumes:
         container["volumeMounts"] = [
-            {"name": v.name, "mountPath": v.mount_path, **_read_only(v.read_only)} for v in cfg.volumes
+            {"name": v.name, "mountPath": v.mount_path, **_read_only(read_only=v.read_only)} for v in args.volumes
         ]
     return container
 
 
-def _read_only(read_only: bool) -> dict[str, bool]:
+def _read_only(*, read_only: bool) -> dict[str, bool]:
     return {"readOnly": True} if read_only else {}
 
 
-def _unit(cfg: AcsWorkloadConfig, unit: PolicyUnitConfig) -> dict[str, Any]:
+def _unit(args: AcsWorkloadConfig, unit: PolicyUnitConfig) -> dict[str, Any]:
     out: dict[str, Any] = {"resource": unit.resource}
     if unit.node_selector:
         out["nodeSelector"] = dict(unit.node_selector)
-    placement = _acs_labels(cfg, unit.compute_qos or cfg.compute_qos) if unit.resource == "acs" else {}
+    placement = _acs_labels(args, unit.compute_qos or args.compute_qos) if unit.resource == "acs" else {}
     pod_labels = {**placement, **unit.pod_labels}
     if pod_labels:
         out["podLabels"] = pod_labels

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.kueue import SmokeJobConfig
+from components.config.aks import POOL_LABEL
+from components.config.smoke_job import SmokeJobConfig
 
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 """Routes a Job to a LocalQueue; since v1beta2 only the label works, not the old annotation."""
-POOL_LABEL = "agentpool"
-"""AKS puts ``agentpool: <pool name>`` on every node."""
 SKIP_AWAIT = "pulumi.com/skipAwait"
 """pulumi-kubernetes' documented annotation: create the object without waiting for it to become ready."""
 
 
-def smoke_job(config: SmokeJobConfig) -> dict[str, Any]:
-    """The seed's ``kueue-cas-job``, created suspended for Kueue to admit.
+def smoke_job(args: SmokeJobConfig) -> dict[str, Any]:
+    """The article's ``kueue-cas-job``, created suspended for Kueue to admit.
 
     ``pulumi.com/skipAwait``: the program's own waiter watches the Job and explains a stuck one; pulumi-kubernetes'
     Job await would only time out.
@@ -24,27 +23,27 @@ def smoke_job(config: SmokeJobConfig) -> dict[str, Any]:
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
-            "name": config.name,
-            "namespace": config.namespace,
-            "labels": {QUEUE_NAME_LABEL: config.local_queue},
+            "name": args.name,
+            "namespace": args.namespace,
+            "labels": {QUEUE_NAME_LABEL: args.local_queue},
             "annotations": {SKIP_AWAIT: "true"},
         },
         "spec": {
-            "parallelism": config.parallelism,
-            "completions": config.completions,
+            "parallelism": args.parallelism,
+            "completions": args.completions,
             "suspend": True,
             "template": {
                 "spec": {
-                    "nodeSelector": {POOL_LABEL: config.pool},
+                    "nodeSelector": {POOL_LABEL: args.pool},
                     "containers": [
                         {
                             "name": "worker",
-                            "image": config.image,
-                            "command": list(config.command),
-                            "resources": {"requests": {"cpu": config.cpu, "memory": config.memory}},
+                            "image": args.image,
+                            "command": list(args.command),
+                            "resources": {"requests": {"cpu": args.cpu, "memory": args.memory}},
                         }
                     ],
-                    "restartPolicy": config.restart_policy,
+                    "restartPolicy": args.restart_policy,
                 }
             },
         },

@@ -19,9 +19,10 @@ from pydantic import BaseModel
 
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
+from components.kube_wait import PROVISIONING_REQUEST_CRD
+from components.manifests.queues import API_GROUP, API_VERSION
 
 MANAGER_CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
-PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 CRD_CHECK_CONTAINER = "check-provisioningrequest-crd"
 PROBE_CONTAINER = "webhook-probe"
 PROBE_MOUNT = "/probe"
@@ -65,39 +66,39 @@ def _dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
 
 
-def chart_reference(config: KueueConfig) -> tuple[str, str | None]:
+def chart_reference(args: KueueConfig) -> tuple[str, str | None]:
     """``(chart, repository)`` for Helm: an OCI reference is the chart itself; an https repository serves ``kueue``."""
-    if config.chart_repository.startswith("oci://"):
-        return config.chart_repository, None
-    return "kueue", config.chart_repository
+    if args.chart_repository.startswith("oci://"):
+        return args.chart_repository, None
+    return "kueue", args.chart_repository
 
 
-def manager_config(config: KueueConfig) -> dict[str, Any]:
+def manager_config(args: KueueConfig) -> dict[str, Any]:
     """The complete manager Configuration; ``managedJobsNamespaceSelector`` is always present, because the chart only
     gives its Job webhook a namespaceSelector when the key is there (``templates/webhook/manifests.yaml``)."""
     return {
         "apiVersion": MANAGER_CONFIG_API_VERSION,
         "kind": "Configuration",
         **_DEFAULT_MANAGER_CONFIG,
-        "managedJobsNamespaceSelector": _dump(config.managed_jobs_namespace_selector),
-        "integrations": {"frameworks": list(config.frameworks)},
+        "managedJobsNamespaceSelector": _dump(args.managed_jobs_namespace_selector),
+        "integrations": {"frameworks": list(args.frameworks)},
     }
 
 
-def chart_values(config: KueueConfig) -> dict[str, Any]:
+def chart_values(args: KueueConfig) -> dict[str, Any]:
     """Always names the manager image's repository, so the registry it comes from is visible and checked."""
     return {
         "controllerManager": {
-            "replicas": config.replicas,
+            "replicas": args.replicas,
             "manager": {
-                "resources": _dump(config.manager_resources),
-                "image": {"repository": config.image_repository},
+                "resources": _dump(args.manager_resources),
+                "image": {"repository": args.image_repository},
             },
-            "featureGates": [{"name": name, "enabled": on} for name, on in sorted(config.feature_gates.items())],
-            "tolerations": [_dump(t) for t in config.tolerations],
-            "nodeSelector": dict(config.node_selector),
+            "featureGates": [{"name": name, "enabled": on} for name, on in sorted(args.feature_gates.items())],
+            "tolerations": [_dump(t) for t in args.tolerations],
+            "nodeSelector": dict(args.node_selector),
         },
-        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(manager_config(config), sort_keys=False)},
+        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(manager_config(args), sort_keys=False)},
     }
 
 
@@ -109,13 +110,13 @@ def probe_objects() -> list[dict[str, Any]]:
     flavor = "webhook-probe"
     return [
         {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "apiVersion": API_VERSION,
             "kind": "ResourceFlavor",
             "metadata": {"generateName": "webhook-probe-"},
             "spec": {},
         },
         {
-            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "apiVersion": API_VERSION,
             "kind": "ClusterQueue",
             "metadata": {"generateName": "webhook-probe-"},
             "spec": {
@@ -131,65 +132,65 @@ def probe_objects() -> list[dict[str, Any]]:
     ]
 
 
-def kueue_namespace(config: KueueConfig) -> dict[str, Any]:
+def kueue_namespace(args: KueueConfig) -> dict[str, Any]:
     """No labels of its own: ``KueueConfig`` proves the Job webhook skips it from its name label alone."""
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": config.namespace}}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": args.namespace}}
 
 
-def kueue_fullname(config: KueueConfig) -> str:
+def kueue_fullname(args: KueueConfig) -> str:
     """The chart's ``kueue.fullname``: the release name if it contains ``kueue``, else ``<release>-kueue``."""
-    return config.release_name if "kueue" in config.release_name else f"{config.release_name}-kueue"[:63].rstrip("-")
+    return args.release_name if "kueue" in args.release_name else f"{args.release_name}-kueue"[:63].rstrip("-")
 
 
-def gate_name(config: KueueConfig) -> str:
+def gate_name(args: KueueConfig) -> str:
     """The name of the gate's ConfigMap, ServiceAccount, ClusterRole and ClusterRoleBinding."""
-    return f"{config.release_name}-webhook-probe"
+    return f"{args.release_name}-webhook-probe"
 
 
-def _labels(config: KueueConfig) -> dict[str, str]:
+def _labels(args: KueueConfig) -> dict[str, str]:
     return {
-        "app.kubernetes.io/name": gate_name(config),
+        "app.kubernetes.io/name": gate_name(args),
         "app.kubernetes.io/part-of": PROJECT,
-        "app.kubernetes.io/version": config.chart_version,
+        "app.kubernetes.io/version": args.chart_version,
     }
 
 
-def gate_job_name(config: KueueConfig, check_provisioning_request_crd: bool) -> str:
+def gate_job_name(args: KueueConfig, *, check_provisioning_request_crd: bool) -> str:
     """``<release>-ready-<chart version>-<digest>``: a new name, hence a new probe run, whenever the install changes.
 
     The digest covers the chart values, the probe and the CRD check, so a values change that restarts Kueue's pods
     re-runs the gate as well as a chart upgrade does.
     """
-    version = re.sub(r"[^a-z0-9]+", "-", config.chart_version.lower()).strip("-")
+    version = re.sub(r"[^a-z0-9]+", "-", args.chart_version.lower()).strip("-")
     identity = json.dumps(
-        [config.chart_version, chart_values(config), probe_objects(), check_provisioning_request_crd], sort_keys=True
+        [args.chart_version, chart_values(args), probe_objects(), check_provisioning_request_crd], sort_keys=True
     )
     digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
-    prefix = f"{config.release_name}-ready-{version}"[: 63 - len(digest) - 1].rstrip("-")
+    prefix = f"{args.release_name}-ready-{version}"[: 63 - len(digest) - 1].rstrip("-")
     return f"{prefix}-{digest}"
 
 
-def gate_config_map(config: KueueConfig) -> dict[str, Any]:
+def gate_config_map(args: KueueConfig) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": gate_name(config), "namespace": config.namespace, "labels": _labels(config)},
+        "metadata": {"name": gate_name(args), "namespace": args.namespace, "labels": _labels(args)},
         "data": {PROBE_FILE: yaml.safe_dump_all(probe_objects(), sort_keys=False)},
     }
 
 
-def gate_service_account(config: KueueConfig) -> dict[str, Any]:
+def gate_service_account(args: KueueConfig) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
-        "metadata": {"name": gate_name(config), "namespace": config.namespace, "labels": _labels(config)},
+        "metadata": {"name": gate_name(args), "namespace": args.namespace, "labels": _labels(args)},
     }
 
 
-def gate_cluster_role(config: KueueConfig, check_provisioning_request_crd: bool) -> dict[str, Any]:
+def gate_cluster_role(args: KueueConfig, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
     """Only what the probe does: create (dry-run) the probed kinds, and read the one CRD it checks."""
     rules: list[dict[str, Any]] = [
-        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["resourceflavors", "clusterqueues"], "verbs": ["create"]}
+        {"apiGroups": [API_GROUP], "resources": ["resourceflavors", "clusterqueues"], "verbs": ["create"]}
     ]
     if check_provisioning_request_crd:
         rules.append(
@@ -203,22 +204,22 @@ def gate_cluster_role(config: KueueConfig, check_provisioning_request_crd: bool)
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
-        "metadata": {"name": gate_name(config), "labels": _labels(config)},
+        "metadata": {"name": gate_name(args), "labels": _labels(args)},
         "rules": rules,
     }
 
 
-def gate_cluster_role_binding(config: KueueConfig) -> dict[str, Any]:
+def gate_cluster_role_binding(args: KueueConfig) -> dict[str, Any]:
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRoleBinding",
-        "metadata": {"name": gate_name(config), "labels": _labels(config)},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": gate_name(config)},
-        "subjects": [{"kind": "ServiceAccount", "name": gate_name(config), "namespace": config.namespace}],
+        "metadata": {"name": gate_name(args), "labels": _labels(args)},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": gate_name(args)},
+        "subjects": [{"kind": "ServiceAccount", "name": gate_name(args), "namespace": args.namespace}],
     }
 
 
-def crd_missing_message(config: KueueConfig) -> str:
+def crd_missing_message(args: KueueConfig) -> str:
     """What the operator reads when the ProvisioningRequest CRD is missing: the gate's termination message."""
     return (
         f"The CRD {PROVISIONING_REQUEST_CRD} does not exist, so Kueue cannot activate the ProvisioningRequest "
@@ -229,12 +230,12 @@ def crd_missing_message(config: KueueConfig) -> str:
         "(https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md). "
         f"Check with: kubectl get crd {PROVISIONING_REQUEST_CRD}. "
         "Kueue only sets up its ProvisioningRequest controller if the CRD exists when it starts, so once the CRD is "
-        f"there restart it: kubectl -n {config.namespace} rollout restart "
-        f"deployment/{kueue_fullname(config)}-controller-manager. Then run pulumi up again; it replaces this Job."
+        f"there restart it: kubectl -n {args.namespace} rollout restart "
+        f"deployment/{kueue_fullname(args)}-controller-manager. Then run pulumi up again; it replaces this Job."
     )
 
 
-def crd_check_script(config: KueueConfig) -> str:
+def crd_check_script(args: KueueConfig) -> str:
     """Exit 0 if the CRD exists, :data:`CRD_MISSING_EXIT_CODE` if it does not, 1 on any other error.
 
     ``--ignore-not-found`` turns "not found" into success with empty output, so the script tells the two apart
@@ -256,7 +257,7 @@ def crd_check_script(config: KueueConfig) -> str:
     return (
         f"found=$({get}) || exit 1\n"
         'if [ -n "$found" ]; then exit 0; fi\n'
-        f"echo {shlex.quote(crd_missing_message(config))} >&2\n"
+        f"echo {shlex.quote(crd_missing_message(args))} >&2\n"
         f"exit {CRD_MISSING_EXIT_CODE}\n"
     )
 
@@ -282,7 +283,45 @@ def _container(name: str, image: str, command: list[str], *, mounts_probe: bool 
     }
 
 
-def gate_job(config: KueueConfig, check_provisioning_request_crd: bool) -> dict[str, Any]:
+def _gate_pod_spec(args: KueueConfig, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
+    """The probe's pod: non-root, on the nodes Kueue runs on, with the CRD check as its first container if asked."""
+    probe_image = args.readiness_gate.probe_image
+    probe_command = ["kubectl", "create", "--dry-run=server", "-f", f"{PROBE_MOUNT}/{PROBE_FILE}"]
+    containers = [
+        _container(PROBE_CONTAINER, probe_image, [*probe_command, f"--cache-dir={KUBECTL_CACHE}"], mounts_probe=True)
+    ]
+    if check_provisioning_request_crd:
+        containers.insert(0, _container(CRD_CHECK_CONTAINER, probe_image, ["bash", "-c", crd_check_script(args)]))
+    pod_spec: dict[str, Any] = {
+        "serviceAccountName": gate_name(args),
+        "restartPolicy": "Never",
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": PROBE_USER,
+            "runAsGroup": PROBE_USER,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": containers,
+        "volumes": [
+            {"name": "probe", "configMap": {"name": gate_name(args)}},
+            {"name": "tmp", "emptyDir": {}},
+        ],
+    }
+    if args.node_selector:
+        pod_spec["nodeSelector"] = dict(args.node_selector)
+    if args.tolerations:
+        pod_spec["tolerations"] = [_dump(t) for t in args.tolerations]
+    return pod_spec
+
+
+CRD_MISSING_FAILS_THE_JOB = {
+    "action": "FailJob",
+    "onExitCodes": {"containerName": CRD_CHECK_CONTAINER, "operator": "In", "values": [CRD_MISSING_EXIT_CODE]},
+}
+"""The pod failure policy rule that fails the gate at once when, and only when, the CRD check finds no CRD."""
+
+
+def gate_job(args: KueueConfig, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
     """The readiness gate: completes once Kueue's webhooks admit a ResourceFlavor and a ClusterQueue.
 
     Each failed attempt is a failed pod; the Job controller retries with exponential backoff up to
@@ -293,59 +332,21 @@ def gate_job(config: KueueConfig, check_provisioning_request_crd: bool) -> dict[
     It is a container rather than an init container because pulumi-kubernetes reports the termination messages of
     containers only. :data:`REPLACE_UNREADY` makes a failed gate re-run on the next ``pulumi up``.
     """
-    gate = config.readiness_gate
-    probe = _container(
-        PROBE_CONTAINER,
-        gate.probe_image,
-        ["kubectl", "create", "--dry-run=server", "-f", f"{PROBE_MOUNT}/{PROBE_FILE}", f"--cache-dir={KUBECTL_CACHE}"],
-        mounts_probe=True,
-    )
-    pod_spec: dict[str, Any] = {
-        "serviceAccountName": gate_name(config),
-        "restartPolicy": "Never",
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": PROBE_USER,
-            "runAsGroup": PROBE_USER,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-        "containers": [probe],
-        "volumes": [
-            {"name": "probe", "configMap": {"name": gate_name(config)}},
-            {"name": "tmp", "emptyDir": {}},
-        ],
-    }
-    if config.node_selector:
-        pod_spec["nodeSelector"] = dict(config.node_selector)
-    if config.tolerations:
-        pod_spec["tolerations"] = [_dump(t) for t in config.tolerations]
+    pod_spec = _gate_pod_spec(args, check_provisioning_request_crd=check_provisioning_request_crd)
     spec: dict[str, Any] = {
-        "backoffLimit": gate.backoff_limit,
-        "activeDeadlineSeconds": gate.timeout_seconds,
-        "template": {"metadata": {"labels": _labels(config)}, "spec": pod_spec},
+        "backoffLimit": args.readiness_gate.backoff_limit,
+        "activeDeadlineSeconds": args.readiness_gate.timeout_seconds,
+        "template": {"metadata": {"labels": _labels(args)}, "spec": pod_spec},
     }
     if check_provisioning_request_crd:
-        check = _container(CRD_CHECK_CONTAINER, gate.probe_image, ["bash", "-c", crd_check_script(config)])
-        pod_spec["containers"] = [check, probe]
-        spec["podFailurePolicy"] = {
-            "rules": [
-                {
-                    "action": "FailJob",
-                    "onExitCodes": {
-                        "containerName": CRD_CHECK_CONTAINER,
-                        "operator": "In",
-                        "values": [CRD_MISSING_EXIT_CODE],
-                    },
-                }
-            ]
-        }
+        spec["podFailurePolicy"] = {"rules": [CRD_MISSING_FAILS_THE_JOB]}
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
-            "name": gate_job_name(config, check_provisioning_request_crd),
-            "namespace": config.namespace,
-            "labels": _labels(config),
+            "name": gate_job_name(args, check_provisioning_request_crd=check_provisioning_request_crd),
+            "namespace": args.namespace,
+            "labels": _labels(args),
             "annotations": {REPLACE_UNREADY: "true"},
         },
         "spec": spec,

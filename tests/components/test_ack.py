@@ -1,56 +1,38 @@
 """The ACK Pro cluster component under Pulumi mocks: what it registers, through which provider, in which order, and
-what it checks against ACK while deploying."""
+what it checks against ACK while deploying. Its network and its kubeconfig have their own modules and tests."""
 
 from __future__ import annotations
 
-import copy
 import json
-from typing import Any
 
 import pulumi
 import pytest
 from packaging.version import Version
 
 from components.ack import MANAGED_ADDON_NAMES, AckProCluster
-from components.ack_access import CA_ONLY_MINUTES
 from components.config.ack import AckClusterConfig
 from components.config.base import ConfigError
 from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
+from tests.support.ack import (
+    ADDON_TYPE,
+    ADDONS_INVOKE,
+    CLUSTER_TYPE,
+    CREDENTIAL_INVOKE,
+    EXISTING,
+    KEY,
+    NAT_ZONES_INVOKE,
+    NETWORK_TYPES,
+    NODE_POOL_TYPE,
+    POOL,
+    SNAT_TYPE,
+    VERSION_INVOKE,
+    cluster_config,
+    failed_run,
+    invokes,
+)
 from tools import mock_runtime
 
-CLUSTER_TYPE = "alicloud:cs/managedKubernetes:ManagedKubernetes"
-ADDON_TYPE = "alicloud:cs/kubernetesAddon:KubernetesAddon"
-SWITCH_TYPE = "alicloud:vpc/switch:Switch"
-SNAT_TYPE = "alicloud:vpc/snatEntry:SnatEntry"
-NODE_POOL_TYPE = "alicloud:cs/nodePool:NodePool"
-NETWORK_TYPES = (
-    "alicloud:vpc/network:Network",
-    SWITCH_TYPE,
-    "alicloud:vpc/natGateway:NatGateway",
-    "alicloud:ecs/eipAddress:EipAddress",
-    "alicloud:ecs/eipAssociation:EipAssociation",
-    SNAT_TYPE,
-)
-VERSION_INVOKE = "alicloud:cs/getKubernetesVersion:getKubernetesVersion"
-ADDONS_INVOKE = "alicloud:cs/getKubernetesAddons:getKubernetesAddons"
-CREDENTIAL_INVOKE = "alicloud:cs/getClusterCredential:getClusterCredential"
-NAT_ZONES_INVOKE = "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones"
-
-BASE = {
-    "name": "demo",
-    "region": "cn-hangzhou",
-    "kubernetesVersion": "1.35",
-    "network": {
-        "vpcCidr": "10.0.0.0/8",
-        "zones": [
-            {"zoneId": "cn-hangzhou-k", "nodeCidr": "10.1.0.0/16", "podCidr": "10.4.0.0/16"},
-            {"zoneId": "cn-hangzhou-j", "nodeCidr": "10.2.0.0/16", "podCidr": "10.5.0.0/16"},
-        ],
-    },
-}
-EXISTING = {"vswitchIds": ["vsw-node1", "vsw-node2"], "podVswitchIds": ["vsw-pod1", "vsw-pod2"]}
-POOL = {"name": "system", "instanceTypes": ["ecs.g7.large"], "minSize": 2, "maxSize": 2}
-KEY = "elastic-capacity:ack.clusters[0]"
+COMPONENT_TYPE = "elastic-capacity:alicloud:AckProCluster"
 ACS_ONLY = ClusterNeeds((), VirtualNodeNeed(Version("2.13.0"), "ACS on Kubernetes 1.26 or later"))
 GPU_HPN_NEEDS = ClusterNeeds(
     (SchedulerNeed("ack.workloads[5] (hpn, gpu-hpn)", Version("6.9.4"), SCHEDULER_MIN_GPU_HPN["1.33"]),),
@@ -58,13 +40,9 @@ GPU_HPN_NEEDS = ClusterNeeds(
 )
 
 
-def config(**changes: Any) -> AckClusterConfig:
-    return AckClusterConfig.model_validate({**copy.deepcopy(BASE), **changes})
-
-
 def program_for(*configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY):
-    """A program registering one component per config (named ``ack-<name>``), and a stand-in for an ACS workload
-    (``<name>-workload``) that waits for the component's addons as the real ones do."""
+    """A program registering one component per config (named ``ack-<name>``) and exporting its outputs, and a
+    stand-in for an ACS workload (``<name>-workload``) that waits for the component's addons as the real ones do."""
 
     def program() -> None:
         for index, cfg in enumerate(configs):
@@ -74,7 +52,6 @@ def program_for(*configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY):
             pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)
             pulumi.export(f"{cfg.name}-version", component.kubernetes_version)
             pulumi.export(f"{cfg.name}-addons", component.addons.apply(lambda addons: [a.urn for a in addons]))
-            pulumi.export(f"{cfg.name}-scheduler", component.scheduler.urn if component.scheduler else None)
             pulumi.CustomResource(
                 "test:index:Workload", f"{cfg.name}-workload", {}, pulumi.ResourceOptions(depends_on=component.addons)
             )
@@ -86,28 +63,10 @@ def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONL
     return run_program(program_for(*configs, needs=needs))
 
 
-def invokes(recording: mock_runtime.Recording, token: str):
-    return [call for call in recording.invokes if call.token == token]
-
-
-@pytest.fixture
-def monitors(monkeypatch) -> list[mock_runtime.RecordingMonitor]:
-    """Every recording monitor a run creates, so a test can see what was registered before a run failed."""
-    created: list[mock_runtime.RecordingMonitor] = []
-
-    class Kept(mock_runtime.RecordingMonitor):
-        def __init__(self, mocks) -> None:
-            super().__init__(mocks)
-            created.append(self)
-
-    monkeypatch.setattr(mock_runtime, "RecordingMonitor", Kept)
-    return created
-
-
 @pytest.fixture(scope="module")
 def default_run() -> mock_runtime.Recording:
     """The default cluster (new VPC, two zones, no pin), shared by the tests that only read it."""
-    return mock_runtime.run(program_for(config()), {})
+    return mock_runtime.run(program_for(cluster_config()), {})
 
 
 # --- the cluster and its version ----------------------------------------------------------------------------------
@@ -133,6 +92,26 @@ def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
         assert absent not in inputs
 
 
+def test_logs_and_create_time_addons_reach_the_cluster(run_program):
+    logs = {"components": ["apiserver", "kcm"], "ttl": 7, "project": "k8s-logs"}
+    addons = [{"name": "terway-eniip", "config": {"IPVlan": "false"}}, {"name": "nginx-ingress-controller"}]
+    addons[1] |= {"disabled": True, "version": "v1.9.3"}
+    cfg = cluster_config(network=EXISTING, controlPlaneLogs=logs, auditLog={"slsProjectName": "audit"}, addons=addons)
+    inputs = build(run_program, cfg).one(CLUSTER_TYPE).inputs
+    assert (inputs["controlPlaneLogComponents"], inputs["controlPlaneLogTtl"]) == (["apiserver", "kcm"], "7")
+    assert inputs["controlPlaneLogProject"] == "k8s-logs"
+    assert inputs["auditLogConfig"] == {"enabled": True, "slsProjectName": "audit"}
+    assert inputs["addons"] == [
+        {"name": "terway-eniip", "config": '{"IPVlan":"false"}'},
+        {"name": "nginx-ingress-controller", "version": "v1.9.3", "disabled": True},
+    ]
+
+
+def test_the_cluster_waits_long_enough_for_ack(default_run):
+    timeouts = default_run.one(CLUSTER_TYPE).custom_timeouts
+    assert timeouts == {"create": "90m", "update": "60m", "delete": "60m"}
+
+
 def test_a_minor_becomes_the_newest_patch_ack_offers_in_the_region(default_run):
     assert default_run.one(CLUSTER_TYPE).inputs["version"] == "1.35.2-aliyun.1"
     assert default_run.outputs["demo-version"] == "1.35.2-aliyun.1"
@@ -143,21 +122,21 @@ def test_a_minor_becomes_the_newest_patch_ack_offers_in_the_region(default_run):
 
 
 def test_an_exact_version_ack_offers_is_sent_as_is(run_program):
-    cfg = config(network=EXISTING, kubernetesVersion="1.35.0-aliyun.1")
+    cfg = cluster_config(network=EXISTING, kubernetesVersion="1.35.0-aliyun.1")
     assert build(run_program, cfg).one(CLUSTER_TYPE).inputs["version"] == "1.35.0-aliyun.1"
 
 
 @pytest.mark.parametrize(
     ("version", "says"),
     [
-        ("1.31.1-aliyun.1", "it offers ['1.35', '1.36']"),  # the review's pin, past its end of life
+        ("1.31.1-aliyun.1", "it offers ['1.35', '1.36']"),  # a pin past its end of life
         ("1.35.1-aliyun.1", "it offers ['1.35.2-aliyun.1', '1.35.0-aliyun.1']"),
         ("1.34", "it offers minors ['1.35', '1.36']"),
     ],
 )
 def test_a_version_ack_no_longer_offers_fails_naming_the_key_and_the_offer(run_program, version, says):
     with pytest.raises(ConfigError) as caught:
-        build(run_program, config(network=EXISTING, kubernetesVersion=version))
+        build(run_program, cluster_config(network=EXISTING, kubernetesVersion=version))
     assert caught.value.keys == [f"{KEY}.kubernetesVersion"]
     assert repr(version) in str(caught.value) and says in str(caught.value)
     assert "\n" not in str(caught.value)
@@ -166,47 +145,29 @@ def test_a_version_ack_no_longer_offers_fails_naming_the_key_and_the_offer(run_p
 def test_the_version_check_runs_in_preview():
     """The offered versions need no cluster, so a stale version fails `pulumi preview` already."""
     with pytest.raises(ConfigError):
-        mock_runtime.run(program_for(config(kubernetesVersion="1.31")), {}, preview=True)
+        mock_runtime.run(program_for(cluster_config(kubernetesVersion="1.31")), {}, preview=True)
 
 
-# --- network --------------------------------------------------------------------------------------------------
+# --- region provider, parent, network ----------------------------------------------------------------------------
 
 
-def test_cluster_takes_node_and_pod_vswitches_from_the_new_vpc(default_run):
-    cluster = default_run.one(CLUSTER_TYPE)
-    switches = {s.name: s for s in default_run.by_type(SWITCH_TYPE)}
-    node = [switches["ack-demo-node-cn-hangzhou-k"], switches["ack-demo-node-cn-hangzhou-j"]]
-    pod = [switches["ack-demo-pod-cn-hangzhou-k"], switches["ack-demo-pod-cn-hangzhou-j"]]
-    assert set(cluster.property_dependencies["vswitchIds"]) == {s.urn for s in node}
-    assert set(cluster.property_dependencies["podVswitchIds"]) == {s.urn for s in pod}
-    assert len(cluster.inputs["vswitchIds"]) == len(cluster.inputs["podVswitchIds"]) == 2
-    assert [(s.inputs["zoneId"], s.inputs["cidrBlock"]) for s in node + pod] == [
-        ("cn-hangzhou-k", "10.1.0.0/16"),
-        ("cn-hangzhou-j", "10.2.0.0/16"),
-        ("cn-hangzhou-k", "10.4.0.0/16"),
-        ("cn-hangzhou-j", "10.5.0.0/16"),
-    ]
-    vpc = default_run.one("alicloud:vpc/network:Network")
-    assert vpc.inputs["cidrBlock"] == "10.0.0.0/8"
-    assert all(default_run.depends_on(s, vpc) for s in node + pod)
-
-
-def test_every_alicloud_resource_and_invoke_uses_the_region_provider(default_run):
+def test_every_alicloud_resource_is_a_child_on_the_region_provider(default_run):
+    component = default_run.one(COMPONENT_TYPE)
     alicloud = [r for r in default_run.registrations if r.type.startswith("alicloud:")]
     assert {r.type for r in alicloud} >= {*NETWORK_TYPES, CLUSTER_TYPE, ADDON_TYPE}
     assert {default_run.provider_of(r).name for r in alicloud} == {"ack-demo-alicloud"}
+    assert {r.parent for r in alicloud} == {component.urn}
     region = default_run.one("pulumi:providers:alicloud")
     assert region.inputs["region"] == "cn-hangzhou"
-    assert region.parent == default_run.one("elastic-capacity:alicloud:AckProCluster").urn
+    assert region.parent == component.urn
     calls = [c for c in default_run.invokes if c.token.startswith("alicloud:")]
     assert {c.token for c in calls} == {VERSION_INVOKE, ADDONS_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE}
     assert {c.provider.rsplit("::", 1)[0] for c in calls} == {region.urn}
 
 
 def test_two_clusters_in_two_regions_get_their_own_providers(run_program):
-    hangzhou = config()
-    singapore = config(name="sg", region="ap-southeast-1", network=EXISTING)
-    recording = build(run_program, hangzhou, singapore)
+    singapore = cluster_config("sg", region="ap-southeast-1", network=EXISTING)
+    recording = build(run_program, cluster_config(), singapore)
     regions = {p.name: p.inputs["region"] for p in recording.by_type("pulumi:providers:alicloud")}
     assert regions == {"ack-demo-alicloud": "cn-hangzhou", "ack-sg-alicloud": "ap-southeast-1"}
     for cluster_name, provider in (("demo", "ack-demo-alicloud"), ("sg", "ack-sg-alicloud")):
@@ -217,71 +178,23 @@ def test_two_clusters_in_two_regions_get_their_own_providers(run_program):
             assert recording.provider_of(resource).name == provider
 
 
-def test_nat_gateway_eip_and_snat_give_every_vswitch_egress(default_run):
-    nat = default_run.one("alicloud:vpc/natGateway:NatGateway")
-    assert (nat.inputs["natType"], nat.inputs["paymentType"], nat.inputs["networkType"]) == (
-        "Enhanced",
-        "PayAsYouGo",
-        "internet",
-    )
-    assert set(nat.property_dependencies["vswitchId"]) == {default_run.named("ack-demo-node-cn-hangzhou-k").urn}
-    eip = default_run.one("alicloud:ecs/eipAddress:EipAddress")
-    assert (eip.inputs["bandwidth"], eip.inputs["internetChargeType"]) == ("10", "PayByTraffic")
-    association = default_run.one("alicloud:ecs/eipAssociation:EipAssociation")
-    assert association.inputs["instanceType"] == "Nat"
-    assert set(association.property_dependencies["allocationId"]) == {eip.urn}
-    assert set(association.property_dependencies["instanceId"]) == {nat.urn}
-
-    switches = default_run.by_type(SWITCH_TYPE)
-    entries = default_run.by_type(SNAT_TYPE)
-    sources = [urn for entry in entries for urn in entry.property_dependencies["sourceVswitchId"]]
-    assert sorted(sources) == sorted(s.urn for s in switches), "one SNAT entry per vSwitch"
-    for entry in entries:
-        assert association.urn in entry.dependencies
-        assert set(entry.property_dependencies["snatTableId"]) == {nat.urn}
-        assert set(entry.property_dependencies["snatIp"]) == {eip.urn}
-
-
-def test_the_first_zone_is_checked_for_enhanced_nat_on_the_region_provider(default_run):
-    [call] = invokes(default_run, NAT_ZONES_INVOKE)
-    assert call.args == {}
-    assert call.provider.rsplit("::", 1)[0] == default_run.one("pulumi:providers:alicloud").urn
-
-
-def test_a_first_zone_without_enhanced_nat_fails_naming_the_key(run_program, monkeypatch):
-    monkeypatch.setattr(mock_runtime, "ENHANCED_NAT_ZONES", ("cn-hangzhou-j", "cn-hangzhou-h"))
-    with pytest.raises(ConfigError) as caught:
-        build(run_program, config())
-    assert caught.value.keys == [f"{KEY}.network.zones[0].zoneId"]
-    assert "'cn-hangzhou-k'" in str(caught.value) and "cn-hangzhou-j" in str(caught.value)
-
-
-def test_the_nat_zone_is_checked_before_the_nat_vswitch_exists(monitors, monkeypatch):
-    """The vSwitch that would hold the NAT gateway takes its zone from the check, so it is never created in vain."""
-    monkeypatch.setattr(mock_runtime, "ENHANCED_NAT_ZONES", ())
-    with pytest.raises(ConfigError):
-        mock_runtime.run(program_for(config()), {})
-    registered = {r.name for r in monitors[-1].registrations}
-    assert "ack-demo-pod-cn-hangzhou-k" in registered
-    assert not registered & {"ack-demo-node-cn-hangzhou-k", "ack-demo-nat", "ack-demo-cluster"}
-
-
-def test_cluster_waits_for_the_snat_entries(default_run):
+def test_cluster_takes_its_vswitches_from_the_network_and_waits_for_the_snat_entries(default_run):
     cluster = default_run.one(CLUSTER_TYPE)
-    entries = default_run.by_type(SNAT_TYPE)
+    switches = {s.name: s.urn for s in default_run.by_type("alicloud:vpc/switch:Switch")}
+    node = {switches["ack-demo-node-cn-hangzhou-k"], switches["ack-demo-node-cn-hangzhou-j"]}
+    pod = {switches["ack-demo-pod-cn-hangzhou-k"], switches["ack-demo-pod-cn-hangzhou-j"]}
+    assert set(cluster.property_dependencies["vswitchIds"]) == node
+    assert set(cluster.property_dependencies["podVswitchIds"]) == pod
+    entries = {e.urn for e in default_run.by_type(SNAT_TYPE)}
     assert len(entries) == 4
-    assert {e.urn for e in entries} <= set(cluster.dependencies)
+    assert set(cluster.dependencies) == entries | node | pod, "the SNAT entries, beside the vSwitches it reads"
 
 
-def test_existing_network_registers_no_vpc_resources_and_checks_no_nat_zone(run_program):
-    recording = build(run_program, config(network=EXISTING))
-    for type_ in NETWORK_TYPES:
-        assert recording.by_type(type_) == []
-    assert invokes(recording, NAT_ZONES_INVOKE) == []
-    cluster = recording.one(CLUSTER_TYPE)
+def test_existing_vswitches_go_to_the_cluster_as_they_are(run_program):
+    cluster = build(run_program, cluster_config(network=EXISTING)).one(CLUSTER_TYPE)
     assert cluster.inputs["vswitchIds"] == ["vsw-node1", "vsw-node2"]
     assert cluster.inputs["podVswitchIds"] == ["vsw-pod1", "vsw-pod2"]
-    assert cluster.inputs["newNatGateway"] is False
+    assert cluster.dependencies == ()
 
 
 # --- node pool ----------------------------------------------------------------------------------------------------
@@ -290,7 +203,7 @@ def test_existing_network_registers_no_vpc_resources_and_checks_no_nat_zone(run_
 def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_program):
     pool = {"name": "system", "instanceTypes": ["ecs.g7.xlarge", "ecs.g6.xlarge"], "minSize": 1, "maxSize": 4}
     pool |= {"desiredSize": 2, "labels": {"role": "system"}, "taints": [{"key": "dedicated", "value": "system"}]}
-    recording = build(run_program, config(network=EXISTING, nodePool=pool))
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=pool))
     node_pool = recording.one(NODE_POOL_TYPE, "ack-demo-system")
     inputs = node_pool.inputs
     assert inputs["desiredSize"] == "2"
@@ -307,7 +220,7 @@ def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_pro
 
 
 def test_fixed_node_pool_has_no_scaling_config_and_keeps_its_size(run_program):
-    node_pool = build(run_program, config(nodePool=POOL)).one(NODE_POOL_TYPE)
+    node_pool = build(run_program, cluster_config(nodePool=POOL)).one(NODE_POOL_TYPE)
     assert node_pool.inputs["desiredSize"] == "2"
     assert "scalingConfig" not in node_pool.inputs
     assert node_pool.ignore_changes == ()
@@ -319,10 +232,11 @@ def test_no_node_pool_unless_configured(default_run):
 
 def test_the_virtual_node_and_the_workloads_wait_for_the_node_pool(run_program):
     """CoreDNS and the addon's own pods run on ECS nodes; virtual nodes are tainted against them."""
-    recording = build(run_program, config(network=EXISTING, nodePool=POOL))
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL))
     pool = recording.one(NODE_POOL_TYPE)
     virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
     assert pool.urn in virtual_node.dependencies
+    assert recording.provider_of(virtual_node).name == "ack-demo-alicloud"
     assert recording.depends_on(recording.named("demo-workload"), pool)
 
 
@@ -345,7 +259,6 @@ def test_only_the_virtual_node_is_managed_by_default_and_the_workloads_wait_for_
     assert [a.inputs["name"] for a in default_run.by_type(ADDON_TYPE)] == ["ack-virtual-node"]
     assert default_run.outputs["demo-addons"] == [virtual_node.urn]
     assert virtual_node.urn in default_run.named("demo-workload").dependencies
-    assert default_run.outputs["demo-scheduler"] is None
 
 
 def test_installed_addon_versions_are_read_once_on_the_region_provider(default_run):
@@ -364,7 +277,7 @@ def test_installed_addon_versions_are_read_once_on_the_region_provider(default_r
 )
 def test_a_virtual_node_pin_is_a_floor(run_program, monkeypatch, pin, installed, sent):
     monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "ack-virtual-node", installed)
-    addon = build(run_program, config(network=EXISTING, virtualNode={"version": pin})).one(ADDON_TYPE)
+    addon = build(run_program, cluster_config(network=EXISTING, virtualNode={"version": pin})).one(ADDON_TYPE)
     assert addon.inputs["version"] == sent
 
 
@@ -376,47 +289,45 @@ def test_a_virtual_node_pin_is_a_floor(run_program, monkeypatch, pin, installed,
     ],
 )
 def test_a_scheduler_pin_is_a_floor_over_the_default_install(run_program, pin, sent):
-    recording = build(run_program, config(network=EXISTING, scheduler={"version": pin}))
+    recording = build(run_program, cluster_config(network=EXISTING, scheduler={"version": pin}))
     scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
     assert scheduler.inputs["version"] == sent
 
 
 def test_a_managed_scheduler_adopts_the_default_install_and_gates_the_workloads(run_program):
     parameters = {"podMaxBackoffSeconds": "10", "enable": "true"}
-    recording = build(run_program, config(network=EXISTING, scheduler={"config": parameters}))
+    recording = build(run_program, cluster_config(network=EXISTING, scheduler={"config": parameters}))
     scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
     assert scheduler.inputs["name"] == "kube-scheduler"
     assert "version" not in scheduler.inputs
     assert scheduler.inputs["config"] == '{"enable":"true","podMaxBackoffSeconds":"10"}'
-    assert recording.depends_on(scheduler, recording.one(CLUSTER_TYPE))
+    assert set(scheduler.dependencies) == {recording.one(CLUSTER_TYPE).urn}
     assert recording.provider_of(scheduler).name == "ack-demo-alicloud"
     virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
     assert recording.outputs["demo-addons"] == [virtual_node.urn, scheduler.urn]
-    assert recording.outputs["demo-scheduler"] == scheduler.urn
     assert {virtual_node.urn, scheduler.urn} <= set(recording.named("demo-workload").dependencies)
 
 
 def test_addons_meeting_the_needs_release_the_workloads(run_program):
     """ACK's default kube-scheduler (6.11.4 for 1.35) and virtual node (v2.17.3) meet even GPU-HPN's minimums."""
-    recording = build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    recording = build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
     assert recording.named("demo-workload").dependencies
 
 
-def test_an_installed_scheduler_below_a_need_fails_up_naming_the_key(run_program, monkeypatch, monitors):
+def test_an_installed_scheduler_below_a_need_fails_up_naming_the_key(monkeypatch):
     monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
-    with pytest.raises(ConfigError) as caught:
-        build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
-    assert caught.value.keys == [f"{KEY}.scheduler"]
-    message = str(caught.value)
+    error, registered = failed_run(monkeypatch, program_for(cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS))
+    assert error.keys == [f"{KEY}.scheduler"]
+    message = str(error)
     assert "v1.35.0-apsara.6.9.3.aaaaaaaa" in message and "ack.workloads[5] (hpn, gpu-hpn)" in message
     assert "v1.33.0-aliyun.6.9.4.8b58e6b4" in message and f"{KEY}.scheduler.version" in message
-    assert "demo-workload" not in {r.name for r in monitors[-1].registrations}, "no workload on a failed check"
+    assert "demo-workload" not in {r.name for r in registered}, "no workload on a failed check"
 
 
 def test_a_managed_scheduler_is_checked_as_the_resource_left_it(run_program, monkeypatch):
     """With a pin the scheduler resource's own version is checked: here the pin raised it above the need."""
     monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
-    cfg = config(network=EXISTING, scheduler={"version": "v1.35.0-apsara.6.11.4.77470105"})
+    cfg = cluster_config(network=EXISTING, scheduler={"version": "v1.35.0-apsara.6.11.4.77470105"})
     recording = build(run_program, cfg, needs=GPU_HPN_NEEDS)
     assert recording.one(ADDON_TYPE, "ack-demo-kube-scheduler").inputs["version"] == "v1.35.0-apsara.6.11.4.77470105"
 
@@ -424,93 +335,44 @@ def test_a_managed_scheduler_is_checked_as_the_resource_left_it(run_program, mon
 def test_an_installed_virtual_node_below_a_need_fails_up_naming_the_key(run_program, monkeypatch):
     monkeypatch.setitem(mock_runtime.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
     with pytest.raises(ConfigError) as caught:
-        build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+        build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
     assert caught.value.keys == [f"{KEY}.virtualNode.version"]
     assert "v2.14.0" in str(caught.value) and "v2.15.0" in str(caught.value)
 
 
 def test_an_unreadable_installed_version_is_a_warning_not_a_failure(run_program, monkeypatch, caplog):
     monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "")
-    build(run_program, config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
     assert any("no installed kube-scheduler" in r.getMessage() for r in caplog.records)
 
 
 def test_no_check_runs_in_a_preview_of_a_new_cluster(monkeypatch):
     """Installed versions exist only after `up` created the cluster: preview neither fails nor guesses."""
     monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.0.0.aaaaaaaa")
-    recording = mock_runtime.run(program_for(config(network=EXISTING), needs=GPU_HPN_NEEDS), {}, preview=True)
-    assert invokes(recording, ADDONS_INVOKE) == []
+    program = program_for(cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
+    assert invokes(mock_runtime.run(program, {}, preview=True), ADDONS_INVOKE) == []
 
 
-# --- kubeconfig and the Kubernetes provider -------------------------------------------------------------------
+# --- the Kubernetes provider --------------------------------------------------------------------------------------
 
 
-def kubeconfig_of(recording: mock_runtime.Recording) -> dict[str, Any]:
-    return json.loads(recording.one("pulumi:providers:kubernetes", "ack-demo-k8s").inputs["kubeconfig"])
-
-
-def test_the_exec_kubeconfig_uses_stable_parts_and_ack_ram_tool(default_run):
+def test_the_provider_gets_the_secret_kubeconfig_and_is_bound_to_the_cluster(default_run):
     provider = default_run.one("pulumi:providers:kubernetes", "ack-demo-k8s")
+    assert provider.parent == default_run.one(COMPONENT_TYPE).urn
     assert provider.is_secret("kubeconfig")
-    assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
-    kubeconfig = kubeconfig_of(default_run)
-    [cluster] = kubeconfig["clusters"]
-    assert cluster["cluster"]["server"] == default_run.outputs["demo-endpoint"]
-    [credential] = invokes(default_run, CREDENTIAL_INVOKE)
-    authority = mock_runtime.ack_cluster_credential(credential.args)["certificateAuthorities"][0]["clusterCert"]
-    assert cluster["cluster"]["certificate-authority-data"] == authority
-    [user] = kubeconfig["users"]
-    cluster_id = default_run.outputs["demo-cluster-id"]
-    assert user["user"] == {
-        "exec": {
-            "apiVersion": "client.authentication.k8s.io/v1beta1",
-            "command": "ack-ram-tool",
-            "args": [
-                *("credential-plugin", "get-credential", "--cluster-id", cluster_id, "--api-version", "v1beta1"),
-                *("--expiration", "3h", "--region-id", "cn-hangzhou", "--log-level", "error"),
-            ],
-            "interactiveMode": "Never",
-            "provideClusterInfo": False,
-        }
-    }
-    assert kubeconfig["current-context"] == "demo"
+    assert json.loads(provider.inputs["kubeconfig"]) == json.loads(default_run.outputs["demo-kubeconfig"])
     assert "demo-kubeconfig" in default_run.secret_outputs
-
-
-def test_the_exec_kubeconfig_is_identical_on_every_run(run_program):
-    """The credential invoke mints a new certificate on every call; none of it reaches the provider."""
-    first, second = (build(run_program, config()) for _ in range(2))
-    assert kubeconfig_of(first) == kubeconfig_of(second)
-    assert [c.args for c in invokes(first, CREDENTIAL_INVOKE)] == [
-        {"clusterId": first.outputs["demo-cluster-id"], "temporaryDurationMinutes": CA_ONLY_MINUTES}
-    ], "only the CA is read: the certificate minted with it expires as soon as ACK allows"
-
-
-def test_a_private_cluster_gets_the_private_endpoint(run_program):
-    recording = build(run_program, config(network=EXISTING, slbInternetEnabled=False))
-    assert recording.one(CLUSTER_TYPE).inputs["slbInternetEnabled"] is False
-    assert kubeconfig_of(recording)["clusters"][0]["cluster"]["server"] == "https://10.1.0.5:6443"
-    assert recording.outputs["demo-endpoint"] == "https://10.1.0.5:6443"
-
-
-def test_temporary_mode_hands_acks_kubeconfig_to_the_provider_and_changes_every_run(run_program):
-    """The documented limit of the opt-in mode: a fresh credential on every run, expiring after credentialMinutes."""
-    cfg = config(network=EXISTING, kubeconfigMode="temporary", credentialMinutes=120)
-    first, second = (build(run_program, cfg) for _ in range(2))
-    [call] = invokes(first, CREDENTIAL_INVOKE)
-    assert call.args == {"clusterId": first.outputs["demo-cluster-id"], "temporaryDurationMinutes": 120}
-    provider = first.one("pulumi:providers:kubernetes", "ack-demo-k8s")
-    assert provider.is_secret("kubeconfig")
-    assert "client-certificate-data" in provider.inputs["kubeconfig"]
-    assert provider.inputs["kubeconfig"] != second.one("pulumi:providers:kubernetes").inputs["kubeconfig"]
-
-
-def test_the_provider_is_bound_to_the_cluster(default_run):
-    provider = default_run.one("pulumi:providers:kubernetes", "ack-demo-k8s")
     assert provider.inputs["deleteUnreachable"] == "false"
-    assert provider.inputs["clusterIdentifier"] == default_run.one(CLUSTER_TYPE).id
+    assert (
+        provider.inputs["clusterIdentifier"]
+        == default_run.one(CLUSTER_TYPE).id
+        == default_run.outputs["demo-cluster-id"]
+    )
 
 
-def test_api_server_endpoint_is_the_first_public_connection(default_run):
-    assert default_run.outputs["demo-endpoint"].startswith("https://")
-    assert default_run.outputs["demo-endpoint"].endswith(".cs.mock.invalid:6443")
+@pytest.mark.parametrize(("public", "endpoint"), [(True, ".cs.mock.invalid:6443"), (False, "https://10.1.0.5:6443")])
+def test_the_kubeconfig_uses_the_endpoint_the_cluster_exposes(run_program, public, endpoint):
+    recording = build(run_program, cluster_config(network=EXISTING, slbInternetEnabled=public))
+    assert recording.outputs["demo-endpoint"].endswith(endpoint)
+    kubeconfig = json.loads(recording.outputs["demo-kubeconfig"])
+    assert kubeconfig["clusters"][0]["cluster"]["server"] == recording.outputs["demo-endpoint"]

@@ -8,7 +8,7 @@ import pulumi
 import pytest
 import yaml
 
-from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster, ExistingCluster
+from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster
 from components.config.aks import (
     AKS_GA_MINORS,
     AKS_LTS_ONLY_MINORS,
@@ -16,8 +16,6 @@ from components.config.aks import (
     CRITICAL_ADDONS_TAINT,
     AksConfig,
 )
-from components.config.base import ConfigError
-from components.config.stack import ExistingClusterConfig
 from tools import mock_runtime
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -53,6 +51,7 @@ def build_aks(run_program, section: dict[str, Any]) -> tuple[mock_runtime.Record
         pulumi.export("clusterName", cluster.cluster_name)
         pulumi.export("resourceGroupName", cluster.resource_group_name)
         pulumi.export("pools", sorted(cluster.user_pools))
+        pulumi.export("oidcIssuerUrl", cluster.oidc_issuer_url)
 
     return run_program(program), config
 
@@ -62,35 +61,53 @@ def two_pools(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
     return build_aks(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
 
 
-def test_managed_cluster_carries_the_config(run_program) -> None:
-    section = {
-        "kubernetesVersion": "1.34",
-        "skuTier": "Standard",
-        "autoscalerProfile": {"expander": "least-waste", "scaleDownUnneededTime": "1m", "scanInterval": "20s"},
-        "network": {
-            "dataplane": "cilium",
-            "policy": "cilium",
-            "podCidr": "192.168.0.0/16",
-            "serviceCidr": "10.1.0.0/16",
-            "dnsServiceIp": "10.1.0.10",
-        },
-        "upgradeChannel": "stable",
-        "nodeOsUpgradeChannel": "SecurityPatch",
-        "tags": {"team": "ml"},
-    }
-    recording, config = build_aks(run_program, section)
-    cluster = recording.one(CLUSTER).inputs
+CONFIGURED = {
+    "kubernetesVersion": "1.34",
+    "skuTier": "Standard",
+    "autoscalerProfile": {"expander": "least-waste", "scaleDownUnneededTime": "1m", "scanInterval": "20s"},
+    "network": {
+        "dataplane": "cilium",
+        "policy": "cilium",
+        "podCidr": "192.168.0.0/16",
+        "serviceCidr": "10.1.0.0/16",
+        "dnsServiceIp": "10.1.0.10",
+    },
+    "upgradeChannel": "stable",
+    "nodeOsUpgradeChannel": "SecurityPatch",
+    "tags": {"team": "ml"},
+}
+"""An ``aks`` section that sets a value other than the default for every key the cluster resource takes."""
 
-    assert cluster["resourceName"] == config.cluster_name
-    assert cluster["dnsPrefix"] == config.cluster_name
+
+@pytest.fixture(scope="module")
+def configured() -> tuple[dict[str, Any], AksConfig]:
+    config = AksConfig.model_validate(CONFIGURED)
+
+    def program() -> None:
+        AksCluster("demo", config)
+
+    return mock_runtime.run(program, {}).one(CLUSTER).inputs, config
+
+
+def test_managed_cluster_is_named_placed_and_versioned_as_configured(configured) -> None:
+    cluster, config = configured
+    assert (cluster["resourceName"], cluster["dnsPrefix"]) == (config.cluster_name, config.cluster_name)
     assert cluster["location"] == config.location
     assert cluster["kubernetesVersion"] == "1.34"
     assert cluster["sku"] == {"name": "Base", "tier": "Standard"}
     assert cluster["supportPlan"] == "KubernetesOfficial"
+    assert cluster["tags"] == {"team": "ml"}
+
+
+def test_managed_cluster_has_a_managed_identity_and_workload_identity(configured) -> None:
+    cluster, _ = configured
     assert cluster["identity"] == {"type": "SystemAssigned"}
     assert cluster["oidcIssuerProfile"] == {"enabled": True}
     assert cluster["securityProfile"] == {"workloadIdentity": {"enabled": True}}
-    network = cluster["networkProfile"]
+
+
+def test_managed_cluster_network_is_the_configured_one(configured) -> None:
+    network = configured[0]["networkProfile"]
     assert (network["networkPlugin"], network["networkPluginMode"]) == ("azure", "overlay")
     assert (network["networkDataplane"], network["networkPolicy"]) == ("cilium", "cilium")
     assert (network["podCidr"], network["serviceCidr"], network["dnsServiceIP"]) == (
@@ -98,21 +115,27 @@ def test_managed_cluster_carries_the_config(run_program) -> None:
         "10.1.0.0/16",
         "10.1.0.10",
     )
+
+
+def test_managed_cluster_autoscaler_and_upgrades_are_the_configured_ones(configured) -> None:
+    cluster, _ = configured
     assert cluster["autoScalerProfile"] == {
         "expander": "least-waste",
         "scaleDownUnneededTime": "1m",
         "scanInterval": "20s",
     }
     assert cluster["autoUpgradeProfile"] == {"upgradeChannel": "stable", "nodeOSUpgradeChannel": "SecurityPatch"}
-    assert cluster["tags"] == {"team": "ml"}
 
-    [system] = cluster["agentPoolProfiles"]
+
+def test_system_pool_is_inline_fixed_and_tainted_for_critical_addons(configured, run_program) -> None:
+    [system] = configured[0]["agentPoolProfiles"]
     assert (system["name"], system["mode"], system["count"]) == ("system", "System", 1)
-    assert system["vmSize"] == config.system_pool.vm_size
+    assert system["vmSize"] == configured[1].system_pool.vm_size
     assert system["enableAutoScaling"] is False
     assert system["nodeTaints"] == [CRITICAL_ADDONS_TAINT]
     assert system["orchestratorVersion"] == "1.34"
-    assert recording.one(CLUSTER).ignore_changes == ()
+    recording, _ = build_aks(run_program, {})
+    assert recording.one(CLUSTER).ignore_changes == (), "a fixed system pool's count is the config's"
 
 
 def test_autoscaled_system_pool_ignores_its_count(run_program) -> None:
@@ -194,45 +217,6 @@ def test_existing_resource_group_is_used_by_name(run_program) -> None:
     assert recording.one(AGENT_POOL).inputs["resourceGroupName"] == "platform-rg"
 
 
-def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> mock_runtime.Recording:
-    def program() -> None:
-        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
-        pulumi.export("kubeconfig", cluster.kubeconfig)
-
-    return run_program(program)
-
-
-def test_existing_aks_cluster_uses_its_user_credentials(run_program) -> None:
-    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
-    recording = build_existing(run_program, config)
-
-    [call] = [c for c in recording.invokes if c.token == CREDENTIALS]
-    assert (call.args["resourceGroupName"], call.args["resourceName"]) == ("platform-rg", "platform")
-    assert call.args["format"] == "exec", "an Entra ID cluster must answer with a kubelogin user we can convert"
-    provider = recording.one(K8S_PROVIDER, "shared-k8s")
-    assert provider.is_secret("kubeconfig")
-    assert kubelogin_args(provider.inputs["kubeconfig"])[:3] == ["get-token", "--login", "azurecli"]
-    assert provider.inputs["clusterIdentifier"] == "platform-rg/platform"
-    assert "kubeconfig" in recording.secret_outputs
-    assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
-
-
-def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None:
-    kubeconfig = "apiVersion: v1\nkind: Config\n"
-    recording = build_existing(run_program, ExistingClusterConfig(source="kubeconfig"), kubeconfig)
-
-    assert not [c for c in recording.invokes if c.token == CREDENTIALS]
-    provider = recording.one(K8S_PROVIDER, "shared-k8s")
-    assert provider.is_secret("kubeconfig")
-    assert provider.inputs["kubeconfig"] == kubeconfig
-    assert "kubeconfig" in recording.secret_outputs
-
-
-def test_existing_cluster_from_a_kubeconfig_needs_the_value(run_program) -> None:
-    with pytest.raises(ValueError, match="needs the kubeconfig"):
-        build_existing(run_program, ExistingClusterConfig(source="kubeconfig"))
-
-
 def kubelogin_args(kubeconfig: str) -> list[str]:
     [user] = yaml.safe_load(kubeconfig)["users"]
     return user["user"]["exec"]["args"]
@@ -303,52 +287,17 @@ def test_local_accounts_need_no_role_assignment(two_pools) -> None:
     assert "aadProfile" not in recording.one(CLUSTER).inputs
 
 
-def test_existing_entra_cluster_signs_in_as_configured(run_program) -> None:
-    config = ExistingClusterConfig(
-        source="aks", resource_group_name="platform-rg", cluster_name="platform", kubelogin={"login": "azurecli"}
-    )
-    provider = build_existing(run_program, config).one(K8S_PROVIDER, "shared-k8s")
-    assert kubelogin_args(provider.inputs["kubeconfig"]) == [
-        "get-token",
-        "--login",
-        "azurecli",
-        "--server-id",
-        mock_runtime.AKS_AAD_SERVER_APP,
-    ]
+def test_the_oidc_issuer_is_the_clusters_for_workload_identity(two_pools) -> None:
+    recording, _ = two_pools
+    assert recording.outputs["oidcIssuerUrl"] == "https://oidc.mock.invalid/"
+    assert recording.one(CLUSTER).inputs["oidcIssuerProfile"] == {"enabled": True}
 
 
-def test_an_existing_aks_cluster_below_1_33_is_refused_before_anything_reaches_it(run_program, monkeypatch) -> None:
-    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
-    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
-
-    def program() -> None:
-        ExistingCluster("shared", config, needs_provisioning_requests=True)
-
-    with pytest.raises(ConfigError) as caught:
-        run_program(program)
-    [(key, message)] = caught.value.problems
-    assert key == "elastic-capacity:existingCluster.clusterName"
-    assert "platform-rg/platform runs Kubernetes 1.32.7" in message and "from 1.33 on" in message
-
-
-def test_an_existing_aks_cluster_is_only_checked_when_its_queues_need_provisioning_requests(run_program, monkeypatch):
-    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
-    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
-    recording = build_existing(run_program, config)
-    assert not [c for c in recording.invokes if c.token.endswith(":getManagedCluster")]
-
-
-def test_an_existing_aks_cluster_on_1_33_or_later_passes_the_check(run_program) -> None:
-    config = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
-
-    def program() -> None:
-        cluster = ExistingCluster("shared", config, needs_provisioning_requests=True)
-        pulumi.export("kubeconfig", cluster.kubeconfig)
-
-    recording = run_program(program)
-    assert [c.args["resourceName"] for c in recording.invokes if c.token.endswith(":getManagedCluster")] == ["platform"]
-    assert "kubeconfig" in recording.secret_outputs
-    assert recording.one(K8S_PROVIDER, "shared-k8s").is_secret("kubeconfig")
+def test_every_resource_is_a_child_of_the_component(entra) -> None:
+    recording, _ = entra
+    component = recording.one("elastic-capacity:azure:AksCluster", "demo")
+    for type_ in (RESOURCE_GROUP, CLUSTER, AGENT_POOL, ROLE_ASSIGNMENT, ACCESS_WAITER, K8S_PROVIDER):
+        assert recording.one(type_).parent == component.urn, type_
 
 
 def test_every_minor_a_new_cluster_may_use_serves_provisioning_requests() -> None:

@@ -17,6 +17,7 @@ from components.config.stack import load_stack_config
 from components.fleet import deploy
 from components.queue_wait import QueuesActiveProvider
 from tests.support import PROJECT_ROOT
+from tests.support import ack as ack_data
 from tests.support.config import as_config
 from tests.support.stacks import STACK_IDS, STACKS, run_stack
 from tools import mock_runtime, render
@@ -290,3 +291,33 @@ def test_acs_workloads_wait_for_their_namespace_and_their_clusters_addons(stack_
             n for n in recording.by_type("kubernetes:core/v1:Namespace") if n.inputs["metadata"]["name"] == namespace
         ]
         assert all(recording.depends_on(deployment, n) for n in created)
+
+
+def test_ack_clusters_output_says_what_each_cluster_runs_and_where_it_answers():
+    recording = recorded("Pulumi.ack-acs-dev.yaml")
+    clusters = recording.outputs["ackClusters"]
+    assert sorted(clusters) == ["acs-beijing", "acs-hangzhou", "acs-hpn"]
+    for name, cluster in clusters.items():
+        registered = next(
+            r for r in recording.by_type("alicloud:cs/managedKubernetes:ManagedKubernetes") if r.inputs["name"] == name
+        )
+        assert cluster["clusterId"] == registered.id
+        assert cluster["kubernetesVersion"] == registered.inputs["version"]
+        assert cluster["apiServerEndpoint"].startswith("https://")
+
+
+def test_a_workload_in_its_own_namespace_waits_for_it_on_its_clusters_provider(run_program):
+    recording = run_sections(
+        run_program,
+        {
+            "ack": ack_data.section(
+                [ack_data.workload("web", namespace="team-a"), ack_data.workload("api", namespace="team-a")],
+                clusters=[ack_data.cluster(nodePool=ack_data.POOL)],
+            )
+        },
+    )
+    [namespace] = recording.by_type(ack_data.NAMESPACE_TYPE)
+    assert namespace.inputs["metadata"]["name"] == "team-a", "one namespace per cluster, however many workloads"
+    assert recording.provider_of(namespace).name == "ack-demo-k8s"
+    for deployment in recording.by_type(ack_data.DEPLOYMENT_TYPE):
+        assert recording.depends_on(deployment, namespace), deployment.name

@@ -284,3 +284,4 @@ def test_a_rotated_kubeconfig_does_not_rerun_the_wait_but_a_new_job_does():
     assert not provider.diff("id", olds, {**PROPS, "kubeconfig": "rotated"}).changes
     replaced = provider.diff("id", olds, {**PROPS, "jobUid": "new-uid"})
     assert replaced.changes and replaced.replaces == ["jobUid"]
+    assert replaced.delete_before_replace, "the old wait is dropped before the new one waits, never side by side"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from components.config.aks import KubeloginConfig
+from components.config.entra_id import KubeloginConfig
 from components.kubelogin import non_interactive
 
 SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"

@@ -18,9 +18,8 @@ from tools.mock_runtime import FAKE_KUBECONFIG
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
-def record(config: QueuesConfig) -> tuple[mock_runtime.Recording, KueueQueues]:
-    """Register a provider, a stand-in readiness gate and the component; return the recording and the component."""
-    built: dict[str, KueueQueues] = {}
+def record(config: QueuesConfig) -> mock_runtime.Recording:
+    """Register a provider, a stand-in readiness gate and the component; return the recording."""
 
     def program() -> None:
         provider = kubernetes.Provider("k8s", kubeconfig=FAKE_KUBECONFIG)
@@ -29,9 +28,9 @@ def record(config: QueuesConfig) -> tuple[mock_runtime.Recording, KueueQueues]:
             metadata={"name": "kueue-ready", "namespace": "default"},
             opts=pulumi.ResourceOptions(provider=provider),
         )
-        built["queues"] = KueueQueues("queues", config, gate, opts=pulumi.ResourceOptions(provider=provider))
+        KueueQueues("queues", config, gate, opts=pulumi.ResourceOptions(provider=provider))
 
-    return mock_runtime.run(program, {}), built["queues"]
+    return mock_runtime.run(program, {})
 
 
 def kueue_objects(recording):
@@ -39,7 +38,7 @@ def kueue_objects(recording):
 
 
 @pytest.fixture(scope="module")
-def seed():
+def article():
     return record(QueuesConfig())
 
 
@@ -48,8 +47,8 @@ def general():
     return record(QueuesConfig.model_validate(GENERAL))
 
 
-def test_seed_objects_are_registered_as_built(seed):
-    recording, _ = seed
+def test_article_objects_are_registered_as_built(article):
+    recording = article
     registered = [
         {key: r.inputs[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in r.inputs}
         for r in recording.registrations
@@ -60,8 +59,8 @@ def test_seed_objects_are_registered_as_built(seed):
         assert r.type == KUEUE_TYPE + r.inputs["kind"]
 
 
-def test_children_have_stable_names_and_the_component_as_parent(seed):
-    recording, _ = seed
+def test_children_have_stable_names_and_the_component_as_parent(article):
+    recording = article
     component = recording.one("elastic-capacity:kueue:KueueQueues", "queues")
     names = {r.name for r in recording.registrations if r.parent == component.urn}
     assert names == {
@@ -74,8 +73,8 @@ def test_children_have_stable_names_and_the_component_as_parent(seed):
     }
 
 
-def test_every_kueue_object_waits_for_the_gate_and_namespaces_do_not(seed, general):
-    for recording, _ in (seed, general):
+def test_every_kueue_object_waits_for_the_gate_and_namespaces_do_not(article, general):
+    for recording in (article, general):
         gate = recording.named("kueue-ready")
         objects = kueue_objects(recording)
         assert objects
@@ -87,13 +86,13 @@ def test_every_kueue_object_waits_for_the_gate_and_namespaces_do_not(seed, gener
 
 
 def test_children_inherit_the_provider_from_opts(general):
-    recording, _ = general
+    recording = general
     for r in [*kueue_objects(recording), *recording.by_type("kubernetes:core/v1:Namespace")]:
         assert recording.provider_of(r).name == "k8s", r.name
 
 
 def test_objects_wait_for_what_they_name(general):
-    recording, _ = general
+    recording = general
 
     def direct(dependent: str, dependency: str) -> bool:
         return recording.named(f"queues-{dependency}").urn in recording.named(f"queues-{dependent}").dependencies
@@ -111,7 +110,7 @@ def test_objects_wait_for_what_they_name(general):
 
 
 def test_general_config_registers_every_object_and_each_passes_its_schema(general):
-    recording, _ = general
+    recording = general
     kinds = [r.inputs["kind"] for r in kueue_objects(recording)]
     assert sorted(kinds) == sorted(
         ["ResourceFlavor"] * 3
@@ -126,11 +125,3 @@ def test_general_config_registers_every_object_and_each_passes_its_schema(genera
     assert sorted(r.inputs["metadata"]["name"] for r in namespaces) == ["team-a", "team-b"]
     for r in namespaces:
         validate_core(r.inputs, "1.33")
-
-
-def test_component_exposes_queues_by_name(general):
-    _, component = general
-    assert sorted(component.cluster_queues) == ["team-a-cq", "team-b-cq"]
-    assert sorted(component.local_queues) == ["team-a/gpu", "team-a/team-a", "team-b/team-b"]
-    assert sorted(component.namespaces) == ["team-a", "team-b"]
-    assert all(isinstance(q, kubernetes.apiextensions.CustomResource) for q in component.local_queues.values())

@@ -56,19 +56,6 @@ def test_scheduler_version_garbage_is_refused(text):
         SchedulerVersion.parse(text)
 
 
-@pytest.mark.parametrize(
-    ("text", "satisfies"),
-    [
-        ("v1.31.0-aliyun.6.8.4.8f585f26", True),  # the minimum itself
-        ("v1.31.0-aliyun.6.9.3.051bb0e8", True),  # newer ACK feature level
-        ("v1.31.2-aliyun.6.8.4.aaaaaaaa", True),  # newer Kubernetes patch
-        ("v1.31.0-aliyun.6.8.3.aaaaaaaa", False),  # older ACK feature level
-    ],
-)
-def test_scheduler_satisfies_compares_ack_level_and_kubernetes_patch(text, satisfies):
-    assert SchedulerVersion.parse(text).satisfies(SCHEDULER_MIN_GPU["1.31"]) is satisfies
-
-
 def test_tables_are_keyed_by_the_minor_of_their_own_versions():
     for table in (SCHEDULER_MIN_GPU, SCHEDULER_MIN_GPU_HPN):
         assert all(version.minor_version == minor for minor, version in table.items())

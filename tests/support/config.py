@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from components.config.base import PROJECT, ConfigError, problems_from
-from components.config.stack import load_stack_config
+from components.config.stack import StackConfig, load_stack_config
 
 
 def as_config(sections: dict[str, Any]) -> dict[str, str]:
@@ -36,3 +36,21 @@ def model_error_keys(model: type[BaseModel] | TypeAdapter, data: Any, prefix: st
         else:
             model.model_validate(data)
     return [key for key, _ in problems_from(caught.value, prefix)]
+
+
+ON_EXISTING_CLUSTER: dict[str, Any] = {
+    "existingCluster": {"source": "kubeconfig"},
+    "kubeconfig": "apiVersion: v1\nkind: Config\n",
+}
+"""The smallest stack with a Kueue target and no cloud: an existing cluster given by kubeconfig (a secret)."""
+KUBECONFIG_SECRET = [f"{PROJECT}:kubeconfig"]
+
+
+def load_on_existing_cluster(**sections: Any) -> StackConfig:
+    """Load ``sections`` into a stack whose Kueue target is :data:`ON_EXISTING_CLUSTER`."""
+    return load_stack_config(as_config({**ON_EXISTING_CLUSTER, **sections}), KUBECONFIG_SECRET)
+
+
+def error_keys_on_existing_cluster(**sections: Any) -> list[str]:
+    """The keys the loader rejects ``sections`` for, in a stack whose Kueue target is :data:`ON_EXISTING_CLUSTER`."""
+    return stack_error_keys({**ON_EXISTING_CLUSTER, **sections}, KUBECONFIG_SECRET)

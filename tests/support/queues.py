@@ -1,4 +1,5 @@
-"""A queue set-up that uses every part of the ``queues`` section, and a way to change one key of it."""
+"""A queue set-up that uses every part of the ``queues`` section, a way to change one key of it, and the keys a
+broken one is rejected for."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import copy
 import functools
 import operator
 from typing import Any
+
+from components.config.queues import QueuesConfig
+from tests.support.config import model_error_keys
 
 GENERAL: dict[str, Any] = {
     "namespaces": ["team-a", "team-b"],
@@ -147,3 +151,8 @@ def edited(base: dict[str, Any], *changes: tuple[str, Any]) -> dict[str, Any]:
         else:
             target[last] = value
     return out
+
+
+def queues_error_keys(section: dict[str, Any]) -> list[str]:
+    """The full keys (``queues.…``) the ``queues`` section is rejected for."""
+    return model_error_keys(QueuesConfig, section, "queues")

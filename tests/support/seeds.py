@@ -1,7 +1,8 @@
 """The seeds' example objects, typed in from the seed documents: the ground truth builders and renders must match.
 
-Kueue (the queue file as the Azure doc embeds it) and ACS (the ACS documentation's examples).
-The ACS examples are YAML as the seed writes them (``example-model`` is swapped for :data:`MODEL`); three
+Kueue (the queue file as the Azure doc embeds it) and ACS (the examples of ACK's "Use ACS computing power in ACK Pro
+clusters", https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
+The ACS examples are YAML as that page writes them (``example-model`` is swapped for :data:`MODEL`); three
 normalisations separate them from what the builders emit, applied by :func:`as_emitted`:
 
 1. ``metadata.namespace`` is always written (``default`` when the seed leaves it out);
@@ -16,7 +17,8 @@ from typing import Any
 
 import yaml
 
-# The six objects of the seed's 40-autoscale-queue.yaml, typed from the seed text.
+# The six objects of the queue manifest in Azure's article, typed from it:
+# https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler
 KUEUE_SEED_OBJECTS = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "cas-kueue-demo"}},
     {
@@ -80,13 +82,14 @@ KUEUE_SEED_OBJECTS = [
 ]
 
 MODEL = "GN8IS"
-"""Stands in for the seed's placeholder ``example-model``."""
+"""Stands in for the placeholder ``example-model`` of ACK's GPU examples (GN8IS is ACS's name for the L20 card)."""
 
 STRESS = "registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4"
 NGINX = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
 
 
 def seed(text: str) -> list[dict[str, Any]]:
+    """The objects of one example, with :data:`MODEL` for its placeholder GPU model."""
     return list(yaml.safe_load_all(text.replace("example-model", MODEL)))
 
 

@@ -1,31 +1,13 @@
-"""The ``kueue`` and ``smokeJob`` sections: defaults, overrides for mirrors, and every rule with its key."""
+"""The ``kueue`` section: defaults, overrides for mirrors, and every rule with its key."""
 
 from __future__ import annotations
 
 import pytest
 
 from components.config.base import ConfigError
-from components.config.kueue import (
-    KNOWN_FRAMEWORKS,
-    SUPPORTED_CHART_VERSIONS,
-    KueueConfig,
-    SmokeJobConfig,
-    is_azure_china_only,
-    registry_host,
-)
-from components.config.stack import load_stack_config
-from tests.support.config import as_config, stack_error_keys
-
-ON_EXISTING_CLUSTER = {"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}
-SECRET = ["elastic-capacity:kubeconfig"]
-
-
-def load(**sections):
-    return load_stack_config(as_config({**ON_EXISTING_CLUSTER, **sections}), SECRET)
-
-
-def error_keys(**sections) -> list[str]:
-    return stack_error_keys({**ON_EXISTING_CLUSTER, **sections}, SECRET)
+from components.config.kueue import KNOWN_FRAMEWORKS, SUPPORTED_CHART_VERSIONS, KueueConfig
+from tests.support.config import error_keys_on_existing_cluster as error_keys
+from tests.support.config import load_on_existing_cluster as load
 
 
 def test_defaults_install_the_latest_supported_chart_from_the_official_registry_on_the_aks_system_pool():
@@ -98,32 +80,6 @@ def test_each_supported_version_cites_its_release_page_and_says_what_changes():
 
 
 @pytest.mark.parametrize(
-    ("reference", "host"),
-    [
-        ("oci://registry.k8s.io/kueue/charts/kueue", "registry.k8s.io"),
-        ("oci://k8sgcr.azk8s.cn/kueue/charts/kueue", "k8sgcr.azk8s.cn"),
-        ("https://kubernetes-sigs.github.io/kueue/charts", "kubernetes-sigs.github.io"),
-        ("registry.k8s.io/kueue/kueue", "registry.k8s.io"),
-        ("mcr.azk8s.cn/azurelinux/busybox:1.36", "mcr.azk8s.cn"),
-        ("myregistry:5000/tools/kubectl:v1.33.4", "myregistry"),
-        ("localhost/kubectl:v1", "localhost"),
-        ("busybox:1.36", "docker.io"),
-        ("bitnami/kubectl:1.33", "docker.io"),
-    ],
-)
-def test_registry_host_resolves_charts_and_images_as_helm_and_container_runtimes_do(reference, host):
-    assert registry_host(reference) == host
-
-
-@pytest.mark.parametrize(
-    ("host", "china_only"),
-    [("k8sgcr.azk8s.cn", True), ("mcr.azure.cn", True), ("registry.k8s.io", False), ("azk8s.cn.example.com", False)],
-)
-def test_azure_china_only_registries(host, china_only):
-    assert is_azure_china_only(host) is china_only
-
-
-@pytest.mark.parametrize(
     ("repository", "ok"),
     [("https://kubernetes-sigs.github.io/kueue/charts", True), ("registry.k8s.io/kueue/charts/kueue", False)],
 )
@@ -142,7 +98,7 @@ def test_every_known_framework_is_accepted():
     ("frameworks", "key"),
     [
         (["batch/job", "sparkoperator.k8s.io/sparkapplication"], "kueue.frameworks[1]"),
-        (["batch/job", "batch/job"], "kueue.frameworks"),
+        (["batch/job", "pod", "batch/job"], "kueue.frameworks[2]"),
         ([], "kueue.frameworks"),
     ],
 )
@@ -237,44 +193,3 @@ def test_readiness_gate_rules(gate, key):
 def test_readiness_gate_accepts_a_digest_pinned_image():
     image = "registry.k8s.io/kubectl@sha256:" + "0" * 64
     assert load(kueue={"readinessGate": {"probeImage": image}}).kueue.readiness_gate.probe_image == image
-
-
-def test_smoke_job_defaults_reproduce_the_seed_job_and_stay_off():
-    job = load().smoke_job
-    assert not job.enabled
-    assert (job.name, job.namespace, job.local_queue, job.pool) == (
-        "kueue-cas-job",
-        "cas-kueue-demo",
-        "cas-local-queue",
-        "scalepool",
-    )
-    assert (job.parallelism, job.completions, job.cpu, job.memory) == (3, 3, "1800m", "256Mi")
-    assert job.image == "mcr.microsoft.com/azurelinux/busybox:1.36"
-    assert job.command == ["sh", "-c", "echo running on $(hostname); sleep 30"]
-    assert job.restart_policy == "Never"
-
-
-def test_smoke_job_accepts_the_azure_china_mirror_image():
-    job = SmokeJobConfig.model_validate({"image": "mcr.azk8s.cn/azurelinux/busybox:1.36"})
-    assert job.image == "mcr.azk8s.cn/azurelinux/busybox:1.36"
-
-
-@pytest.mark.parametrize(
-    ("smoke_job", "key"),
-    [
-        ({"parallelism": 4}, "parallelism"),
-        ({"cpu": "fast"}, "cpu"),
-        ({"memory": "-1Gi"}, "memory"),
-        ({"image": "busybox"}, "image"),
-        ({"command": []}, "command"),
-        ({"restartPolicy": "Always"}, "restartPolicy"),
-        ({"timeoutSeconds": 5}, "timeoutSeconds"),
-        ({"localQueue": "Cas_Queue"}, "localQueue"),
-    ],
-)
-def test_smoke_job_rules(smoke_job, key):
-    assert error_keys(smokeJob=smoke_job) == [f"elastic-capacity:smokeJob.{key}"]
-
-
-def test_smoke_job_may_run_fewer_pods_at_once_than_it_completes():
-    assert load(smokeJob={"parallelism": 1, "completions": 3}).smoke_job.parallelism == 1

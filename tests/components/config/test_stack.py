@@ -10,7 +10,7 @@ from components.config.base import ConfigError
 from components.config.stack import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
-SEED_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1, "maxCount": 5, "initialCount": 1}
+ARTICLE_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1, "maxCount": 5, "initialCount": 1}
 
 
 def test_empty_stack_deploys_nothing():
@@ -31,7 +31,7 @@ def test_unknown_top_level_key_is_named():
 
 
 def test_unknown_nested_key_is_named_with_its_path():
-    assert stack_error_keys({"aks": {"userPools": [{**SEED_POOL, "maxcount": 3}]}}) == [
+    assert stack_error_keys({"aks": {"userPools": [{**ARTICLE_POOL, "maxcount": 3}]}}) == [
         "elastic-capacity:aks.userPools[0].maxcount"
     ]
 
@@ -53,11 +53,6 @@ def test_kueue_sections_need_a_target_cluster(section):
     assert stack_error_keys({section: {}}) == [f"elastic-capacity:{section}"]
 
 
-def test_existing_aks_cluster_needs_group_and_name():
-    keys = stack_error_keys({"existingCluster": {"source": "aks", "resourceGroupName": "rg"}})
-    assert keys == ["elastic-capacity:existingCluster.clusterName"]
-
-
 def test_existing_cluster_by_kubeconfig_reads_the_secret_value():
     values = as_config({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1"})
     config = load_stack_config(values, secret_keys={"elastic-capacity:kubeconfig"})
@@ -76,8 +71,33 @@ def test_kubeconfig_source_without_kubeconfig_is_refused():
     assert stack_error_keys({"existingCluster": {"source": "kubeconfig"}}) == ["elastic-capacity:kubeconfig"]
 
 
+@pytest.mark.parametrize(
+    ("sections", "secret_keys", "key", "reason"),
+    [
+        (
+            {"aks": {}, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}},
+            (),
+            "existingCluster",
+            "set either aks (a new cluster) or existingCluster, not both",
+        ),
+        ({"queues": {}}, (), "queues", "Kueue needs a target cluster: add aks or existingCluster"),
+        (
+            {"aks": {}, "kubeconfig": "apiVersion: v1 # secret"},
+            ("elastic-capacity:kubeconfig",),
+            "kubeconfig",
+            "it is only used with existingCluster.source 'kubeconfig'",
+        ),
+    ],
+    ids=["both targets", "no target", "stray kubeconfig"],
+)
+def test_a_key_set_where_it_does_not_belong_is_named_without_its_value(sections, secret_keys, key, reason):
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config(sections), secret_keys)
+    assert str(caught.value) == f"elastic-capacity:{key}: it must not be set here; {reason}"
+
+
 def test_flavor_must_select_an_autoscaling_pool_of_the_stack():
-    keys = stack_error_keys({"aks": {"userPools": [{**SEED_POOL, "name": "burst"}]}})
+    keys = stack_error_keys({"aks": {"userPools": [{**ARTICLE_POOL, "name": "burst"}]}})
     assert keys == ["elastic-capacity:queues.resourceFlavors[0].nodeLabels.agentpool"]
 
 
@@ -110,7 +130,7 @@ def test_smoke_job_with_the_seed_defaults_is_valid():
 
 def test_error_message_names_key_value_and_what_is_allowed():
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {"userPools": [{**SEED_POOL, "name": "burst"}]}}))
+        load_stack_config(as_config({"aks": {"userPools": [{**ARTICLE_POOL, "name": "burst"}]}}))
     message = str(caught.value)
     assert "elastic-capacity:queues.resourceFlavors[0].nodeLabels.agentpool" in message
     assert "'scalepool'" in message

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import jsonschema
 import pytest
 
-from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL, AcsWorkloadConfig
-from components.manifests.acs import deployment, resource_policy
+from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
+from components.manifests.acs import deployment, namespace, resource_policy
+from tests.support.ack import workload_config as workload
 from tests.support.schemas import resource_policy_schema, validate_core
 from tests.support.seeds import (
     GPU_BY_NODE_SELECTOR,
@@ -25,10 +24,6 @@ from tests.support.seeds import (
 )
 
 RP_SCHEMA = resource_policy_schema()
-
-
-def workload(**fields: Any) -> AcsWorkloadConfig:
-    return AcsWorkloadConfig.model_validate({"cluster": "prod", **fields})
 
 
 SEED_NGINX = {"name": "nginx", "replicas": 2, "image": NGINX, "cpu": 2}
@@ -274,3 +269,8 @@ def test_gpu_resource_name_is_configurable():
     (container,) = deployment(workload(**VARIED["ppu"]))["spec"]["template"]["spec"]["containers"]
     assert container["resources"]["limits"] == {"cpu": "1", "memory": "1Gi", "alibabacloud.com/ppu": "1"}
     assert container["resources"]["requests"] == container["resources"]["limits"]
+
+
+def test_the_namespace_is_a_bare_valid_namespace():
+    assert namespace("team-a") == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+    validate_core(namespace("team-a"), "1.31")

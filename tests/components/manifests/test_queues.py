@@ -1,11 +1,11 @@
-"""The Kueue manifest builders: the seed's objects field for field, generalised configs, and the real CRD schemas."""
+"""The queue manifest builders: the article's objects field for field, general configs, and the real CRD schemas."""
 
 from __future__ import annotations
 
 import pytest
 
 from components.config.queues import QueuesConfig
-from components.manifests.kueue import queue_manifests, references
+from components.manifests.queues import queue_manifests, references
 from tests.support.queues import GENERAL, edited
 from tests.support.schemas import validate_core, validate_kueue
 from tests.support.seeds import KUEUE_SEED_OBJECTS
@@ -138,119 +138,128 @@ def test_several_local_queues_in_several_namespaces(general):
     assert [o["metadata"]["name"] for o in general if o["kind"] == "Namespace"] == ["team-a", "team-b"]
 
 
-def test_gpu_autoscale_sample_renders_as_published():
-    """The sample's 50-gpu-autoscale-queue.yaml, typed from the reference, as a second ground truth."""
-    config = QueuesConfig.model_validate(
+V1BETA2 = "kueue.x-k8s.io/v1beta2"
+
+GPU_SAMPLE: dict = {
+    "namespaces": ["gpu-lab"],
+    "resourceFlavors": [
         {
-            "namespaces": ["gpu-lab"],
-            "resourceFlavors": [
+            "name": "gpu-a100",
+            "nodeLabels": {"agentpool": "gpupool"},
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        }
+    ],
+    "provisioningChecks": [
+        {"name": "gpu-provisioning", "configName": "gpu-provreq-config", "managedResources": ["nvidia.com/gpu"]}
+    ],
+    "clusterQueues": [
+        {
+            "name": "gpu-cluster-queue",
+            "resourceGroups": [
                 {
-                    "name": "gpu-a100",
-                    "nodeLabels": {"agentpool": "gpupool"},
-                    "tolerations": [
-                        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
-                    ],
-                }
-            ],
-            "provisioningChecks": [
-                {"name": "gpu-provisioning", "configName": "gpu-provreq-config", "managedResources": ["nvidia.com/gpu"]}
-            ],
-            "clusterQueues": [
-                {
-                    "name": "gpu-cluster-queue",
-                    "resourceGroups": [
+                    "coveredResources": ["nvidia.com/gpu", "cpu", "memory"],
+                    "flavors": [
                         {
-                            "coveredResources": ["nvidia.com/gpu", "cpu", "memory"],
-                            "flavors": [
-                                {
-                                    "name": "gpu-a100",
-                                    "resources": [
-                                        {"name": "nvidia.com/gpu", "nominalQuota": "16"},
-                                        {"name": "cpu", "nominalQuota": "200"},
-                                        {"name": "memory", "nominalQuota": "3000Gi"},
-                                    ],
-                                }
+                            "name": "gpu-a100",
+                            "resources": [
+                                {"name": "nvidia.com/gpu", "nominalQuota": "16"},
+                                {"name": "cpu", "nominalQuota": "200"},
+                                {"name": "memory", "nominalQuota": "3000Gi"},
                             ],
                         }
                     ],
-                    "admissionChecksStrategy": {
-                        "admissionChecks": [{"name": "gpu-provisioning", "onFlavors": ["gpu-a100"]}]
-                    },
                 }
             ],
-            "localQueues": [{"name": "gpu-local-queue", "namespace": "gpu-lab", "clusterQueue": "gpu-cluster-queue"}],
+            "admissionChecksStrategy": {"admissionChecks": [{"name": "gpu-provisioning", "onFlavors": ["gpu-a100"]}]},
         }
-    )
-    v1beta2 = "kueue.x-k8s.io/v1beta2"
-    assert queue_manifests(config) == [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-lab"}},
-        {
-            "apiVersion": v1beta2,
-            "kind": "ResourceFlavor",
-            "metadata": {"name": "gpu-a100"},
-            "spec": {
-                "nodeLabels": {"agentpool": "gpupool"},
-                "tolerations": [
-                    {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
-                ],
+    ],
+    "localQueues": [{"name": "gpu-local-queue", "namespace": "gpu-lab", "clusterQueue": "gpu-cluster-queue"}],
+}
+"""A GPU variant of the article's queue: a ProvisioningRequest-gated GPU flavor on its own pool."""
+
+GPU_SAMPLE_OBJECTS = [
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gpu-lab"}},
+    {
+        "apiVersion": V1BETA2,
+        "kind": "ResourceFlavor",
+        "metadata": {"name": "gpu-a100"},
+        "spec": {
+            "nodeLabels": {"agentpool": "gpupool"},
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}],
+        },
+    },
+    {
+        "apiVersion": V1BETA2,
+        "kind": "ProvisioningRequestConfig",
+        "metadata": {"name": "gpu-provreq-config"},
+        "spec": {
+            "provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
+            "managedResources": ["nvidia.com/gpu"],
+        },
+    },
+    {
+        "apiVersion": V1BETA2,
+        "kind": "AdmissionCheck",
+        "metadata": {"name": "gpu-provisioning"},
+        "spec": {
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": {
+                "apiGroup": "kueue.x-k8s.io",
+                "kind": "ProvisioningRequestConfig",
+                "name": "gpu-provreq-config",
             },
         },
-        {
-            "apiVersion": v1beta2,
-            "kind": "ProvisioningRequestConfig",
-            "metadata": {"name": "gpu-provreq-config"},
-            "spec": {
-                "provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
-                "managedResources": ["nvidia.com/gpu"],
-            },
+    },
+    {
+        "apiVersion": V1BETA2,
+        "kind": "ClusterQueue",
+        "metadata": {"name": "gpu-cluster-queue"},
+        "spec": {
+            "namespaceSelector": {},
+            "queueingStrategy": "BestEffortFIFO",
+            "resourceGroups": [
+                {
+                    "coveredResources": ["nvidia.com/gpu", "cpu", "memory"],
+                    "flavors": [
+                        {
+                            "name": "gpu-a100",
+                            "resources": [
+                                {"name": "nvidia.com/gpu", "nominalQuota": "16"},
+                                {"name": "cpu", "nominalQuota": "200"},
+                                {"name": "memory", "nominalQuota": "3000Gi"},
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "admissionChecksStrategy": {"admissionChecks": [{"name": "gpu-provisioning", "onFlavors": ["gpu-a100"]}]},
         },
-        {
-            "apiVersion": v1beta2,
-            "kind": "AdmissionCheck",
-            "metadata": {"name": "gpu-provisioning"},
-            "spec": {
-                "controllerName": "kueue.x-k8s.io/provisioning-request",
-                "parameters": {
-                    "apiGroup": "kueue.x-k8s.io",
-                    "kind": "ProvisioningRequestConfig",
-                    "name": "gpu-provreq-config",
-                },
-            },
-        },
-        {
-            "apiVersion": v1beta2,
-            "kind": "ClusterQueue",
-            "metadata": {"name": "gpu-cluster-queue"},
-            "spec": {
-                "namespaceSelector": {},
-                "queueingStrategy": "BestEffortFIFO",
-                "resourceGroups": [
-                    {
-                        "coveredResources": ["nvidia.com/gpu", "cpu", "memory"],
-                        "flavors": [
-                            {
-                                "name": "gpu-a100",
-                                "resources": [
-                                    {"name": "nvidia.com/gpu", "nominalQuota": "16"},
-                                    {"name": "cpu", "nominalQuota": "200"},
-                                    {"name": "memory", "nominalQuota": "3000Gi"},
-                                ],
-                            }
-                        ],
-                    }
-                ],
-                "admissionChecksStrategy": {
-                    "admissionChecks": [{"name": "gpu-provisioning", "onFlavors": ["gpu-a100"]}]
-                },
-            },
-        },
-        {
-            "apiVersion": v1beta2,
-            "kind": "LocalQueue",
-            "metadata": {"name": "gpu-local-queue", "namespace": "gpu-lab"},
-            "spec": {"clusterQueue": "gpu-cluster-queue"},
-        },
+    },
+    {
+        "apiVersion": V1BETA2,
+        "kind": "LocalQueue",
+        "metadata": {"name": "gpu-local-queue", "namespace": "gpu-lab"},
+        "spec": {"clusterQueue": "gpu-cluster-queue"},
+    },
+]
+"""The GPU sample's objects, written out by hand: a second ground truth besides the article's."""
+
+
+def test_gpu_sample_renders_as_written_in_apply_order():
+    rendered = queue_manifests(QueuesConfig.model_validate(GPU_SAMPLE))
+    assert [(o["kind"], o["metadata"]["name"]) for o in rendered] == [
+        (o["kind"], o["metadata"]["name"]) for o in GPU_SAMPLE_OBJECTS
     ]
+
+
+@pytest.mark.parametrize("expected", GPU_SAMPLE_OBJECTS, ids=[o["kind"] for o in GPU_SAMPLE_OBJECTS])
+def test_gpu_sample_object_renders_field_for_field(expected):
+    rendered = queue_manifests(QueuesConfig.model_validate(GPU_SAMPLE))
+    [found] = [
+        o for o in rendered if (o["kind"], o["metadata"]["name"]) == (expected["kind"], expected["metadata"]["name"])
+    ]
+    assert found == expected
+    validate(found)
 
 
 def test_references_name_what_each_object_needs(general):

@@ -1,7 +1,8 @@
 """The Kueue queue objects as plain dicts: the single source of every Namespace and Kueue object the stack creates.
 
 Pure functions from the validated ``queues`` config to ``kueue.x-k8s.io/v1beta2`` objects.
-They emit only what is set, so the default config renders the seed's ``40-autoscale-queue.yaml`` field for field.
+They emit only what is set, so the default config renders the queue manifest of Azure's article
+(https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler) field for field.
 Cluster-scoped kinds (everything but LocalQueue) carry no namespace.
 """
 
@@ -11,21 +12,23 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from components.config.queues import (
+from components.config.queues import QueuesConfig
+from components.config.queues_objects import (
     PROVISIONING_CONTROLLER,
     ClusterQueueConfig,
     CohortConfig,
     LocalQueueConfig,
     ProvisioningCheckConfig,
-    QueuesConfig,
     ResourceFlavorConfig,
 )
 
 API_GROUP = "kueue.x-k8s.io"
+"""The API group of every Kueue object."""
 API_VERSION = f"{API_GROUP}/v1beta2"
 """The storage version since Kueue 0.16; v1beta1 is deprecated and must not be mixed in."""
 
 Manifest = dict[str, Any]
+"""A Kubernetes object as a plain dict, as the API spells it."""
 
 
 def _fields(model: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
@@ -63,8 +66,8 @@ def admission_check(check: ProvisioningCheckConfig) -> Manifest:
     return _object("AdmissionCheck", check.name, {"controllerName": PROVISIONING_CONTROLLER, "parameters": parameters})
 
 
-def cohort(config: CohortConfig) -> Manifest:
-    return _object("Cohort", config.name, _fields(config, exclude={"name"}))
+def cohort(spec: CohortConfig) -> Manifest:
+    return _object("Cohort", spec.name, _fields(spec, exclude={"name"}))
 
 
 def cluster_queue(queue: ClusterQueueConfig) -> Manifest:
@@ -109,14 +112,14 @@ def _parents_first(cohorts: list[CohortConfig]) -> list[CohortConfig]:
     return sorted(cohorts, key=lambda config: depth(config.name))
 
 
-def queue_manifests(cfg: QueuesConfig) -> list[Manifest]:
+def queue_manifests(args: QueuesConfig) -> list[Manifest]:
     """Every object in apply order: what an object refers to comes before it."""
     return [
-        *(namespace(name) for name in cfg.namespaces),
-        *(resource_flavor(flavor) for flavor in cfg.resource_flavors),
-        *(provisioning_request_config(check) for check in cfg.provisioning_checks),
-        *(admission_check(check) for check in cfg.provisioning_checks),
-        *(cohort(config) for config in _parents_first(cfg.cohorts)),
-        *(cluster_queue(queue) for queue in cfg.cluster_queues),
-        *(local_queue(queue) for queue in cfg.local_queues),
+        *(namespace(name) for name in args.namespaces),
+        *(resource_flavor(flavor) for flavor in args.resource_flavors),
+        *(provisioning_request_config(check) for check in args.provisioning_checks),
+        *(admission_check(check) for check in args.provisioning_checks),
+        *(cohort(spec) for spec in _parents_first(args.cohorts)),
+        *(cluster_queue(queue) for queue in args.cluster_queues),
+        *(local_queue(queue) for queue in args.local_queues),
     ]

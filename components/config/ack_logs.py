@@ -1,0 +1,61 @@
+"""What one ACK cluster ships to Simple Log Service: control-plane logs and the API server's audit log.
+
+Both mirror arguments of the provider's ``cs.ManagedKubernetes``
+(https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator, model_validator
+
+from components.config.base import ConfigModel, key_path, require_unique
+
+CONTROL_PLANE_LOG_COMPONENTS = (
+    "apiserver",
+    "kcm",
+    "scheduler",
+    "ccm",
+    "controlplane-events",
+    "alb",
+    "ack-goatscaler",
+    "coredns",
+    "gatekeeper",
+)
+"""Control-plane components whose logs ACK ships to SLS, as the provider's examples (auto mode included) list them
+(https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
+
+
+class ControlPlaneLogsConfig(ConfigModel):
+    """Control-plane logs shipped to Simple Log Service (the provider's ``control_plane_log_*`` arguments,
+    https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
+
+    components: list[str] = Field(min_length=1)
+    """The components whose logs are shipped, each once: ``apiserver``, ``kcm``, ``scheduler``, ``ccm``,
+    ``controlplane-events``, ``alb``, ``ack-goatscaler``, ``coredns`` or ``gatekeeper``."""
+    ttl: int = Field(30, ge=1, le=3650)
+    """Days SLS keeps the logs; ACK's default is 30."""
+    project: str | None = None
+    """SLS project; ACK creates ``k8s-log-{ClusterID}`` when omitted."""
+
+    @field_validator("components")
+    @classmethod
+    def _documented(cls, value: list[str]) -> list[str]:
+        for component in value:
+            if component not in CONTROL_PLANE_LOG_COMPONENTS:
+                raise ValueError(f"{component!r} is not one of {list(CONTROL_PLANE_LOG_COMPONENTS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _each_once(self) -> ControlPlaneLogsConfig:
+        require_unique(self.components, lambda i: key_path("components", i), "components")
+        return self
+
+
+class AuditLogConfig(ConfigModel):
+    """The API server's audit log in Simple Log Service (the provider's ``audit_log_config``,
+    https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
+
+    enabled: bool = True
+    """Whether the API server's audit log is shipped to SLS."""
+    sls_project_name: str | None = None
+    """The SLS project that receives it; unset leaves the choice to ACK."""

@@ -1,0 +1,76 @@
+"""Where the stack pulls charts and images from, and which Azure cloud can reach each registry.
+
+Every chart and image source is a config key so that a stack in Azure China can use the Azure China mirrors
+(:data:`AZURE_CHINA_PROXIES`); :func:`registry_host` and :data:`AZURE_CHINA_MIRRORS` let the stack rules check that
+each source is reachable from the cloud the stack deploys to.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, NamedTuple
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, Field
+
+AZURE_CHINA_PROXIES = (
+    "https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy"
+)
+"""Azure China's registry proxy table: which proxy serves which global registry."""
+
+AZURE_CHINA_MIRRORS = {
+    "registry.k8s.io": "registryk8s.azk8s.cn",
+    "k8s.gcr.io": "k8sgcr.azk8s.cn",
+    "gcr.io": "gcr.azk8s.cn",
+    "us.gcr.io": "usgcr.azk8s.cn",
+    "quay.io": "quay.azk8s.cn",
+    "docker.io": "dockerhub.azk8s.cn",
+    "mcr.microsoft.com": "mcr.azure.cn (or the proxy mcr.azk8s.cn)",
+}
+"""Global registries and what replaces them in Azure China: the proxy table of
+https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy, and
+for Microsoft's registry its official Azure China endpoint ``mcr.azure.cn``
+(https://github.com/microsoft/containerregistry/blob/main/docs/client-firewall-rules.md)."""
+
+AZURE_CHINA_ONLY_SUFFIXES = (".azk8s.cn", ".azure.cn")
+"""Registries that serve Azure China only: "*.azk8s.cn could only be accessed by Azure China IP" (the proxy README
+above), and ``*.azure.cn`` are Azure China's own endpoints."""
+
+
+def registry_host(reference: str) -> str:
+    """The registry a chart (``oci://host/...``, ``https://host/...``) or an image reference is pulled from.
+
+    An image's first path component is a registry only if it has a ``.`` or ``:`` or is ``localhost``; otherwise the
+    image is on Docker Hub, as container runtimes resolve it (``splitDockerDomain`` in
+    https://github.com/distribution/reference/blob/main/normalize.go).
+    """
+    if "://" in reference:
+        return (urlsplit(reference).hostname or "").lower()
+    first, slash, _ = reference.partition("/")
+    if slash and ("." in first or ":" in first or first == "localhost"):
+        return first.split(":", 1)[0].lower()
+    return "docker.io"
+
+
+def is_azure_china_only(host: str) -> bool:
+    """Whether ``host`` serves Azure China addresses only (:data:`AZURE_CHINA_ONLY_SUFFIXES`)."""
+    return host.endswith(AZURE_CHINA_ONLY_SUFFIXES)
+
+
+class Source(NamedTuple):
+    """A chart or image the stack pulls: its key (relative to the stack), its value, and the global default."""
+
+    key: str
+    reference: str
+    default: str
+
+
+def _check_pinned_image(text: str) -> str:
+    """An image without a tag or digest means ``latest``: a moving target nobody can review or roll back."""
+    last = text.rsplit("/", 1)[-1]
+    if "@" not in text and ":" not in last:
+        raise ValueError(f"{text!r} has no tag or digest; pin it, e.g. {text}:<version>")
+    return text
+
+
+PinnedImage = Annotated[str, Field(min_length=1), AfterValidator(_check_pinned_image)]
+"""A container image reference with an explicit tag or digest."""

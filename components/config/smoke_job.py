@@ -1,0 +1,63 @@
+"""The ``smokeJob`` section: an opt-in Job submitted through Kueue that ``pulumi up`` waits to see complete."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from components.config.base import ConfigModel, DnsLabel, RuleViolation
+from components.config.kube import Quantity
+from components.config.registries import PinnedImage, Source
+
+
+class SmokeJobConfig(ConfigModel):
+    """An opt-in end-to-end check: the article's ``kueue-cas-job``, which ``pulumi up`` waits to see complete.
+
+    Three 1800m pods cannot fit one 4-core ``scalepool`` node, so the Job only completes after Kueue's
+    ProvisioningRequest has made the autoscaler add nodes
+    (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler). The Job's keys mirror
+    ``batch/v1`` Job fields (https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/job-v1/).
+    """
+
+    enabled: bool = False
+    """Off by default: it scales a pool up and holds ``pulumi up`` until the Job completes."""
+    name: DnsLabel = "kueue-cas-job"
+    """The Job's name; a new name (or any other change) replaces the Job and waits again."""
+    namespace: DnsLabel = "cas-kueue-demo"
+    """The Job's namespace: the namespace of ``localQueue``, one of ``queues.namespaces``."""
+    local_queue: DnsLabel = "cas-local-queue"
+    """The LocalQueue the Job is submitted to (label ``kueue.x-k8s.io/queue-name``)."""
+    pool: DnsLabel = "scalepool"
+    """The node pool the pods select through the ``agentpool`` label AKS puts on every node."""
+    parallelism: int = Field(default=3, ge=1, le=100)
+    """Pods running at once (Job ``spec.parallelism``); at most ``completions``."""
+    completions: int = Field(default=3, ge=1, le=100)
+    """Pods that must succeed for the Job to complete (Job ``spec.completions``)."""
+    cpu: Quantity = "1800m"
+    """Each pod's cpu request: three 1800m pods do not fit one 4-core node, so the autoscaler must add one."""
+    memory: Quantity = "256Mi"
+    """Each pod's memory request."""
+    image: PinnedImage = "mcr.microsoft.com/azurelinux/busybox:1.36"
+    """The article's image; in Azure China use ``mcr.azure.cn/azurelinux/busybox:1.36`` or the proxy
+    ``mcr.azk8s.cn/azurelinux/busybox:1.36``."""
+    command: list[str] = Field(default=["sh", "-c", "echo running on $(hostname); sleep 30"], min_length=1)
+    """The container's command (the article's: print the node name, sleep 30 s)."""
+    restart_policy: Literal["Never", "OnFailure"] = "Never"
+    """The pods' ``restartPolicy``: ``Never`` counts a failed pod against the Job, ``OnFailure`` restarts it."""
+    timeout_seconds: int = Field(default=1200, ge=60, le=7200)
+    """How long ``pulumi up`` waits for completion: a ProvisioningRequest scale-up takes minutes, and Kueue retries
+    a failed one after 60 s, 120 s ... (``retryStrategy`` of ProvisioningRequestConfig,
+    https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/)."""
+
+    @model_validator(mode="after")
+    def _parallelism_within_completions(self) -> SmokeJobConfig:
+        if self.parallelism > self.completions:
+            raise RuleViolation(
+                "parallelism", self.parallelism, f"at most completions ({self.completions}); extra pods never start"
+            )
+        return self
+
+    def sources(self) -> list[Source]:
+        """The image the Job pulls, with its key under ``smokeJob``."""
+        return [Source("image", self.image, SmokeJobConfig().image)]

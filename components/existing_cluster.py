@@ -1,0 +1,92 @@
+"""A cluster this stack does not create: an AKS cluster found by name, or any cluster given by kubeconfig.
+
+Like :class:`~components.aks.AksCluster` it ends in a secret ``kubeconfig`` and a Kubernetes ``provider`` built from
+it, so the Kueue components never need to know where their cluster came from.
+"""
+
+from __future__ import annotations
+
+import pulumi
+from pulumi_azure_native import containerservice
+from pulumi_kubernetes import Provider as KubernetesProvider
+
+from components.aks import aks_user_kubeconfig
+from components.cluster_access import kubernetes_provider
+from components.config.aks import AKS_PROVISIONING_REQUESTS_MIN
+from components.config.base import PROJECT, ConfigError
+from components.config.existing_cluster import ExistingClusterConfig
+from components.versions import KubernetesVersion
+
+PREVIOUS_TYPE = "elastic-capacity:azure:ExistingCluster"
+"""The type token this component had while it lived in ``components/aks.py``: an alias keeps its URN, and with it
+every child's, so stacks deployed before the rename do not replace their Kueue install."""
+
+
+class ExistingCluster(pulumi.ComponentResource):
+    """A cluster this stack does not manage: an AKS cluster found by name, or any cluster given by kubeconfig."""
+
+    kubeconfig: pulumi.Output[str]
+    """Always a secret, whichever source it came from."""
+    provider: KubernetesProvider
+    """The Kubernetes provider every object on the cluster is created with."""
+
+    def __init__(
+        self,
+        name: str,
+        args: ExistingClusterConfig,
+        kubeconfig: pulumi.Input[str] | None = None,
+        *,
+        needs_provisioning_requests: bool = False,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        renamed = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=PREVIOUS_TYPE)])
+        super().__init__(
+            "elastic-capacity:kubernetes:ExistingCluster", name, None, pulumi.ResourceOptions.merge(opts, renamed)
+        )
+        if args.source == "aks":
+            assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
+            kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, args.kubelogin, parent=self)
+            if needs_provisioning_requests:
+                kubeconfig = self._once_provisioning_requests_are_served(args, kubeconfig)
+            self.kubeconfig = pulumi.Output.secret(kubeconfig)
+            identifier: str | None = f"{args.resource_group_name}/{args.cluster_name}"
+        elif kubeconfig is None:
+            raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
+        else:
+            self.kubeconfig = pulumi.Output.secret(kubeconfig)
+            identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
+        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=identifier)
+        self.register_outputs({"kubeconfig": self.kubeconfig})
+
+    def _once_provisioning_requests_are_served(
+        self, args: ExistingClusterConfig, kubeconfig: pulumi.Output[str]
+    ) -> pulumi.Output[str]:
+        """``kubeconfig``, but only after checking that the cluster runs a Kubernetes version whose managed
+        autoscaler serves ProvisioningRequests: nothing reaches the cluster otherwise, and ``up`` stops with one line.
+        """
+        found = containerservice.get_managed_cluster_output(
+            resource_group_name=args.resource_group_name,
+            resource_name=args.cluster_name,
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        checked = found.current_kubernetes_version.apply(lambda version: require_provisioning_requests(args, version))
+        return pulumi.Output.all(checked, kubeconfig).apply(lambda values: values[1])
+
+
+def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> str:
+    """Refuse an existing AKS cluster below :data:`AKS_PROVISIONING_REQUESTS_MIN`, naming the key and the fix."""
+    parsed = KubernetesVersion.parse(version)
+    if (parsed.major, parsed.minor) < AKS_PROVISIONING_REQUESTS_MIN:
+        minimum = ".".join(map(str, AKS_PROVISIONING_REQUESTS_MIN))
+        raise ConfigError(
+            [
+                (
+                    f"{PROJECT}:existingCluster.clusterName",
+                    f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}; its "
+                    f"managed cluster autoscaler serves the queues' ProvisioningRequests from {minimum} on "
+                    "(https://github.com/Azure/AKS/pull/5867): upgrade it (az aks upgrade) or remove the "
+                    "queues' provisioningChecks",
+                )
+            ]
+        )
+    return version

@@ -1,0 +1,45 @@
+"""Rules of ``ack.clusters[].nodePool``: sizes in order, instance types once, Kubernetes labels and taints."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.config.ack_node_pool import AckNodePoolConfig
+from tests.support.config import model_error_keys
+
+POOL = {"name": "system", "instanceTypes": ["ecs.g7.xlarge"], "minSize": 1, "maxSize": 3}
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"minSize": 4}, "nodePool.minSize"),
+        ({"desiredSize": 5}, "nodePool.desiredSize"),
+        ({"minSize": 2, "desiredSize": 1}, "nodePool.desiredSize"),
+        ({"instanceTypes": ["ecs.g7.xlarge", "ecs.g6.xlarge", "ecs.g7.xlarge"]}, "nodePool.instanceTypes[2]"),
+        ({"instanceTypes": []}, "nodePool.instanceTypes"),
+        ({"labels": {"bad key": "x"}}, "nodePool.labels.bad key"),
+        ({"taints": [{"key": "dedicated", "effect": "NoRun"}]}, "nodePool.taints[0].effect"),
+        ({"taints": [{"key": "dedicated pool"}]}, "nodePool.taints[0].key"),
+        ({"systemDiskSize": 10}, "nodePool.systemDiskSize"),
+        ({"name": "System"}, "nodePool.name"),
+    ],
+)
+def test_rule(changes, key):
+    good = {**POOL, "desiredSize": 2, "labels": {"workload": "system"}, "taints": [{"key": "dedicated", "value": "x"}]}
+    pool = AckNodePoolConfig.model_validate(good)
+    assert (pool.autoscaling, pool.initial_size, pool.taints[0].effect) == (True, 2, "NoSchedule")
+    assert model_error_keys(AckNodePoolConfig, {**POOL, **changes}, "nodePool") == [key]
+
+
+def test_sizes_decide_autoscaling_and_the_initial_count():
+    fixed = AckNodePoolConfig.model_validate({**POOL, "minSize": 2, "maxSize": 2})
+    assert (fixed.autoscaling, fixed.initial_size) == (False, 2)
+    assert AckNodePoolConfig.model_validate(POOL).initial_size == 1
+
+
+def test_defaults():
+    pool = AckNodePoolConfig.model_validate({"name": "system", "instanceTypes": ["ecs.g7.large"], "maxSize": 2})
+    assert (pool.min_size, pool.desired_size, pool.initial_size) == (0, None, 0)
+    assert (pool.system_disk_category, pool.system_disk_size) == ("cloud_essd", 120)
+    assert (pool.labels, pool.taints) == ({}, [])

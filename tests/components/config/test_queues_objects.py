@@ -1,0 +1,97 @@
+"""The Kueue object models of the ``queues`` section: the rules Kueue checks on one object, each with the exact key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from components.config.queues import QueuesConfig
+from tests.support.queues import DELETE, GENERAL, edited, queues_error_keys
+
+CQ0_RG0 = "clusterQueues.0.resourceGroups.0"
+CQ0_CHECKS = "clusterQueues.0.admissionChecksStrategy.admissionChecks"
+NINE_LABELS = {f"label-{i}": "x" for i in range(9)}
+
+BROKEN: list[tuple[str, tuple[tuple[str, Any], ...], str]] = [
+    # DNS-1123 names: subdomains for cluster-scoped objects, labels for config names.
+    ("flavor name", (("resourceFlavors.0.name", "Scale_Pool"),), "resourceFlavors[0].name"),
+    ("config name with a dot", (("provisioningChecks.0.configName", "cpu.provreq"),),
+     "provisioningChecks[0].configName"),
+    ("local queue name over 63", (("localQueues.0.name", "q" * 64),), "localQueues[0].name"),
+    # The admission checks of one queue: each once, gating only the queue's own flavors.
+    ("check listed twice", ((f"{CQ0_CHECKS}.1", {"name": "cpu-provisioning"}),),
+     "clusterQueues[0].admissionChecksStrategy.admissionChecks[1].name"),
+    ("onFlavors outside the queue", ((f"{CQ0_CHECKS}.0.onFlavors", ["scalepool", "spot"]),),
+     "clusterQueues[0].admissionChecksStrategy.admissionChecks[0].onFlavors[1]"),
+    ("no resource group", (("clusterQueues.1.resourceGroups", []),), "clusterQueues[1].resourceGroups"),
+    # A ClusterQueue lends only within its cohort, never more than its nominal quota.
+    ("lending without cohort", (("clusterQueues.0.cohortName", DELETE),),
+     "clusterQueues[0].resourceGroups[0].flavors[0].resources[0].lendingLimit"),
+    ("lending above nominal", ((f"{CQ0_RG0}.flavors.0.resources.0.lendingLimit", "49"),),
+     "clusterQueues[0].resourceGroups[0].flavors[0].resources[0].lendingLimit"),
+    # Enumerations.
+    ("queueing strategy", (("clusterQueues.1.queueingStrategy", "FIFO"),), "clusterQueues[1].queueingStrategy"),
+    ("preemption policy", (("clusterQueues.0.preemption.withinClusterQueue", "Always"),),
+     "clusterQueues[0].preemption.withinClusterQueue"),
+    ("v1beta1 fungibility value", (("clusterQueues.0.flavorFungibility.whenCanBorrow", "Borrow"),),
+     "clusterQueues[0].flavorFungibility.whenCanBorrow"),
+    ("taint effect", (("resourceFlavors.1.nodeTaints.0.effect", "NoRun"),), "resourceFlavors[1].nodeTaints[0].effect"),
+    ("selector operator", (("clusterQueues.1.namespaceSelector.matchExpressions.0.operator", "Equals"),),
+     "clusterQueues[1].namespaceSelector.matchExpressions[0].operator"),
+    ("provisioning class", (("provisioningChecks.0.provisioningClassName", "Best_Effort"),),
+     "provisioningChecks[0].provisioningClassName"),
+    # v1beta1-only fields, refused with the v1beta2 name.
+    ("v1beta1 cohort", (("clusterQueues.1.cohort", "shared-cohort"),), "clusterQueues[1].cohort"),
+    ("v1beta1 admissionChecks", (("clusterQueues.1.admissionChecks", ["cpu-provisioning"]),),
+     "clusterQueues[1].admissionChecks"),
+    ("v1beta1 retryDelayMinutes", (("provisioningChecks.1.retryDelayMinutes", 5),),
+     "provisioningChecks[1].retryDelayMinutes"),
+    # Kueue's CEL rules on preemption, fungibility and tolerations, with its defaults for unset fields.
+    ("borrowing preemption without reclaim", (("clusterQueues.0.preemption.reclaimWithinCohort", DELETE),),
+     "clusterQueues[0].preemption.borrowWithinCohort.policy"),
+    ("preference without TryNextFlavor", (("clusterQueues.0.flavorFungibility.whenCanBorrow", DELETE),),
+     "clusterQueues[0].flavorFungibility.preference"),
+    ("toleration without key", (("resourceFlavors.1.tolerations.0.key", DELETE),),
+     "resourceFlavors[1].tolerations[0].operator"),
+    # Labels and selectors.
+    ("label key", (("resourceFlavors.0.nodeLabels", {"agent pool": "scalepool"}),),
+     "resourceFlavors[0].nodeLabels.agent pool"),
+    ("label value", (("resourceFlavors.0.nodeLabels.agentpool", "scale pool"),),
+     "resourceFlavors[0].nodeLabels.agentpool"),
+    ("nine node labels", (("resourceFlavors.0.nodeLabels", NINE_LABELS),), "resourceFlavors[0].nodeLabels"),
+    ("In without values", (("clusterQueues.1.namespaceSelector.matchExpressions.0.values", DELETE),),
+     "clusterQueues[1].namespaceSelector.matchExpressions[0].values"),
+    # Provisioning check details.
+    ("negative retry count", (("provisioningChecks.1.retryStrategy.backoffLimitCount", -1),),
+     "provisioningChecks[1].retryStrategy.backoffLimitCount"),
+    ("parameter over 255", (("provisioningChecks.1.parameters.maxRunDurationSeconds", "9" * 256),),
+     "provisioningChecks[1].parameters.maxRunDurationSeconds"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("changes", "key"), [case[1:] for case in BROKEN], ids=[case[0] for case in BROKEN])
+def test_broken_rule_names_the_exact_key(changes, key):
+    assert queues_error_keys(edited(GENERAL, *changes)) == [f"queues.{key}"]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param(((f"{CQ0_RG0}.flavors.0.resources.0.lendingLimit", "48000m"),), id="lending equal to nominal"),
+        pytest.param(((f"{CQ0_CHECKS}.0.onFlavors", DELETE),), id="check on every flavor"),
+        pytest.param((("resourceFlavors.1.tolerations.0", {"operator": "Exists"}),), id="toleration for every taint"),
+        pytest.param((("resourceFlavors.0.nodeLabels", {}),), id="flavor without labels"),
+        pytest.param((("clusterQueues.1.namespaceSelector.matchExpressions.0",
+                       {"key": "team", "operator": "Exists"}),), id="Exists without values"),
+        pytest.param((("clusterQueues.0.preemption.borrowWithinCohort.policy", "Never"),
+                      ("clusterQueues.0.preemption.reclaimWithinCohort", DELETE)), id="no borrowing preemption"),
+    ],
+)  # fmt: skip
+def test_good_variants_pass(changes):
+    QueuesConfig.model_validate(edited(GENERAL, *changes))
+
+
+def test_v1beta1_keys_are_refused_with_their_v1beta2_names():
+    with pytest.raises(ValueError, match="v1beta2 renamed it cohortName"):
+        QueuesConfig.model_validate(edited(GENERAL, ("clusterQueues.1.cohort", "shared-cohort")))

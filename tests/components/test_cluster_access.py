@@ -1,0 +1,72 @@
+"""The Kubernetes provider every cluster component hands out: named for its cluster, keyed by the cloud's cluster id."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+
+from components.cluster_access import kubernetes_provider
+from tools import mock_runtime
+from tools.mock_runtime import FAKE_KUBECONFIG
+
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+
+
+class Holder(pulumi.ComponentResource):
+    def __init__(self, name: str) -> None:
+        super().__init__("test:index:Holder", name)
+
+
+class Access(pulumi.CustomResource):
+    """Stands for what must exist before the provider can act (an Azure role assignment, say)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__("test:index:Access", name, {})
+
+
+def provide(**options) -> mock_runtime.Recording:
+    """Register a parent, something the provider must wait for, and the provider with ``options``."""
+
+    def program() -> None:
+        holder = Holder("cluster")
+        access = Access("access")
+        depends_on = [access] if options.pop("wait_for_access", False) else None
+        kubernetes_provider(
+            "cluster", pulumi.Output.secret(FAKE_KUBECONFIG), parent=holder, depends_on=depends_on, **options
+        )
+
+    return mock_runtime.run(program, {})
+
+
+def test_the_provider_is_named_for_its_cluster_and_is_its_child():
+    recording = provide()
+    provider = recording.one(K8S_PROVIDER, "cluster-k8s")
+    assert provider.parent == recording.one("test:index:Holder", "cluster").urn
+
+
+def test_the_kubeconfig_stays_secret():
+    provider = provide().one(K8S_PROVIDER)
+    assert provider.is_secret("kubeconfig")
+    assert provider.inputs["kubeconfig"] == FAKE_KUBECONFIG
+
+
+def test_the_cloud_cluster_id_keys_the_provider_so_fresh_credentials_never_replace_it():
+    provider = provide(cluster_identifier="/subscriptions/s/resourceGroups/rg/managedClusters/c").one(K8S_PROVIDER)
+    assert provider.inputs["clusterIdentifier"] == "/subscriptions/s/resourceGroups/rg/managedClusters/c"
+
+
+def test_without_a_cluster_id_the_provider_keeps_its_own_heuristics():
+    assert "clusterIdentifier" not in provide().one(K8S_PROVIDER).inputs
+
+
+@pytest.mark.parametrize(("delete_unreachable", "sent"), [(True, "true"), (False, "false")])
+def test_delete_unreachable_is_always_sent_so_the_stack_decides(delete_unreachable, sent):
+    provider = provide(delete_unreachable=delete_unreachable).one(K8S_PROVIDER)
+    assert provider.inputs["deleteUnreachable"] == sent
+
+
+def test_the_provider_waits_for_what_it_is_given():
+    recording = provide(wait_for_access=True)
+    provider = recording.one(K8S_PROVIDER)
+    assert provider.dependencies == (recording.one("test:index:Access", "access").urn,)
+    assert provide().one(K8S_PROVIDER).dependencies == ()

@@ -1,0 +1,119 @@
+"""The ExistingCluster component: credentials from AKS or a kubeconfig, always secret, a URN kept across a move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+
+from components.config.base import ConfigError
+from components.config.existing_cluster import ExistingClusterConfig
+from components.existing_cluster import ExistingCluster
+from tools import mock_runtime
+
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
+TYPE = "elastic-capacity:kubernetes:ExistingCluster"
+ON_AKS = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+
+
+def kubelogin_args(kubeconfig: str) -> list[str]:
+    [user] = yaml.safe_load(kubeconfig)["users"]
+    return user["user"]["exec"]["args"]
+
+
+def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> mock_runtime.Recording:
+    def program() -> None:
+        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
+        pulumi.export("kubeconfig", cluster.kubeconfig)
+
+    return run_program(program)
+
+
+def test_existing_aks_cluster_uses_its_user_credentials(run_program) -> None:
+    config = ON_AKS
+    recording = build_existing(run_program, config)
+
+    [call] = [c for c in recording.invokes if c.token == CREDENTIALS]
+    assert (call.args["resourceGroupName"], call.args["resourceName"]) == ("platform-rg", "platform")
+    assert call.args["format"] == "exec", "an Entra ID cluster must answer with a kubelogin user we can convert"
+    provider = recording.one(K8S_PROVIDER, "shared-k8s")
+    assert provider.is_secret("kubeconfig")
+    assert kubelogin_args(provider.inputs["kubeconfig"])[:3] == ["get-token", "--login", "azurecli"]
+    assert provider.inputs["clusterIdentifier"] == "platform-rg/platform"
+    assert "kubeconfig" in recording.secret_outputs
+    assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
+
+
+def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None:
+    kubeconfig = "apiVersion: v1\nkind: Config\n"
+    recording = build_existing(run_program, ExistingClusterConfig(source="kubeconfig"), kubeconfig)
+
+    assert not [c for c in recording.invokes if c.token == CREDENTIALS]
+    provider = recording.one(K8S_PROVIDER, "shared-k8s")
+    assert provider.is_secret("kubeconfig")
+    assert provider.inputs["kubeconfig"] == kubeconfig
+    assert "kubeconfig" in recording.secret_outputs
+
+
+def test_existing_cluster_from_a_kubeconfig_needs_the_value(run_program) -> None:
+    with pytest.raises(ValueError, match="needs the kubeconfig"):
+        build_existing(run_program, ExistingClusterConfig(source="kubeconfig"))
+
+
+def test_existing_entra_cluster_signs_in_as_configured(run_program) -> None:
+    config = ExistingClusterConfig(
+        source="aks", resource_group_name="platform-rg", cluster_name="platform", kubelogin={"login": "azurecli"}
+    )
+    provider = build_existing(run_program, config).one(K8S_PROVIDER, "shared-k8s")
+    assert kubelogin_args(provider.inputs["kubeconfig"]) == [
+        "get-token",
+        "--login",
+        "azurecli",
+        "--server-id",
+        mock_runtime.AKS_AAD_SERVER_APP,
+    ]
+
+
+def test_an_existing_aks_cluster_below_1_33_is_refused_before_anything_reaches_it(run_program, monkeypatch) -> None:
+    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
+    config = ON_AKS
+
+    def program() -> None:
+        ExistingCluster("shared", config, needs_provisioning_requests=True)
+
+    with pytest.raises(ConfigError) as caught:
+        run_program(program)
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:existingCluster.clusterName"
+    assert "platform-rg/platform runs Kubernetes 1.32.7" in message and "from 1.33 on" in message
+
+
+def test_an_existing_aks_cluster_is_only_checked_when_its_queues_need_provisioning_requests(run_program, monkeypatch):
+    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
+    config = ON_AKS
+    recording = build_existing(run_program, config)
+    assert not [c for c in recording.invokes if c.token.endswith(":getManagedCluster")]
+
+
+def test_an_existing_aks_cluster_on_1_33_or_later_passes_the_check(run_program) -> None:
+    config = ON_AKS
+
+    def program() -> None:
+        cluster = ExistingCluster("shared", config, needs_provisioning_requests=True)
+        pulumi.export("kubeconfig", cluster.kubeconfig)
+
+    recording = run_program(program)
+    assert [c.args["resourceName"] for c in recording.invokes if c.token.endswith(":getManagedCluster")] == ["platform"]
+    assert "kubeconfig" in recording.secret_outputs
+    assert recording.one(K8S_PROVIDER, "shared-k8s").is_secret("kubeconfig")
+
+
+def test_the_type_is_cloud_neutral_and_the_old_azure_urn_is_an_alias(run_program) -> None:
+    """The engine matches the old URN through the alias, and moves the component's children with it."""
+    recording = build_existing(run_program, ExistingClusterConfig(source="kubeconfig"), "apiVersion: v1\n")
+    component = recording.one(TYPE, "shared")
+    assert component.aliases == ("urn:pulumi:dev::elastic-capacity::elastic-capacity:azure:ExistingCluster::shared",)
+    assert recording.one(K8S_PROVIDER, "shared-k8s").parent == component.urn
