@@ -15,7 +15,8 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult
 
-from components.kube_wait import Cluster, RestCluster, WaitProvider, poll
+from components.dynamic_by_value import WaitProvider
+from components.kube_wait import Cluster, RestCluster, poll
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.access_wait")
 PROBE_PATH = "/api/v1/namespaces/kube-system"

@@ -18,6 +18,7 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.acs import AcsWorkloadConfig
 from components.manifests import acs as manifests
+from components.manifests import core as core_manifests
 
 GPU_PREREQUISITES = {
     "gpu": "ACS GPU in ACK is an invitational preview: without access granted by a ticket its pods stay Pending",
@@ -41,7 +42,7 @@ class AcsNamespace(pulumi.ComponentResource):
 
     def __init__(self, name: str, namespace: str, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("elastic-capacity:alicloud:AcsNamespace", name, None, opts)
-        manifest = manifests.namespace(namespace)
+        manifest = core_manifests.namespace(namespace)
         core.Namespace(
             name,
             metadata=manifest["metadata"],

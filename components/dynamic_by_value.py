@@ -9,7 +9,8 @@ is renamed, when every later ``up``, ``refresh`` and ``destroy`` deserializes th
 :func:`reduce_by_value` makes a provider pickle as a call of the built-in ``eval`` on a small loader plus the source
 text of the modules it needs, so unpickling needs nothing but Python and the packages those modules import. The same
 source gives the same pickle, so an unchanged program never diffs; a changed waiter shows up as a changed input.
-This module is itself shipped that way: it must import nothing from this project.
+:class:`WaitProvider` is the base of the project's waiters. This module is itself shipped that way: it must import
+nothing from this project.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import inspect
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+from pulumi.dynamic import DiffResult, ResourceProvider
 
 _LOADER = """
 import sys, types
@@ -54,3 +57,21 @@ def reduce_by_value(provider: object, modules: Sequence[str]) -> tuple[Any, tupl
         "state": dict(vars(provider)),
     }
     return eval, (_EVALUATE, {"scope": scope, "loader": _LOADER})
+
+
+class WaitProvider(ResourceProvider):
+    """A dynamic provider whose ``create`` waits for something in the cluster and ``delete`` deletes nothing.
+
+    It is shipped by value (``shipped_modules``, dependencies first, its own module last) and replaced, which waits
+    again, only when one of ``watched_inputs`` changes: a rotated kubeconfig is not a new thing to wait for.
+    """
+
+    shipped_modules: tuple[str, ...]
+    watched_inputs: tuple[str, ...]
+
+    def __reduce__(self) -> Any:
+        return reduce_by_value(self, self.shipped_modules)
+
+    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
+        replaces = [key for key in self.watched_inputs if _olds.get(key) != _news.get(key)]
+        return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=True)

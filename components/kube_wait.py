@@ -1,8 +1,9 @@
-"""What the waiters of this project share: reading a cluster over its REST paths, conditions, and a bounded poll.
+"""What the waiters share: reading a cluster over its REST paths, conditions, a bounded poll, and the names of the
+objects they read.
 
 The waiters run inside Pulumi's dynamic-provider process, shipped by value (:mod:`components.dynamic_by_value`), so
-this module imports nothing from the project but that module. Reading objects by REST path keeps the waiters' fakes
-in tests to a dictionary of paths.
+this module imports nothing from the project (and no Pulumi), which also lets the pure manifest builders use its
+constants. Reading objects by REST path keeps the waiters' fakes in tests to a dictionary of paths.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 import yaml
-from pulumi.dynamic import DiffResult, ResourceProvider
-
-from components.dynamic_by_value import reduce_by_value
 
 PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 """The CRD of ProvisioningRequests, served by the cluster autoscaler's side (kubernetes/autoscaler), not by Kueue."""
@@ -32,24 +30,6 @@ class Cluster(Protocol):
     def get(self, path: str) -> Any: ...
 
     def list(self, path: str, label_selector: str | None = None) -> list[Any]: ...
-
-
-class WaitProvider(ResourceProvider):
-    """A dynamic provider whose ``create`` waits for something in the cluster and ``delete`` deletes nothing.
-
-    It is shipped by value (``shipped_modules``, dependencies first, its own module last) and replaced, which waits
-    again, only when one of ``watched_inputs`` changes: a rotated kubeconfig is not a new thing to wait for.
-    """
-
-    shipped_modules: tuple[str, ...]
-    watched_inputs: tuple[str, ...]
-
-    def __reduce__(self) -> Any:
-        return reduce_by_value(self, self.shipped_modules)
-
-    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
-        replaces = [key for key in self.watched_inputs if _olds.get(key) != _news.get(key)]
-        return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=True)
 
 
 def is_not_found(error: Exception) -> bool:

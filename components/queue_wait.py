@@ -18,13 +18,13 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult
 
+from components.dynamic_by_value import WaitProvider
 from components.kube_wait import (
     KUEUE_API_PATH,
     PROVISIONING_REQUEST_CRD,
     Cluster,
     Conditions,
     RestCluster,
-    WaitProvider,
     condition,
     explained,
     is_not_found,

@@ -1,9 +1,9 @@
 """ACS workload manifests: the Deployment and its ResourcePolicy, exactly as ACK's ACS examples write them
-(https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster), and the
-namespace they go to when it is not ``default``.
+(https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster); their namespace
+comes from :mod:`components.manifests.core`.
 
-Pure functions of a validated :class:`AcsWorkloadConfig` (the namespace, of its name). The three scheduling
-methods differ only in how a pod reaches the virtual node and where the compute-class labels go:
+Pure functions of a validated :class:`AcsWorkloadConfig`. The three scheduling methods differ only in how a pod
+reaches the virtual node and where the compute-class labels go:
 
 * ``node-selector``: nodeSelector ``type: virtual-kubelet``, a toleration of the virtual node's taint, and the class
   and QoS pod labels (without them the virtual node runs the pod on ECI);
@@ -41,12 +41,6 @@ VIRTUAL_NODE_TOLERATION = {"key": "virtual-kubelet.io/provider", "operator": "Ex
 
 GPU_HPN_NODE_SELECTOR = {"alibabacloud.com/node-type": "reserved"}
 """GPU-HPN capacity reservations appear as nodes with this label."""
-
-
-def namespace(name: str) -> dict[str, Any]:
-    """The Namespace a workload outside ``default`` goes to: a name and nothing else, as ``kubectl create namespace``
-    makes it."""
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
 def deployment(args: AcsWorkloadConfig) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
 from components.kube_wait import PROVISIONING_REQUEST_CRD
+from components.manifests.core import namespace
 from components.manifests.queues import API_GROUP, API_VERSION
 
 MANAGER_CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
@@ -134,7 +135,7 @@ def probe_objects() -> list[dict[str, Any]]:
 
 def kueue_namespace(args: KueueConfig) -> dict[str, Any]:
     """No labels of its own: ``KueueConfig`` proves the Job webhook skips it from its name label alone."""
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": args.namespace}}
+    return namespace(args.namespace)
 
 
 def kueue_fullname(args: KueueConfig) -> str:

@@ -21,6 +21,7 @@ from components.config.queues_objects import (
     ProvisioningCheckConfig,
     ResourceFlavorConfig,
 )
+from components.manifests.core import namespace
 
 API_GROUP = "kueue.x-k8s.io"
 """The API group of every Kueue object."""
@@ -39,10 +40,6 @@ def _fields(model: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]
 def _object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> Manifest:
     metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
-
-
-def namespace(name: str) -> Manifest:
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
 def resource_flavor(flavor: ResourceFlavorConfig) -> Manifest:

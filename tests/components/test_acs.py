@@ -14,7 +14,8 @@ from pulumi_alicloud import cs
 
 from components.acs import AcsNamespace, AcsWorkload
 from components.config.acs import AcsWorkloadConfig
-from components.manifests.acs import deployment, namespace, resource_policy
+from components.manifests.acs import deployment, resource_policy
+from components.manifests.core import namespace
 from tests.support.ack import (
     DEPLOYMENT_TYPE,
     GPU,

@@ -10,7 +10,7 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
 from components.access_wait import ClusterAccessProvider
-from components.dynamic_by_value import reduce_by_value
+from components.dynamic_by_value import WaitProvider, reduce_by_value
 from components.job_wait import JobCompletionProvider
 from components.queue_wait import QueuesActiveProvider
 
@@ -68,3 +68,15 @@ def test_the_same_source_pickles_the_same_so_an_unchanged_stack_does_not_diff():
 def test_the_provider_module_must_come_last():
     with pytest.raises(ValueError, match=r"must end with components\.job_wait"):
         reduce_by_value(JobCompletionProvider(), ["components.job_wait", "components.kube_wait"])
+
+
+class Waiter(WaitProvider):
+    shipped_modules = ("components.dynamic_by_value",)
+    watched_inputs = ("target", "deadline")
+
+
+def test_a_wait_provider_replaces_itself_only_for_a_watched_input_deleting_first():
+    olds = {"target": "a", "deadline": 60, "kubeconfig": "old"}
+    assert not Waiter().diff("id", olds, {**olds, "kubeconfig": "rotated"}).changes
+    diff = Waiter().diff("id", olds, {**olds, "target": "b", "deadline": 90})
+    assert (diff.changes, diff.replaces, diff.delete_before_replace) == (True, ["target", "deadline"], True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.kube_wait import RestCluster, WaitProvider, explained, poll
+from components.kube_wait import RestCluster, explained, poll
 from tests.support.fakes import FakeClock, cond
 from tools.mock_runtime import FAKE_KUBECONFIG
 
@@ -45,15 +45,3 @@ def test_rest_cluster_reads_the_server_the_kubeconfig_names_and_passes_label_sel
     cluster.api_client = RecordingApiClient({"items": [{"metadata": {"name": "p"}}]})
     assert cluster.list("/api/v1/namespaces/ns/pods", "app=x") == [{"metadata": {"name": "p"}}]
     assert cluster.api_client.calls == [("/api/v1/namespaces/ns/pods", "GET", [("labelSelector", "app=x")])]
-
-
-class Waiter(WaitProvider):
-    shipped_modules = ("components.dynamic_by_value", "components.kube_wait")
-    watched_inputs = ("target", "deadline")
-
-
-def test_a_wait_provider_replaces_itself_only_for_a_watched_input_deleting_first():
-    olds = {"target": "a", "deadline": 60, "kubeconfig": "old"}
-    assert not Waiter().diff("id", olds, {**olds, "kubeconfig": "rotated"}).changes
-    diff = Waiter().diff("id", olds, {**olds, "target": "b", "deadline": 90})
-    assert (diff.changes, diff.replaces, diff.delete_before_replace) == (True, ["target", "deadline"], True)

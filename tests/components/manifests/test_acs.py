@@ -6,7 +6,8 @@ import jsonschema
 import pytest
 
 from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
-from components.manifests.acs import deployment, namespace, resource_policy
+from components.manifests.acs import deployment, resource_policy
+from components.manifests.core import namespace
 from tests.support.ack import workload_config as workload
 from tests.support.schemas import resource_policy_schema, validate_core
 from tests.support.seeds import (
