@@ -9,15 +9,14 @@ import pytest
 
 from tests.support.config import as_config
 from tools import mock_runtime
+from tools.recording import Recording
 
 
 @pytest.fixture
-def run_program() -> Callable[..., mock_runtime.Recording]:
+def run_program() -> Callable[..., Recording]:
     """Run a zero-argument function that builds resources, under mocks; return the recording."""
 
-    def run(
-        program: Callable[[], None], sections: dict[str, Any] | None = None, secret_keys=()
-    ) -> mock_runtime.Recording:
+    def run(program: Callable[[], None], sections: dict[str, Any] | None = None, secret_keys=()) -> Recording:
         return mock_runtime.run(program, as_config(sections or {}), secret_keys=secret_keys)
 
     return run

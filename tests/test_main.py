@@ -17,13 +17,14 @@ from pulumi_azure_native import containerservice
 
 from tests.support.stacks import STACKS, run_stack
 from tools import mock_runtime
+from tools.recording import UNKNOWN, Recording, Registration
 
 _MISSING = object()
 
 
 def _differing_paths(expected: Any, actual: Any, path: str = "") -> list[str]:
     """Dotted paths where ``actual`` differs from ``expected``; an unknown in ``expected`` matches anything."""
-    if expected == mock_runtime.UNKNOWN:
+    if expected == UNKNOWN:
         return []
     if isinstance(expected, dict) and isinstance(actual, dict):
         keys = sorted(set(expected) | set(actual))
@@ -41,16 +42,16 @@ def _differing_paths(expected: Any, actual: Any, path: str = "") -> list[str]:
     return [] if expected == actual else [path or "<value>"]
 
 
-def _label(registration: mock_runtime.Registration) -> str:
+def _label(registration: Registration) -> str:
     return f"{registration.name} ({registration.type})"
 
 
-def _provider_urn(registration: mock_runtime.Registration) -> str | None:
+def _provider_urn(registration: Registration) -> str | None:
     """The provider reference without its id: the id of a provider created during preview is unknown."""
     return registration.provider.rsplit("::", 1)[0] if registration.provider else None
 
 
-def preview_differences(preview: mock_runtime.Recording, up: mock_runtime.Recording) -> list[str]:
+def preview_differences(preview: Recording, up: Recording) -> list[str]:
     """Where ``preview`` misrepresents what ``up`` registers; empty when the preview is honest.
 
     Both runs must register the same URNs with the same parent, provider, options and kind. An input preview already
@@ -78,7 +79,7 @@ def preview_differences(preview: mock_runtime.Recording, up: mock_runtime.Record
     return problems
 
 
-def input_differences(first: mock_runtime.Recording, second: mock_runtime.Recording) -> list[str]:
+def input_differences(first: Recording, second: Recording) -> list[str]:
     """Every resource whose inputs differ between two runs, with the differing keys; empty when the runs agree.
 
     Providers count like any resource: a provider whose inputs change is diffed, and may be replaced, on every run.
@@ -101,7 +102,7 @@ def test_preview_registers_what_up_registers(stack_file):
     preview = run_stack(stack_file, preview=True)
     assert preview_differences(preview, up) == []
     assert len(up.registrations) > 10
-    assert any(r.id == mock_runtime.UNKNOWN for r in preview.registrations), "preview must leave new ids unknown"
+    assert any(r.id == UNKNOWN for r in preview.registrations), "preview must leave new ids unknown"
 
 
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
@@ -148,5 +149,5 @@ def test_preview_comparison_catches_a_known_value_that_up_changes():
     preview = mock_runtime.run(program, {}, preview=True)
 
     provider = up.one("pulumi:providers:kubernetes")
-    assert preview.one("pulumi:providers:kubernetes").inputs["kubeconfig"] != mock_runtime.UNKNOWN
+    assert preview.one("pulumi:providers:kubernetes").inputs["kubeconfig"] != UNKNOWN
     assert preview_differences(preview, up) == [f"{_label(provider)}: inputs known in preview differ in up: kubeconfig"]

@@ -22,7 +22,8 @@ import yaml
 from pulumi.runtime import rpc
 
 from components.config.base import ConfigError
-from tools import mock_runtime
+from tools import mock_cloud, mock_runtime
+from tools.recording import REDACTED, UNKNOWN, Recording
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SECRET_PLACEHOLDER = "rendered-offline-secret"
@@ -45,7 +46,7 @@ def read_stack_file(path: Path) -> tuple[str, dict[str, str], set[str]]:
 
 def _decrypt_placeholder(key: str, value: Any) -> tuple[Any, bool]:
     if isinstance(value, dict) and set(value) == {"secure"}:
-        return (mock_runtime.FAKE_KUBECONFIG if key.endswith(":kubeconfig") else SECRET_PLACEHOLDER), True
+        return (mock_cloud.FAKE_KUBECONFIG if key.endswith(":kubeconfig") else SECRET_PLACEHOLDER), True
     if isinstance(value, dict):
         pairs = {k: _decrypt_placeholder(key, v) for k, v in value.items()}
         return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())
@@ -55,9 +56,7 @@ def _decrypt_placeholder(key: str, value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def run_main(
-    stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False
-) -> mock_runtime.Recording:
+def run_main(stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False) -> Recording:
     """Run the real ``__main__.py`` under the mocks, as ``pulumi up`` (or, with ``preview``, ``pulumi preview``)."""
 
     def program() -> None:
@@ -66,12 +65,12 @@ def run_main(
     return mock_runtime.run(program, config, secret_keys=secret_keys, stack=stack, preview=preview)
 
 
-def render(stack_file: Path) -> tuple[str, mock_runtime.Recording]:
+def render(stack_file: Path) -> tuple[str, Recording]:
     stack, config, secret_keys = read_stack_file(stack_file)
     return stack, run_main(stack, config, secret_keys)
 
 
-def plan(stack: str, recording: mock_runtime.Recording) -> dict[str, Any]:
+def plan(stack: str, recording: Recording) -> dict[str, Any]:
     resources = [
         {
             "urn": r.urn,
@@ -87,7 +86,7 @@ def plan(stack: str, recording: mock_runtime.Recording) -> dict[str, Any]:
         }
         for r in recording.registrations
     ]
-    outputs = {k: mock_runtime.REDACTED if k in recording.secret_outputs else v for k, v in recording.outputs.items()}
+    outputs = {k: REDACTED if k in recording.secret_outputs else v for k, v in recording.outputs.items()}
     return {"stack": stack, "resources": resources, "outputs": outputs}
 
 
@@ -96,7 +95,7 @@ def _readable_provider_ref(ref: str | None) -> str | None:
     if ref is None:
         return None
     urn, _, provider_id = ref.rpartition("::")
-    return f"{urn}::{mock_runtime.UNKNOWN}" if provider_id == rpc.UNKNOWN else ref
+    return f"{urn}::{UNKNOWN}" if provider_id == rpc.UNKNOWN else ref
 
 
 def _without_serialized_code(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +103,7 @@ def _without_serialized_code(inputs: dict[str, Any]) -> dict[str, Any]:
     return {k: ("[serialized dynamic provider]" if k == "__provider" else v) for k, v in inputs.items()}
 
 
-def manifests(recording: mock_runtime.Recording) -> dict[str, dict[str, Any]]:
+def manifests(recording: Recording) -> dict[str, dict[str, Any]]:
     """Relative file path -> Kubernetes object, one per object the program creates, grouped by cluster provider."""
     files: dict[str, dict[str, Any]] = {}
     for registration in recording.kubernetes_objects():
@@ -117,7 +116,7 @@ def manifests(recording: mock_runtime.Recording) -> dict[str, dict[str, Any]]:
     return files
 
 
-def write(out: Path, stack: str, recording: mock_runtime.Recording) -> None:
+def write(out: Path, stack: str, recording: Recording) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "plan.json").write_text(json.dumps(plan(stack, recording), indent=2, sort_keys=True) + "\n")
     for relative, obj in manifests(recording).items():

@@ -30,7 +30,8 @@ from tests.support.ack import (
     failed_run,
     invokes,
 )
-from tools import mock_runtime
+from tools import mock_cloud, mock_runtime
+from tools.recording import Recording
 
 COMPONENT_TYPE = "elastic-capacity:alicloud:AckProCluster"
 ACS_ONLY = ClusterNeeds((), VirtualNodeNeed(Version("2.13.0"), "ACS on Kubernetes 1.26 or later"))
@@ -59,12 +60,12 @@ def program_for(*configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY):
     return program
 
 
-def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY) -> mock_runtime.Recording:
+def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY) -> Recording:
     return run_program(program_for(*configs, needs=needs))
 
 
 @pytest.fixture(scope="module")
-def default_run() -> mock_runtime.Recording:
+def default_run() -> Recording:
     """The default cluster (new VPC, two zones, no pin), shared by the tests that only read it."""
     return mock_runtime.run(program_for(cluster_config()), {})
 
@@ -276,7 +277,7 @@ def test_installed_addon_versions_are_read_once_on_the_region_provider(default_r
     ],
 )
 def test_a_virtual_node_pin_is_a_floor(run_program, monkeypatch, pin, installed, sent):
-    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "ack-virtual-node", installed)
+    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "ack-virtual-node", installed)
     addon = build(run_program, cluster_config(network=EXISTING, virtualNode={"version": pin})).one(ADDON_TYPE)
     assert addon.inputs["version"] == sent
 
@@ -315,7 +316,7 @@ def test_addons_meeting_the_needs_release_the_workloads(run_program):
 
 
 def test_an_installed_scheduler_below_a_need_fails_up_naming_the_key(monkeypatch):
-    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
+    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
     error, registered = failed_run(monkeypatch, program_for(cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS))
     assert error.keys == [f"{KEY}.scheduler"]
     message = str(error)
@@ -326,14 +327,14 @@ def test_an_installed_scheduler_below_a_need_fails_up_naming_the_key(monkeypatch
 
 def test_a_managed_scheduler_is_checked_as_the_resource_left_it(run_program, monkeypatch):
     """With a pin the scheduler resource's own version is checked: here the pin raised it above the need."""
-    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
+    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
     cfg = cluster_config(network=EXISTING, scheduler={"version": "v1.35.0-apsara.6.11.4.77470105"})
     recording = build(run_program, cfg, needs=GPU_HPN_NEEDS)
     assert recording.one(ADDON_TYPE, "ack-demo-kube-scheduler").inputs["version"] == "v1.35.0-apsara.6.11.4.77470105"
 
 
 def test_an_installed_virtual_node_below_a_need_fails_up_naming_the_key(run_program, monkeypatch):
-    monkeypatch.setitem(mock_runtime.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
+    monkeypatch.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
     with pytest.raises(ConfigError) as caught:
         build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
     assert caught.value.keys == [f"{KEY}.virtualNode.version"]
@@ -341,14 +342,14 @@ def test_an_installed_virtual_node_below_a_need_fails_up_naming_the_key(run_prog
 
 
 def test_an_unreadable_installed_version_is_a_warning_not_a_failure(run_program, monkeypatch, caplog):
-    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "")
+    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "")
     build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
     assert any("no installed kube-scheduler" in r.getMessage() for r in caplog.records)
 
 
 def test_no_check_runs_in_a_preview_of_a_new_cluster(monkeypatch):
     """Installed versions exist only after `up` created the cluster: preview neither fails nor guesses."""
-    monkeypatch.setitem(mock_runtime.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.0.0.aaaaaaaa")
+    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.0.0.aaaaaaaa")
     program = program_for(cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
     assert invokes(mock_runtime.run(program, {}, preview=True), ADDONS_INVOKE) == []
 

@@ -20,7 +20,8 @@ from components.ack_access import (
 )
 from components.config.ack import AckClusterConfig
 from tests.support.ack import CREDENTIAL_INVOKE, EXISTING, KEY, cluster_config, failed_run, invokes
-from tools import mock_runtime
+from tools import mock_cloud, mock_runtime
+from tools.recording import Recording
 
 SERVER = "https://abc.cs.mock.invalid:6443"
 
@@ -91,7 +92,7 @@ def program_for(cfg: AckClusterConfig, endpoint: str = SERVER):
     return program
 
 
-def run(cfg: AckClusterConfig, endpoint: str = SERVER) -> mock_runtime.Recording:
+def run(cfg: AckClusterConfig, endpoint: str = SERVER) -> Recording:
     return mock_runtime.run(program_for(cfg, endpoint), {})
 
 
@@ -100,7 +101,7 @@ def test_the_exec_kubeconfig_is_built_from_the_endpoint_and_the_cluster_ca():
     [credential] = invokes(recording, CREDENTIAL_INVOKE)
     assert credential.args == {"clusterId": recording.outputs["clusterId"], "temporaryDurationMinutes": CA_ONLY_MINUTES}
     assert credential.provider.rsplit("::", 1)[0] == recording.one("pulumi:providers:alicloud").urn
-    authority = mock_runtime.ack_cluster_credential(credential.args)["certificateAuthorities"][0]["clusterCert"]
+    authority = mock_cloud.ack_cluster_credential(credential.args)["certificateAuthorities"][0]["clusterCert"]
     expected = exec_kubeconfig("demo", recording.outputs["clusterId"], "cn-hangzhou", SERVER, authority)
     assert recording.outputs["kubeconfig"] == expected
     assert "kubeconfig" in recording.secret_outputs

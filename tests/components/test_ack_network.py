@@ -26,7 +26,8 @@ from tests.support.ack import (
     failed_run,
     invokes,
 )
-from tools import mock_runtime
+from tools import mock_cloud, mock_runtime
+from tools.recording import Recording
 
 TAGS = {"project": "elastic-capacity", "team": "batch"}
 
@@ -48,7 +49,7 @@ def program_for(network: dict[str, Any]):
 
 
 @pytest.fixture(scope="module")
-def new_vpc() -> mock_runtime.Recording:
+def new_vpc() -> Recording:
     return mock_runtime.run(program_for(NEW_VPC), {})
 
 
@@ -120,7 +121,7 @@ def test_the_first_zone_is_checked_for_enhanced_nat_on_the_region_provider(new_v
 
 def test_a_first_zone_without_enhanced_nat_fails_before_its_vswitch_exists(monkeypatch):
     """The vSwitch that would hold the NAT gateway takes its zone from the check, so it is never created in vain."""
-    monkeypatch.setattr(mock_runtime, "ENHANCED_NAT_ZONES", ("cn-hangzhou-j", "cn-hangzhou-h"))
+    monkeypatch.setattr(mock_cloud, "ENHANCED_NAT_ZONES", ("cn-hangzhou-j", "cn-hangzhou-h"))
     error, registered = failed_run(monkeypatch, program_for(NEW_VPC))
     assert error.keys == [f"{KEY}.network.zones[0].zoneId"]
     assert "'cn-hangzhou-k'" in str(error) and "cn-hangzhou-j" in str(error)

@@ -26,6 +26,7 @@ from tests.support.ack import (
 )
 from tests.support.schemas import resource_policy_schema
 from tools import mock_runtime
+from tools.recording import Recording
 
 WORKLOAD_TYPE = "elastic-capacity:alicloud:AcsWorkload"
 NAMESPACE_COMPONENT_TYPE = "elastic-capacity:alicloud:AcsNamespace"
@@ -151,7 +152,7 @@ def test_gpu_classes_warn_about_their_acs_prerequisites_and_the_timeout(run_prog
 
 
 @pytest.fixture(scope="module")
-def team_a() -> mock_runtime.Recording:
+def team_a() -> Recording:
     """A namespace as the fleet creates it, and a stand-in workload that waits for it."""
 
     def program() -> None:

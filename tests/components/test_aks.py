@@ -16,7 +16,8 @@ from components.config.aks import (
     CRITICAL_ADDONS_TAINT,
     AksConfig,
 )
-from tools import mock_runtime
+from tools import mock_cloud, mock_runtime
+from tools.recording import REDACTED, Recording
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -42,7 +43,7 @@ GPU_POOL = {
 }
 
 
-def build_aks(run_program, section: dict[str, Any]) -> tuple[mock_runtime.Recording, AksConfig]:
+def build_aks(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfig]:
     config = AksConfig.model_validate(section)
 
     def program() -> None:
@@ -57,7 +58,7 @@ def build_aks(run_program, section: dict[str, Any]) -> tuple[mock_runtime.Record
 
 
 @pytest.fixture
-def two_pools(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
+def two_pools(run_program) -> tuple[Recording, AksConfig]:
     return build_aks(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
 
 
@@ -190,7 +191,7 @@ def test_kubeconfig_is_a_secret_everywhere(two_pools) -> None:
     recording, _ = two_pools
     provider = recording.one(K8S_PROVIDER, "demo-k8s")
     assert provider.is_secret("kubeconfig")
-    assert provider.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
+    assert provider.redacted_inputs["kubeconfig"] == REDACTED
     kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://kueue-cas-")
     assert provider.inputs["deleteUnreachable"] == "true"
@@ -223,7 +224,7 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
 
 
 @pytest.fixture
-def entra(run_program) -> tuple[mock_runtime.Recording, AksConfig]:
+def entra(run_program) -> tuple[Recording, AksConfig]:
     group = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
     return build_aks(
         run_program, {"entraId": {"adminGroupObjectIds": [group], "kubelogin": {"login": "workloadidentity"}}}
@@ -276,7 +277,7 @@ def test_entra_id_kubeconfig_signs_in_without_a_prompt_and_is_the_same_every_run
         "--login",
         "workloadidentity",
         "--server-id",
-        mock_runtime.AKS_AAD_SERVER_APP,
+        mock_cloud.AKS_AAD_SERVER_APP,
     ]
     assert second.one(K8S_PROVIDER, "demo-k8s").inputs["kubeconfig"] == kubeconfig
 

@@ -7,7 +7,8 @@ import pytest
 
 from components.cluster_access import kubernetes_provider
 from tools import mock_runtime
-from tools.mock_runtime import FAKE_KUBECONFIG
+from tools.mock_cloud import FAKE_KUBECONFIG
+from tools.recording import Recording
 
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 
@@ -24,7 +25,7 @@ class Access(pulumi.CustomResource):
         super().__init__("test:index:Access", name, {})
 
 
-def provide(**options) -> mock_runtime.Recording:
+def provide(**options) -> Recording:
     """Register a parent, something the provider must wait for, and the provider with ``options``."""
 
     def program() -> None:

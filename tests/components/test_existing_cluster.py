@@ -11,7 +11,8 @@ import yaml
 from components.config.base import ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
 from components.existing_cluster import ExistingCluster
-from tools import mock_runtime
+from tools import mock_cloud
+from tools.recording import Recording
 
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
@@ -24,7 +25,7 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
     return user["user"]["exec"]["args"]
 
 
-def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> mock_runtime.Recording:
+def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> Recording:
     def program() -> None:
         cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
         pulumi.export("kubeconfig", cluster.kubeconfig)
@@ -73,12 +74,12 @@ def test_existing_entra_cluster_signs_in_as_configured(run_program) -> None:
         "--login",
         "azurecli",
         "--server-id",
-        mock_runtime.AKS_AAD_SERVER_APP,
+        mock_cloud.AKS_AAD_SERVER_APP,
     ]
 
 
 def test_an_existing_aks_cluster_below_1_33_is_refused_before_anything_reaches_it(run_program, monkeypatch) -> None:
-    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
+    monkeypatch.setattr(mock_cloud, "EXISTING_AKS_VERSION", "1.32.7")
     config = ON_AKS
 
     def program() -> None:
@@ -92,7 +93,7 @@ def test_an_existing_aks_cluster_below_1_33_is_refused_before_anything_reaches_i
 
 
 def test_an_existing_aks_cluster_is_only_checked_when_its_queues_need_provisioning_requests(run_program, monkeypatch):
-    monkeypatch.setattr(mock_runtime, "EXISTING_AKS_VERSION", "1.32.7")
+    monkeypatch.setattr(mock_cloud, "EXISTING_AKS_VERSION", "1.32.7")
     config = ON_AKS
     recording = build_existing(run_program, config)
     assert not [c for c in recording.invokes if c.token.endswith(":getManagedCluster")]

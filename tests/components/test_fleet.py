@@ -20,7 +20,8 @@ from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
 from tests.support.config import as_config
 from tests.support.stacks import STACK_IDS, STACKS, run_stack
-from tools import mock_runtime, render
+from tools import mock_cloud, mock_runtime, render
+from tools.recording import Recording, Registration
 
 ACK_STACK = PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 
@@ -46,13 +47,13 @@ WITHOUT_PROVISIONING = {
 }
 
 
-def run_sections(run_program, sections: dict[str, Any]) -> mock_runtime.Recording:
+def run_sections(run_program, sections: dict[str, Any]) -> Recording:
     config = load_stack_config(as_config(sections))
     return run_program(lambda: deploy(config))
 
 
 @pytest.fixture(scope="module")
-def aks_stack() -> mock_runtime.Recording:
+def aks_stack() -> Recording:
     config = load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
     return mock_runtime.run(lambda: deploy(config), {})
 
@@ -139,14 +140,14 @@ CPU = {"name": "web", "cluster": "cpu", "image": "nginx:1.27"}
 HPN = {"name": "train", "cluster": "hpn", "image": "trainer:1", "computeClass": "gpu-hpn", "cpu": 1, "memory": "1Gi"}
 
 
-def run_ack(run_program, clusters: list[dict], workloads: list[dict]) -> mock_runtime.Recording:
+def run_ack(run_program, clusters: list[dict], workloads: list[dict]) -> Recording:
     config = load_stack_config(as_config({"ack": {"clusters": clusters, "workloads": workloads}}))
     return run_program(lambda: deploy(config))
 
 
 def test_each_cluster_is_checked_against_its_own_workloads_and_named_by_its_index(run_program, monkeypatch):
     """v2.14.0 serves the CPU cluster (ACS needs v2.13.0); the GPU-HPN cluster, the second, needs v2.15.0."""
-    monkeypatch.setitem(mock_runtime.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
+    monkeypatch.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
     clusters = [cluster("cpu", nodePool=POOL), cluster("hpn", nodePool=POOL)]
     run_ack(run_program, clusters[:1], [CPU])
     with pytest.raises(ConfigError) as caught:
@@ -165,7 +166,7 @@ def test_config_warnings_are_logged_with_their_full_keys(run_program, caplog):
 
 
 @pytest.fixture(scope="module")
-def dev_stack() -> mock_runtime.Recording:
+def dev_stack() -> Recording:
     stack, config, secret_keys = render.read_stack_file(ACK_STACK)
     return mock_runtime.run(lambda: deploy(load_stack_config(config, secret_keys)), config, secret_keys, stack=stack)
 
@@ -204,16 +205,16 @@ ACK_STACKS = [s.name for s in STACKS if "elastic-capacity:ack" in s.read_text()]
 
 
 @functools.cache
-def recorded(stack_file: str) -> mock_runtime.Recording:
+def recorded(stack_file: str) -> Recording:
     return run_stack(PROJECT_ROOT / "stacks" / stack_file)
 
 
 @pytest.fixture(params=STACK_IDS)
-def shipped(request) -> tuple[str, mock_runtime.Recording]:
+def shipped(request) -> tuple[str, Recording]:
     return request.param, recorded(request.param)
 
 
-def top_component(recording: mock_runtime.Recording, registration: mock_runtime.Registration) -> str:
+def top_component(recording: Recording, registration: Registration) -> str:
     """The name of the fleet-level component a resource belongs to: its ancestor whose parent is the stack."""
     urns = {r.urn for r in recording.registrations}
     while registration.parent in urns:

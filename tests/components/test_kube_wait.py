@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from components.kube_wait import RestCluster, explained, poll
 from tests.support.fakes import FakeClock, cond
-from tools.mock_runtime import FAKE_KUBECONFIG
+from tools.mock_cloud import FAKE_KUBECONFIG
 
 
 def test_poll_stops_as_soon_as_it_is_finished():

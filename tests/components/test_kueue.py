@@ -16,6 +16,7 @@ from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
 from components.kueue import Kueue
 from components.manifests import kueue_install
 from tools import mock_runtime
+from tools.recording import Recording
 
 CHART = "kubernetes:helm.sh/v4:Chart"
 JOB = "kubernetes:batch/v1:Job"
@@ -26,13 +27,13 @@ ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 
 
-def install(check_crd: bool = True, **kueue: object) -> mock_runtime.Recording:
+def install(check_crd: bool = True, **kueue: object) -> Recording:
     """Register the component once per settings (tests only read the recording)."""
     return _install(check_crd, json.dumps(kueue, sort_keys=True))
 
 
 @functools.cache
-def _install(check_crd: bool, kueue: str) -> mock_runtime.Recording:
+def _install(check_crd: bool, kueue: str) -> Recording:
     config = KueueConfig.model_validate_json(kueue)
 
     def program() -> None:

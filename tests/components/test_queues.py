@@ -13,12 +13,13 @@ from tests.support.queues import GENERAL
 from tests.support.schemas import validate_core, validate_kueue
 from tests.support.seeds import KUEUE_SEED_OBJECTS
 from tools import mock_runtime
-from tools.mock_runtime import FAKE_KUBECONFIG
+from tools.mock_cloud import FAKE_KUBECONFIG
+from tools.recording import Recording
 
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
-def record(config: QueuesConfig) -> mock_runtime.Recording:
+def record(config: QueuesConfig) -> Recording:
     """Register a provider, a stand-in readiness gate and the component; return the recording."""
 
     def program() -> None:

@@ -15,6 +15,7 @@ from components.job_wait import JobCompletionProvider
 from components.manifests.jobs import smoke_job
 from components.smoke_job import SmokeJob
 from tools import mock_runtime
+from tools.recording import REDACTED, Recording
 
 CONFIG = SmokeJobConfig(enabled=True, timeout_seconds=900)
 JOB = "kubernetes:batch/v1:Job"
@@ -22,7 +23,7 @@ WAITER = "pulumi-python:dynamic/kueue:JobCompletion"
 
 
 @pytest.fixture(scope="module")
-def registered() -> mock_runtime.Recording:
+def registered() -> Recording:
     def program() -> None:
         provider = kubernetes.Provider("cluster", kubeconfig=pulumi.Output.secret("kubeconfig"))
         queues = kubernetes.core.v1.Namespace(
@@ -61,7 +62,7 @@ def test_waiter_watches_this_job_with_a_secret_kubeconfig(registered):
     waiter = registered.one(WAITER, "smoke-job-completion")
     job = registered.one(JOB, "smoke-job-job")
     assert waiter.is_secret("kubeconfig")
-    assert waiter.redacted_inputs["kubeconfig"] == mock_runtime.REDACTED
+    assert waiter.redacted_inputs["kubeconfig"] == REDACTED
     assert (waiter.inputs["jobNamespace"], waiter.inputs["jobName"]) == (CONFIG.namespace, CONFIG.name)
     assert waiter.inputs["timeoutSeconds"] == 900
     assert job.urn in waiter.dependencies

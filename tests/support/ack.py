@@ -15,6 +15,7 @@ from components.config.ack import AckClusterConfig
 from components.config.acs import AcsWorkloadConfig
 from components.config.base import ConfigError
 from tools import mock_runtime
+from tools.recording import Recording, RecordingMonitor, Registration
 
 CLUSTER_TYPE = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 ADDON_TYPE = "alicloud:cs/kubernetesAddon:KubernetesAddon"
@@ -94,18 +95,18 @@ def section(workloads: list[dict[str, Any]], clusters: list[dict[str, Any]] | No
     return {"clusters": clusters or [cluster()], "workloads": workloads}
 
 
-def invokes(recording: mock_runtime.Recording, token: str) -> list[Any]:
+def invokes(recording: Recording, token: str) -> list[Any]:
     """The invokes of one function the recorded program made, in order."""
     return [call for call in recording.invokes if call.token == token]
 
 
 def failed_run(
     monkeypatch: pytest.MonkeyPatch, program: Any, *, preview: bool = False
-) -> tuple[ConfigError, list[mock_runtime.Registration]]:
+) -> tuple[ConfigError, list[Registration]]:
     """Run ``program`` under the mocks expecting a ``ConfigError``; return it and what was registered before it."""
-    monitors: list[mock_runtime.RecordingMonitor] = []
+    monitors: list[RecordingMonitor] = []
 
-    class Kept(mock_runtime.RecordingMonitor):
+    class Kept(RecordingMonitor):
         def __init__(self, mocks: Any) -> None:
             super().__init__(mocks)
             monitors.append(self)

@@ -10,7 +10,8 @@ from typing import Any
 import yaml
 
 from tests.support import PROJECT_ROOT
-from tools import mock_runtime, render
+from tools import render
+from tools.recording import Recording
 
 STACKS = sorted((PROJECT_ROOT / "stacks").glob("Pulumi.*.yaml"))
 STACK_IDS = [path.name for path in STACKS]
@@ -19,7 +20,7 @@ CHINA_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-china.yaml"
 ACK_STACK = PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 
 
-def run_stack(stack_file: Path, *, preview: bool = False) -> mock_runtime.Recording:
+def run_stack(stack_file: Path, *, preview: bool = False) -> Recording:
     """Run ``__main__.py`` with the stack file's config; a stack with Kueue also gets its smoke Job enabled."""
     stack, config, secret_keys = render.read_stack_file(stack_file)
     if any(key in config for key in ("elastic-capacity:aks", "elastic-capacity:existingCluster")):

@@ -1,22 +1,20 @@
-"""The mock runtime itself: preview answers the way the engine does, and credentials are as fresh as AKS's and ACK's."""
+"""The mock runtime: preview answers the way the engine does, and the SDK internals it relies on still exist."""
 
 from __future__ import annotations
 
 import base64
-import datetime
 import json
-from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
 import pytest
 import yaml
 from pulumi.runtime import rpc
-from pulumi_azure_native import authorization, containerservice, resources
+from pulumi_azure_native import containerservice, resources
 
 from tests.support.stacks import STACKS, run_stack
-from tools import mock_runtime, render
-from tools.mock_runtime import UNKNOWN, ack_cluster_credential, aks_user_credentials
+from tools import mock_cloud, mock_runtime, render
+from tools.recording import REDACTED, UNKNOWN, Recording
 
 GROUP = "azure-native:resources:ResourceGroup"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -66,7 +64,7 @@ def test_up_knows_every_id_and_output():
 
 
 def provider_and_namespace() -> None:
-    provider = kubernetes.Provider("k8s", kubeconfig=mock_runtime.FAKE_KUBECONFIG)
+    provider = kubernetes.Provider("k8s", kubeconfig=mock_cloud.FAKE_KUBECONFIG)
     kubernetes.core.v1.Namespace("ns", metadata={"name": "ns"}, opts=pulumi.ResourceOptions(provider=provider))
     pulumi.export("providerId", provider.id)
 
@@ -94,7 +92,7 @@ def credentials_of_a_new_and_an_existing_cluster() -> None:
         pulumi.export(name, credentials.kubeconfigs[0].value)
 
 
-def invoked_clusters(recording: mock_runtime.Recording) -> list[tuple[str, str]]:
+def invoked_clusters(recording: Recording) -> list[tuple[str, str]]:
     return [(c.args["resourceGroupName"], c.args["resourceName"]) for c in recording.invokes if c.token == CREDENTIALS]
 
 
@@ -102,103 +100,11 @@ def test_preview_runs_an_invoke_only_when_its_arguments_are_known():
     preview = mock_runtime.run(credentials_of_a_new_and_an_existing_cluster, {}, preview=True)
     assert invoked_clusters(preview) == [("platform-rg", "existing")]
     assert preview.outputs["new"] == UNKNOWN
-    assert aks_kubeconfig(preview.outputs["existing"])["clusters"][0]["name"] == "existing"
+    assert yaml.safe_load(base64.b64decode(preview.outputs["existing"]))["clusters"][0]["name"] == "existing"
 
     up = mock_runtime.run(credentials_of_a_new_and_an_existing_cluster, {})
     assert sorted(invoked_clusters(up)) == [("demo", "new"), ("platform-rg", "existing")]
-    assert aks_kubeconfig(up.outputs["new"])["clusters"][0]["name"] == "new"
-
-
-def aks_kubeconfig(value: str) -> dict[str, Any]:
-    return yaml.safe_load(base64.b64decode(value))
-
-
-def aks_answer(**args: Any) -> dict[str, Any]:
-    answer = aks_user_credentials({"resourceGroupName": "rg", "resourceName": "c", **args})
-    assert [k["name"] for k in answer["kubeconfigs"]] == ["clusterUser"]
-    return aks_kubeconfig(answer["kubeconfigs"][0]["value"])
-
-
-def test_aks_credentials_keep_the_clusters_server_and_ca_but_never_the_token():
-    first, second = aks_answer(), aks_answer()
-    assert first["clusters"] == second["clusters"]
-    assert first["clusters"][0]["cluster"]["server"].startswith("https://c-")
-    assert first["users"][0]["name"] == "clusterUser_rg_c"
-    assert first["users"][0]["user"]["token"] != second["users"][0]["user"]["token"]
-    elsewhere = aks_answer(resourceGroupName="rg2")["clusters"][0]["cluster"]
-    assert elsewhere["server"] != first["clusters"][0]["cluster"]["server"]
-    assert elsewhere["certificate-authority-data"] != first["clusters"][0]["cluster"]["certificate-authority-data"]
-
-
-def test_aks_exec_credentials_are_the_kubelogin_user_of_an_entra_id_cluster():
-    kubeconfig = aks_answer(format="exec")
-    assert kubeconfig == aks_answer(format="exec"), "no secret in it: the same on every call"
-    assert kubeconfig["clusters"] == aks_answer()["clusters"]
-    exec_user = kubeconfig["users"][0]["user"]["exec"]
-    assert (exec_user["apiVersion"], exec_user["command"]) == ("client.authentication.k8s.io/v1beta1", "kubelogin")
-    assert exec_user["args"] == [
-        *("get-token", "--login", "devicecode"),
-        *("--server-id", "6dae42f8-4368-4678-94ff-3960e28e3630"),
-        *("--client-id", "80faf920-1908-4b52-b5ef-a8e7bedfc67a"),
-        *("--tenant-id", mock_runtime.AZURE_TENANT_ID),
-        *("--environment", "AzurePublicCloud"),
-    ]
-
-
-def exec_credentials_of_new_clusters() -> None:
-    for name, location, aad_profile in (
-        ("local", "eastus2", None),
-        ("entra", "eastus2", {"managed": True}),
-        ("china", "chinanorth3", {"managed": True}),
-    ):
-        cluster = containerservice.ManagedCluster(
-            name, resource_group_name="rg", resource_name_=name, location=location, aad_profile=aad_profile
-        )
-        credentials = containerservice.list_managed_cluster_user_credentials_output(
-            resource_group_name="rg", resource_name=cluster.name, format="exec"
-        )
-        pulumi.export(name, credentials.kubeconfigs[0].value)
-    pulumi.export("tenant", authorization.get_client_config_output().tenant_id)
-
-
-def exec_flag(kubeconfig: str, flag: str) -> str:
-    args = aks_kubeconfig(kubeconfig)["users"][0]["user"]["exec"]["args"]
-    return args[args.index(flag) + 1]
-
-
-def test_aks_exec_credentials_follow_the_clusters_sign_in_and_cloud():
-    up = mock_runtime.run(exec_credentials_of_new_clusters, {})
-    assert set(aks_kubeconfig(up.outputs["local"])["users"][0]["user"]) == {"token"}, "AKS ignores format there"
-    assert exec_flag(up.outputs["entra"], "--tenant-id") == up.outputs["tenant"] == mock_runtime.AZURE_TENANT_ID
-    assert exec_flag(up.outputs["entra"], "--environment") == "AzurePublicCloud"
-    assert exec_flag(up.outputs["china"], "--environment") == "AzureChinaCloud"
-
-
-def test_ack_credentials_are_a_fresh_client_certificate_for_the_same_cluster_ca():
-    first = ack_cluster_credential({"clusterId": "c1", "temporaryDurationMinutes": 60})
-    second = ack_cluster_credential({"clusterId": "c1", "temporaryDurationMinutes": 60})
-    assert first["kubeConfig"] != second["kubeConfig"]
-    [authority], [again] = first["certificateAuthorities"], second["certificateAuthorities"]
-    assert authority["clusterCert"] == again["clusterCert"]
-    assert authority["clientCert"] != again["clientCert"] and authority["clientKey"] != again["clientKey"]
-
-    kubeconfig = yaml.safe_load(first["kubeConfig"])
-    assert kubeconfig["clusters"] == yaml.safe_load(second["kubeConfig"])["clusters"]
-    assert kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"] == authority["clusterCert"]
-    assert kubeconfig["users"][0]["user"] == {
-        "client-certificate-data": authority["clientCert"],
-        "client-key-data": authority["clientKey"],
-    }
-    other = ack_cluster_credential({"clusterId": "c2"})
-    assert other["certificateAuthorities"][0]["clusterCert"] != authority["clusterCert"]
-    assert first["clusterId"] == "c1"
-
-
-def test_ack_credentials_expire_after_the_requested_minutes():
-    before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
-    answer = ack_cluster_credential({"clusterId": "c1", "temporaryDurationMinutes": 90})
-    expires = datetime.datetime.strptime(answer["expiration"], "%Y-%m-%dT%H:%M:%S%z")
-    assert before + datetime.timedelta(minutes=90) <= expires <= before + datetime.timedelta(minutes=91)
+    assert yaml.safe_load(base64.b64decode(up.outputs["new"]))["clusters"][0]["name"] == "new"
 
 
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
@@ -210,7 +116,7 @@ def test_a_plan_rendered_from_a_preview_is_json_with_unknowns_and_secrets_marked
 
     assert rpc.UNKNOWN not in text, "the engine's sentinel is shown as [unknown]"
     providers = [r for r in plan["resources"] if r["type"] == "pulumi:providers:kubernetes"]
-    assert providers and all(p["inputs"]["kubeconfig"] == mock_runtime.REDACTED for p in providers)
+    assert providers and all(p["inputs"]["kubeconfig"] == REDACTED for p in providers)
     assert any(r["provider"].endswith(f"::{UNKNOWN}") for r in plan["resources"] if r["provider"])
     assert any(UNKNOWN in json.dumps(r["inputs"]) for r in plan["resources"])
 
@@ -243,65 +149,3 @@ def test_canary_the_sdk_internals_the_mock_layer_and_the_config_loader_use_still
     }
     assert [name for name, found in used.items() if found is None] == []
     assert "keep_internal" in inspect.signature(rpc.deserialize_properties).parameters
-
-
-# --- the dependency walk tests and render rely on ----------------------------------------------------------------
-
-
-def registration(name: str, *, parent: str | None = None, deps=(), provider: str | None = None):
-    return mock_runtime.Registration(
-        urn=f"urn:{name}",
-        id=name,
-        type="test:index:Thing",
-        name=name,
-        custom=True,
-        remote=False,
-        parent=f"urn:{parent}" if parent else None,
-        provider=f"urn:{provider}::id" if provider else None,
-        providers={},
-        dependencies=tuple(f"urn:{d}" for d in deps),
-        property_dependencies={},
-        ignore_changes=(),
-        replace_on_changes=(),
-        delete_before_replace=False,
-        raw_inputs={},
-    )
-
-
-def recording_of(*registrations) -> mock_runtime.Recording:
-    return mock_runtime.Recording(list(registrations), {}, set(), [])
-
-
-def test_depends_on_follows_explicit_dependencies_transitively():
-    graph = recording_of(registration("a"), registration("b", deps=["a"]), registration("c", deps=["b"]))
-    assert graph.depends_on(graph.named("c"), graph.named("a"))
-    assert not graph.depends_on(graph.named("a"), graph.named("c"))
-
-
-def test_depending_on_a_component_means_waiting_for_each_of_its_children():
-    graph = recording_of(
-        registration("component"), registration("child", parent="component"), registration("user", deps=["component"])
-    )
-    assert graph.depends_on(graph.named("user"), graph.named("child"))
-
-
-def test_a_child_inherits_what_its_parent_waits_for():
-    graph = recording_of(
-        registration("pool"), registration("component", deps=["pool"]), registration("child", parent="component")
-    )
-    assert graph.depends_on(graph.named("child"), graph.named("pool"))
-
-
-def test_a_resource_waits_for_its_provider_and_what_the_provider_waits_for():
-    graph = recording_of(
-        registration("cluster"), registration("provider", deps=["cluster"]), registration("obj", provider="provider")
-    )
-    assert graph.depends_on(graph.named("obj"), graph.named("cluster"))
-    assert graph.provider_of(graph.named("obj")) == graph.named("provider")
-
-
-def test_siblings_do_not_wait_for_each_other():
-    graph = recording_of(
-        registration("component"), registration("a", parent="component"), registration("b", parent="component")
-    )
-    assert not graph.depends_on(graph.named("a"), graph.named("b"))

@@ -1,0 +1,48 @@
+"""The codebase's shape, kept: tests mirror the source module for module, share code only through tests/support,
+and no file or function grows past what a reader can hold."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support import PROJECT_ROOT
+
+SOURCES = sorted(
+    p for d in ("components", "tools") for p in (PROJECT_ROOT / d).rglob("*.py") if p.name != "__init__.py"
+)
+PYTHON = sorted(p for d in ("components", "tools", "tests") for p in (PROJECT_ROOT / d).rglob("*.py"))
+ORACLES = {PROJECT_ROOT / "tests/support/seeds.py"}
+"""The vendors' example objects typed in as test oracles: data, not code."""
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(PROJECT_ROOT))
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=relative)
+def test_every_source_module_has_its_test_module(source):
+    rel = source.relative_to(PROJECT_ROOT)
+    assert (PROJECT_ROOT / "tests" / rel.parent / f"test_{source.stem}.py").is_file()
+
+
+def test_tests_share_code_only_through_tests_support():
+    for test in (PROJECT_ROOT / "tests").rglob("test_*.py"):
+        for module in re.findall(r"^from (tests\.[\w.]+) import|^import (tests\.[\w.]+)", test.read_text(), re.M):
+            name = module[0] or module[1]
+            assert name == "tests.support" or name.startswith("tests.support."), f"{relative(test)} imports {name}"
+
+
+@pytest.mark.parametrize("path", [p for p in PYTHON if p not in ORACLES], ids=relative)
+def test_no_file_over_400_lines_and_no_function_over_60(path):
+    text = path.read_text()
+    assert len(text.splitlines()) <= 400
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > 60
+    ]
+    assert long == []
