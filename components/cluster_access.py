@@ -1,7 +1,8 @@
 """How every cluster component hands out its cluster: a Kubernetes provider built from the secret kubeconfig.
 
 AKS, existing and ACK clusters all end in the same ``provider``, named the same way, so the components that create
-Kubernetes objects never need to know which cloud the cluster came from.
+Kubernetes objects never need to know which cloud the cluster came from. Why it is keyed by the cluster id:
+docs/decisions/0004-providers-keyed-by-cluster-id.md.
 """
 
 from __future__ import annotations

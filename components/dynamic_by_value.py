@@ -1,10 +1,7 @@
 """Ship a dynamic provider to Pulumi's provider process by value: the source of its modules, not an import path.
 
-Pulumi stores a dynamic provider as a ``dill`` pickle, and dill pickles a class of an importable module as a bare
-reference (``components.job_wait.JobCompletionProvider``). That reference only resolves where the project directory
-is on ``sys.path``: not from an Automation API inline program, not with ``main:`` elsewhere, and not after the module
-is renamed, when every later ``up``, ``refresh`` and ``destroy`` deserializes the old provider from state
-(https://github.com/pulumi/pulumi/issues/7453, https://github.com/pulumi/pulumi/issues/7960).
+Why: docs/decisions/0003-waiters-as-dynamic-resources.md. In short, dill pickles a class of an importable module as
+a bare import path, which fails in an Automation API program, from another directory, or after a rename.
 
 :func:`reduce_by_value` makes a provider pickle as a call of the built-in ``eval`` on a small loader plus the source
 text of the modules it needs, so unpickling needs nothing but Python and the packages those modules import. The same

@@ -1,19 +1,7 @@
-"""Kueue installed from its Helm chart, behind a readiness gate every Kueue object waits for.
+"""Kueue installed from its Helm chart with ``helm.v4.Chart``, behind a readiness gate every Kueue object waits for.
 
-Chart resource: ``kubernetes.helm.v4.Chart``, not ``helm.v3.Release``
-(https://www.pulumi.com/registry/packages/kubernetes/api-docs/helm/v4/chart/). Reasons:
-
-- A render-to-directory mode for GitOps (``render_yaml_to_directory`` on the provider) only works with Chart v4;
-  the provider refuses it for a Release (https://github.com/pulumi/pulumi-kubernetes/issues/1716). Choosing Chart
-  v4 now avoids replacing the install resource, and with it every Kueue CRD and object, later.
-- Chart v4 registers each chart object as a Pulumi child: ``depends_on`` on the chart waits for all of them (CRDs,
-  webhook configurations, the Deployment rolled out), previews show per-object diffs, and policy packs see the
-  objects. A Release is one opaque resource.
-- What Chart v4 cannot do does not matter here: Kueue's chart uses Helm hooks only for the optional
-  ``enableAutoKueue``, and nothing needs the Helm release secret (``helm list`` will not show the install).
-
-As with any install of this chart, the CRDs are templates of the chart (``charts/kueue/templates/crd/`` in
-https://github.com/kubernetes-sigs/kueue): deleting the chart deletes every Kueue object.
+Why Chart v4 rather than a Release: docs/decisions/0001-helm-chart-v4.md. As with any install of this chart, the CRDs
+are templates of the chart, so deleting the chart deletes every Kueue object.
 """
 
 from __future__ import annotations
@@ -28,22 +16,10 @@ from components.manifests import kueue_install
 class Kueue(pulumi.ComponentResource):
     """Kueue in its namespace, plus the readiness gate exposed as :attr:`ready`.
 
-    Kueue's Deployment reports Ready 10-30 s before its webhook serves
-    (https://github.com/kubernetes-sigs/kueue/issues/13036), and pulumi-kubernetes fails a create on a webhook error
-    instead of retrying, so depending on the chart alone is not enough. The gate is a Job (in Kueue's namespace,
-    after the chart) that dry-run-creates a ResourceFlavor and a ClusterQueue, the kinds whose webhooks race; a
-    failed attempt is a failed pod and the Job controller retries with backoff until the webhooks admit.
-    pulumi-kubernetes awaits a Job until it is Complete and fails as soon as it is Failed, so the Job itself is the
-    gate: no sleeps, no polling code in the program. The Job's name carries the chart version and a digest of the
-    values, so an upgrade or a settings change (which restarts Kueue) runs the probe again; and the Job carries
-    ``pulumi.com/replaceUnready``, so a gate that failed or timed out runs again on the next ``pulumi up`` instead
-    of failing it for good.
-
-    With ``check_provisioning_request_crd`` (the queues use a ProvisioningRequest admission check) the gate also
-    checks that the ProvisioningRequest CRD exists, and fails at once, saying what to do, if it does not: Kueue only
-    sets up its provisioning controller when the CRD exists at its start, otherwise the AdmissionCheck stays
-    inactive forever. Errors other than "not found" are retried like webhook errors. The check cannot tell whether
-    the CRD appeared after Kueue started; then Kueue must be restarted.
+    The gate is a Job that dry-run-creates the kinds whose webhooks race Kueue's start-up, replaced when it failed
+    once and named after the install so a changed install runs it again (docs/decisions/0002-readiness-gate.md). With
+    ``check_provisioning_request_crd`` it also fails at once, saying what to do, when the ProvisioningRequest CRD is
+    missing: Kueue only sets up its provisioning controller when the CRD exists at its start.
     """
 
     ready: batch.v1.Job
