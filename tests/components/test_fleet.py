@@ -322,3 +322,15 @@ def test_a_workload_in_its_own_namespace_waits_for_it_on_its_clusters_provider(r
     assert recording.provider_of(namespace).name == "ack-demo-k8s"
     for deployment in recording.by_type(ack_data.DEPLOYMENT_TYPE):
         assert recording.depends_on(deployment, namespace), deployment.name
+
+
+def test_without_provisioning_checks_the_smoke_job_still_waits_for_its_pool(run_program):
+    """Kueue then starts without waiting for the pools, so the Job needs its own edge to the pool it targets."""
+    recording = run_sections(
+        run_program,
+        {"aks": {}, "queues": WITHOUT_PROVISIONING, "smokeJob": {"enabled": True, "localQueue": "plain"}},
+    )
+    pool = recording.one(AGENT_POOL)
+    assert not recording.depends_on(recording.one(CHART), pool)
+    for part in (recording.one(GATE, "smoke-job-job"), recording.one(SMOKE_WAITER)):
+        assert recording.depends_on(part, pool)
