@@ -1,4 +1,4 @@
-"""Shared fixtures: run code under the project's mock runtime and get back what it registered."""
+"""Shared fixtures: run code under the project's mock runtime, and the shipped stacks rendered once per session."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.config import as_config
+from tests.support.stacks import ACK_STACK, AKS_STACK, rendered
 from tools import mock_runtime
 from tools.recording import Recording
 
@@ -20,3 +21,15 @@ def run_program() -> Callable[..., Recording]:
         return mock_runtime.run(program, as_config(sections or {}), secret_keys=secret_keys)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The AKS dev stack rendered by ``tools.render``: plan.json and its manifests."""
+    return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
+
+
+@pytest.fixture(scope="session")
+def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The ACK dev stack rendered by ``tools.render``: plan.json and its manifests."""
+    return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)

@@ -3,10 +3,7 @@ version, from sources their cloud can reach."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import jsonschema
-import pytest
 
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.seeds import (
@@ -20,7 +17,7 @@ from tests.support.seeds import (
     as_emitted,
     seed,
 )
-from tests.support.stacks import ACK_STACK, AKS_STACK, CHINA_STACK, edited_stack, of_type, rendered
+from tests.support.stacks import AKS_STACK, CHINA_STACK, edited_stack, of_type, rendered
 
 SEED_POLICY, SEED_POLICY_DEPLOYMENT = seed(GPU_BY_RESOURCE_POLICY)
 SEED_DEPLOYMENTS_BY_PLACE = {
@@ -33,16 +30,6 @@ SEED_DEPLOYMENTS_BY_PLACE = {
 }
 """Where stacks/Pulumi.ack-acs-dev.yaml places each seed example (the seed reuses names, so they need 3 clusters)."""
 RESOURCE_POLICY_SCHEMA = resource_policy_schema()
-
-
-@pytest.fixture(scope="module")
-def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
-
-
-@pytest.fixture(scope="module")
-def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)
 
 
 # --- acceptance: the AKS stack -----------------------------------------------------------------------------------

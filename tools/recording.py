@@ -7,6 +7,7 @@ The recording monitor keeps what the default mock monitor drops: parent, provide
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
@@ -69,27 +70,24 @@ class Registration:
 def unwrap(value: Any) -> Any:
     """Plain values: secrets unwrapped, unknowns as :data:`UNKNOWN`, whole numbers back to ints (the wire carries
     every number as a double)."""
-    if known_types.is_unknown(value):
-        return UNKNOWN
-    if rpc.is_rpc_secret(value):
-        return unwrap(rpc.unwrap_rpc_secret(value))
-    if isinstance(value, dict):
-        return {k: unwrap(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [unwrap(v) for v in value]
-    return _whole_number(value)
+    return _plain(value, lambda secret: unwrap(rpc.unwrap_rpc_secret(secret)))
 
 
 def redact(value: Any) -> Any:
     """Like :func:`unwrap`, but every secret becomes ``[secret]``."""
+    return _plain(value, lambda _: REDACTED)
+
+
+def _plain(value: Any, secret: Callable[[Any], Any]) -> Any:
+    """Walk a wire value, turning each secret into ``secret(value)``."""
     if known_types.is_unknown(value):
         return UNKNOWN
     if rpc.is_rpc_secret(value):
-        return REDACTED
+        return secret(value)
     if isinstance(value, dict):
-        return {k: redact(v) for k, v in value.items()}
+        return {k: _plain(v, secret) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact(v) for v in value]
+        return [_plain(v, secret) for v in value]
     return _whole_number(value)
 
 

@@ -13,18 +13,8 @@ import pytest
 
 from tests.support import PROJECT_ROOT
 from tests.support.seeds import KUEUE_SEED_OBJECTS
-from tests.support.stacks import ACK_STACK, AKS_STACK, CHINA_STACK, edited_stack, rendered
+from tests.support.stacks import ACK_STACK, AKS_STACK, CHINA_STACK, edited_stack
 from tools import render
-
-
-@pytest.fixture(scope="module")
-def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
-
-
-@pytest.fixture(scope="module")
-def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)
 
 
 def test_kubeconfigs_are_secrets_and_redacted_in_the_plan(aks, ack):
