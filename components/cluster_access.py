@@ -19,6 +19,7 @@ def kubernetes_provider(
     cluster_identifier: pulumi.Input[str] | None = None,
     delete_unreachable: bool = False,
     depends_on: list[pulumi.Resource] | None = None,
+    render_to: str | None = None,
 ) -> KubernetesProvider:
     """The provider every Kubernetes object on the cluster is created with.
 
@@ -28,7 +29,17 @@ def kubernetes_provider(
     than the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable of whoever runs it decides whether objects of a vanished
     cluster are dropped. ``depends_on`` holds what must exist before the provider can act, such as the role
     assignment that lets the deployer in.
+
+    With ``render_to`` (a directory) the provider writes every object's YAML under ``<render_to>/<name>`` instead
+    of applying it, for a GitOps controller to apply; it then holds no kubeconfig and reaches no cluster
+    (https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/#renderyamltodirectory_python).
     """
+    if render_to is not None:
+        return KubernetesProvider(
+            f"{name}-k8s",
+            render_yaml_to_directory=f"{render_to.rstrip('/')}/{name}",
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
     return KubernetesProvider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,

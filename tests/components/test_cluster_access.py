@@ -71,3 +71,13 @@ def test_the_provider_waits_for_what_it_is_given():
     provider = recording.one(K8S_PROVIDER)
     assert provider.dependencies == (recording.one("test:index:Access", "access").urn,)
     assert provide().one(K8S_PROVIDER).dependencies == ()
+
+
+def test_a_rendering_provider_writes_its_clusters_objects_to_its_own_directory_and_holds_no_kubeconfig():
+    recording = mock_runtime.run(
+        lambda: kubernetes_provider("cluster", "ignored", parent=Holder("cluster"), render_to="out/gitops/"), {}
+    )
+    provider = recording.one(K8S_PROVIDER, "cluster-k8s")
+    assert provider.inputs["renderYamlToDirectory"] == "out/gitops/cluster"
+    assert "kubeconfig" not in provider.inputs
+    assert "clusterIdentifier" not in provider.inputs
