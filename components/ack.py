@@ -26,6 +26,7 @@ from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.base import key_path
+from components.config.environment import EnvironmentConfig
 from components.versions import ClusterNeeds, SchedulerVersion, addon_version
 
 MANAGED_ADDON_NAMES = f"^({'|'.join(MANAGED_ADDONS)})$"
@@ -33,6 +34,33 @@ MANAGED_ADDON_NAMES = f"^({'|'.join(MANAGED_ADDONS)})$"
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="90m", update="60m", delete="60m")
 """How long ``pulumi`` waits for ACK to create, upgrade or delete a cluster before it gives up."""
+
+
+DELETE_OPTIONS_DOC = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/use-terraform-to-delete-an-ack-cluster"
+"""ACK's page on ``delete_options``: what each resource type covers and whether ACK keeps it by default."""
+
+
+def delete_options(
+    args: AckClusterConfig, environment: EnvironmentConfig
+) -> list[cs.ManagedKubernetesDeleteOptionArgsDict]:
+    """For an ephemeral cluster, what ACK deletes with it besides the cluster: the load balancers it created for
+    Services (``SLB``) and for the ALB Ingress controller (``ALB``, kept by default), and the Simple Log Service
+    projects it created for the logging feature and the control-plane logs (``SLS_Data``, ``SLS_ControlPlane``, kept
+    by default; :data:`DELETE_OPTIONS_DOC`). A log project the stack file names may be shared, so it is kept.
+
+    The provider reads them from the state when it deletes the cluster
+    (``resourceAlicloudCSKubernetesDelete`` in
+    https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes.go),
+    so they are sent from the first ``up`` on. Other kinds send none and keep ACK's defaults.
+    """
+    if not environment.ephemeral:
+        return []
+    types = ["SLB", "ALB"]
+    if args.audit_log is None or args.audit_log.sls_project_name is None:
+        types.append("SLS_Data")
+    if args.control_plane_logs is None or args.control_plane_logs.project is None:
+        types.append("SLS_ControlPlane")
+    return [{"delete_mode": "delete", "resource_type": resource_type} for resource_type in types]
 
 
 def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDict:
@@ -71,24 +99,25 @@ class AckProCluster(pulumi.ComponentResource):
         needs: ClusterNeeds,
         config_key: str,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        environment: EnvironmentConfig | None = None,
     ) -> None:
         """``needs`` is what the cluster's workloads need of its addons; ``config_key`` (``elastic-capacity:ack.
-        clusters[0]``) prefixes the keys that deploy-time errors name."""
+        clusters[0]``) prefixes the keys that deploy-time errors name. ``environment`` adds its name suffix to the
+        cluster's and the network's names; ephemeral clusters get :func:`delete_options` and a Kubernetes provider
+        that forgets the objects of a vanished cluster, production ones Pulumi's ``protect``."""
         super().__init__("elastic-capacity:alicloud:AckProCluster", name, None, opts)
+        environment = environment or EnvironmentConfig()
         region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
         child = pulumi.ResourceOptions(parent=self, provider=region)
         on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
         tags = dict(args.tags)
 
-        network = ack_network(name, args.network, tags, child, config_key)
-        offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
-        version_key = key_path(config_key, "kubernetesVersion")
-        self.kubernetes_version = offered.metadatas.apply(
-            lambda metadatas: ack_checks.kubernetes_version(
-                version_key, args.kubernetes_version, [m.version for m in metadatas]
-            )
+        network = ack_network(
+            name, args.network, tags, child, config_key, physical_name=f"{name}{environment.name_suffix}"
         )
-        cluster = _cluster(name, args, self.kubernetes_version, network, tags, child)
+        self.kubernetes_version = _offered_version(args, config_key, on_region)
+        cluster = _cluster(name, args, self.kubernetes_version, network, tags, environment, child)
         node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
 
         listed = cs.get_kubernetes_addons_output(cluster_id=cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region)
@@ -106,7 +135,9 @@ class AckProCluster(pulumi.ComponentResource):
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
         self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
-        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=cluster.id)
+        self.provider = kubernetes_provider(
+            name, self.kubeconfig, parent=self, cluster_identifier=cluster.id, delete_unreachable=environment.ephemeral
+        )
         self.register_outputs(
             {
                 "clusterId": self.cluster_id,
@@ -117,19 +148,31 @@ class AckProCluster(pulumi.ComponentResource):
         )
 
 
+def _offered_version(
+    args: AckClusterConfig, config_key: str, on_region: pulumi.InvokeOutputOptions
+) -> pulumi.Output[str]:
+    """The configured version, or the newest patch of the configured minor, once ACK offers it in the region."""
+    offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
+    key = key_path(config_key, "kubernetesVersion")
+    return offered.metadatas.apply(
+        lambda metadatas: ack_checks.kubernetes_version(key, args.kubernetes_version, [m.version for m in metadatas])
+    )
+
+
 def _cluster(
     name: str,
     args: AckClusterConfig,
     version: pulumi.Output[str],
     network: AckNetwork,
     tags: dict[str, str],
+    environment: EnvironmentConfig,
     opts: pulumi.ResourceOptions,
 ) -> cs.ManagedKubernetes:
     logs = args.control_plane_logs
     audit = args.audit_log
     return cs.ManagedKubernetes(
         f"{name}-cluster",
-        name=args.name,
+        name=f"{args.name}{environment.name_suffix}",
         cluster_spec=args.cluster_spec,
         version=version,
         vswitch_ids=network.vswitch_ids,
@@ -138,6 +181,7 @@ def _cluster(
         timezone=args.timezone,
         proxy_mode=args.proxy_mode,
         deletion_protection=args.deletion_protection,
+        delete_options=delete_options(args, environment) or None,
         enable_rrsa=args.enable_rrsa,
         # Egress comes from the NAT built here (new VPC) or already exists (existing vSwitches).
         new_nat_gateway=False,
@@ -151,7 +195,10 @@ def _cluster(
         addons=[cluster_addon(addon) for addon in args.addons],
         tags=tags,
         opts=pulumi.ResourceOptions.merge(
-            opts, pulumi.ResourceOptions(depends_on=network.snat_entries, custom_timeouts=CLUSTER_TIMEOUTS)
+            opts,
+            pulumi.ResourceOptions(
+                depends_on=network.snat_entries, custom_timeouts=CLUSTER_TIMEOUTS, protect=environment.protect
+            ),
         ),
     )
 

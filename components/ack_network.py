@@ -29,27 +29,46 @@ class AckNetwork:
 
 
 def ack_network(
-    name: str, args: AckNetworkConfig, tags: dict[str, str], opts: pulumi.ResourceOptions, config_key: str
+    name: str,
+    args: AckNetworkConfig,
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+    config_key: str,
+    *,
+    physical_name: str | None = None,
 ) -> AckNetwork:
     """The cluster's network: a new VPC with NAT egress, or the configured vSwitches as they are.
 
     The resources are registered with ``opts`` (the cluster component as parent, its region provider) rather than
-    under a component of their own, so they keep the names and URNs they always had.
+    under a component of their own, so they keep the names and URNs they always had. Their names in Alibaba Cloud
+    start with ``physical_name`` (``name`` with the stack's ``environment.nameSuffix``), their Pulumi names with
+    ``name``.
     """
     if not args.creates_vpc:
         return AckNetwork(list(args.vswitch_ids), list(args.pod_vswitch_ids), [])
-    network_vpc = vpc.Network(f"{name}-vpc", vpc_name=name, cidr_block=str(args.vpc_cidr), tags=tags, opts=opts)
+    names = _Names(name, physical_name or name)
+    network_vpc = vpc.Network(
+        f"{name}-vpc", vpc_name=names.physical, cidr_block=str(args.vpc_cidr), tags=tags, opts=opts
+    )
     nat_zone = _enhanced_nat_zone(args, opts, key_path(config_key, "network", "zones", 0, "zoneId"))
-    switches = _vswitches(name, args, network_vpc, nat_zone, tags, opts)
+    switches = _vswitches(names, args, network_vpc, nat_zone, tags, opts)
     return AckNetwork(
         [switch.id for switch in switches["node"]],
         [switch.id for switch in switches["pod"]],
-        _nat_egress(name, args, network_vpc, switches, tags, opts),
+        _nat_egress(names, args, network_vpc, switches, tags, opts),
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Names:
+    """The prefix of the resources' Pulumi names, and of their names in Alibaba Cloud."""
+
+    logical: str
+    physical: str
+
+
 def _vswitches(
-    name: str,
+    names: _Names,
     args: AckNetworkConfig,
     network_vpc: vpc.Network,
     nat_zone: pulumi.Output[str],
@@ -60,12 +79,11 @@ def _vswitches(
     switches: dict[str, list[vpc.Switch]] = {"node": [], "pod": []}
     for index, zone in enumerate(args.zones):
         for role, cidr in (("node", zone.node_cidr), ("pod", zone.pod_cidr)):
-            switch_name = f"{name}-{role}-{zone.zone_id}"
             hosts_nat = index == 0 and role == "node"
             switches[role].append(
                 vpc.Switch(
-                    switch_name,
-                    vswitch_name=switch_name,
+                    f"{names.logical}-{role}-{zone.zone_id}",
+                    vswitch_name=f"{names.physical}-{role}-{zone.zone_id}",
                     vpc_id=network_vpc.id,
                     cidr_block=str(cidr),
                     # The NAT gateway's vSwitch is created only once its zone is known to offer Enhanced NAT.
@@ -78,7 +96,7 @@ def _vswitches(
 
 
 def _nat_egress(
-    name: str,
+    names: _Names,
     args: AckNetworkConfig,
     network_vpc: vpc.Network,
     switches: dict[str, list[vpc.Switch]],
@@ -86,10 +104,11 @@ def _nat_egress(
     opts: pulumi.ResourceOptions,
 ) -> list[vpc.SnatEntry]:
     """An Enhanced NAT gateway in the first node vSwitch, its EIP, and one SNAT entry per vSwitch."""
+    name = names.logical
     nat = vpc.NatGateway(
         f"{name}-nat",
         vpc_id=network_vpc.id,
-        nat_gateway_name=name,
+        nat_gateway_name=names.physical,
         nat_type="Enhanced",
         payment_type="PayAsYouGo",
         network_type="internet",
@@ -99,7 +118,7 @@ def _nat_egress(
     )
     eip = ecs.EipAddress(
         f"{name}-nat-eip",
-        address_name=f"{name}-nat",
+        address_name=f"{names.physical}-nat",
         bandwidth=str(args.nat_bandwidth),
         internet_charge_type=args.eip_internet_charge_type,
         payment_type="PayAsYouGo",

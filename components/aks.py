@@ -97,10 +97,14 @@ class AksCluster(pulumi.ComponentResource):
     user_pools: dict[str, containerservice.AgentPool]
     """Pool name -> the autoscaling user pool; what must exist before Kueue can see ProvisioningRequests served."""
 
-    def __init__(self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None, *, protect: bool = False
+    ) -> None:
+        """``protect`` (production stacks) puts Pulumi's ``protect`` on the managed cluster only: a destroy or a
+        replacement of it fails before anything is deleted; the pools and the rest stay changeable."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
         self.resource_group_name = self._resource_group(name, args)
-        cluster = self._managed_cluster(name, args)
+        cluster = self._managed_cluster(name, args, protect)
         self.cluster_name = cluster.name
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
             lambda profile: profile.issuer_url if profile else None
@@ -169,7 +173,7 @@ class AksCluster(pulumi.ComponentResource):
         )
         return created.name
 
-    def _managed_cluster(self, name: str, args: AksConfig) -> containerservice.ManagedCluster:
+    def _managed_cluster(self, name: str, args: AksConfig, protect: bool) -> containerservice.ManagedCluster:
         system = args.system_pool
         network = args.network
         system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
@@ -223,7 +227,7 @@ class AksCluster(pulumi.ComponentResource):
             ),
             tags=args.tags,
             opts=pulumi.ResourceOptions(
-                parent=self, ignore_changes=[AUTOSCALED_SYSTEM_COUNT] if system.autoscales else None
+                parent=self, ignore_changes=[AUTOSCALED_SYSTEM_COUNT] if system.autoscales else None, protect=protect
             ),
         )
 

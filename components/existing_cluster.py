@@ -37,8 +37,11 @@ class ExistingCluster(pulumi.ComponentResource):
         kubeconfig: pulumi.Input[str] | None = None,
         *,
         needs_provisioning_requests: bool = False,
+        delete_unreachable: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """``delete_unreachable`` (ephemeral stacks) lets ``destroy`` forget this stack's objects once the cluster
+        is gone; the cluster itself is never the stack's to delete."""
         renamed = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=PREVIOUS_TYPE)])
         super().__init__(
             "elastic-capacity:kubernetes:ExistingCluster", name, None, pulumi.ResourceOptions.merge(opts, renamed)
@@ -55,7 +58,9 @@ class ExistingCluster(pulumi.ComponentResource):
         else:
             self.kubeconfig = pulumi.Output.secret(kubeconfig)
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
-        self.provider = kubernetes_provider(name, self.kubeconfig, parent=self, cluster_identifier=identifier)
+        self.provider = kubernetes_provider(
+            name, self.kubeconfig, parent=self, cluster_identifier=identifier, delete_unreachable=delete_unreachable
+        )
         self.register_outputs({"kubeconfig": self.kubeconfig})
 
     def _once_provisioning_requests_are_served(

@@ -1,7 +1,9 @@
 """Build everything a stack asks for from its validated configuration, and export what operators need.
 
 Two independent halves: Kueue with provisioning-gated queues on an AKS (new or existing) or any cluster, and ACK
-Pro clusters with ACS workloads. Each half only wires components together; the components own the resources.
+Pro clusters with ACS workloads. Each half only wires components together; the components own the resources. The
+config arrives with its physical names resolved; what ``environment.kind`` changes beyond names (Pulumi's
+``protect``, ``delete_unreachable``, ACK delete options) is handed to the components here.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from components.ack import AckProCluster
 from components.acs import AcsNamespace, AcsWorkload
 from components.aks import AksCluster
 from components.config.ack import AckConfig
+from components.config.environment import EnvironmentConfig
 from components.config.stack import StackConfig
 from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
@@ -20,48 +23,37 @@ from components.queue_wait import QueuesActive
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
 
+EXISTING_KUEUE_REVISION = "cluster-kueue"
+"""What the activation waiter records as Kueue's revision when the stack uses the cluster's own Kueue
+(``kueue.install: false``): the stack cannot see that install change."""
+
 
 def deploy(config: StackConfig) -> None:
     if config.kueue_target is not None:
         _deploy_kueue(config)
     if config.ack is not None:
-        _deploy_ack(config.ack)
+        _deploy_ack(config.ack, config.environment)
 
 
 def _deploy_kueue(config: StackConfig) -> None:
-    cluster: AksCluster | ExistingCluster
-    # Kueue sets up its provisioning controller only if the ProvisioningRequest CRD exists when it starts, and on
-    # AKS the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist.
-    kueue_waits_for: list[pulumi.Resource] = []
-    if config.aks is not None:
-        cluster = aks = AksCluster("aks", config.aks)
-        pulumi.export("aksClusterName", aks.cluster_name)
-        pulumi.export("aksResourceGroupName", aks.resource_group_name)
-        pulumi.export("aksOidcIssuerUrl", aks.oidc_issuer_url)
-        kueue_waits_for = list(aks.user_pools.values())
-    else:
-        assert config.existing_cluster is not None  # kueue_target guarantees one of the two
-        secret = config.kubeconfig.get_secret_value() if config.kubeconfig else None
-        cluster = ExistingCluster(
-            "existing",
-            config.existing_cluster,
-            kubeconfig=pulumi.Output.secret(secret) if secret else None,
-            needs_provisioning_requests=config.queues.uses_provisioning_requests,
-        )
+    cluster, kueue_waits_for = _kueue_cluster(config)
     pulumi.export("kubeconfig", cluster.kubeconfig)
 
-    uses_provisioning = config.queues.uses_provisioning_requests
-    kueue = Kueue(
-        "kueue",
-        config.kueue,
-        # A stack that accepts inactive checks (onInactive: warn) must not fail at the CRD check either.
-        check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
-        opts=pulumi.ResourceOptions(
-            provider=cluster.provider, depends_on=kueue_waits_for if uses_provisioning else None
-        ),
-    )
+    kueue = None
+    if config.kueue.install:
+        uses_provisioning = config.queues.uses_provisioning_requests
+        kueue = Kueue(
+            "kueue",
+            config.kueue,
+            # A stack that accepts inactive checks (onInactive: warn) must not fail at the CRD check either.
+            check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
+            protect=config.environment.protect,
+            opts=pulumi.ResourceOptions(
+                provider=cluster.provider, depends_on=kueue_waits_for if uses_provisioning else None
+            ),
+        )
     on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
-    queues = KueueQueues("queues", config.queues, kueue_ready=kueue.ready, opts=on_cluster)
+    queues = KueueQueues("queues", config.queues, kueue_ready=kueue.ready if kueue else None, opts=on_cluster)
     pulumi.export("localQueues", [f"{q.namespace}/{q.name}" for q in config.queues.local_queues])
     active = _queues_active(config, cluster, kueue, queues)
     if config.smoke_job.enabled:
@@ -73,8 +65,32 @@ def _deploy_kueue(config: StackConfig) -> None:
         )
 
 
+def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, list[pulumi.Resource]]:
+    """The cluster Kueue and the queues go onto, and what Kueue must wait for there.
+
+    Kueue sets up its provisioning controller only if the ProvisioningRequest CRD exists when it starts, and on AKS
+    the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist.
+    """
+    if config.aks is not None:
+        aks = AksCluster("aks", config.aks, protect=config.environment.protect)
+        pulumi.export("aksClusterName", aks.cluster_name)
+        pulumi.export("aksResourceGroupName", aks.resource_group_name)
+        pulumi.export("aksOidcIssuerUrl", aks.oidc_issuer_url)
+        return aks, list(aks.user_pools.values())
+    assert config.existing_cluster is not None  # kueue_target guarantees one of the two
+    secret = config.kubeconfig.get_secret_value() if config.kubeconfig else None
+    existing = ExistingCluster(
+        "existing",
+        config.existing_cluster,
+        kubeconfig=pulumi.Output.secret(secret) if secret else None,
+        needs_provisioning_requests=config.queues.uses_provisioning_requests,
+        
+    )
+    return existing, []
+
+
 def _queues_active(
-    config: StackConfig, cluster: AksCluster | ExistingCluster, kueue: Kueue, queues: KueueQueues
+    config: StackConfig, cluster: AksCluster | ExistingCluster, kueue: Kueue | None, queues: KueueQueues
 ) -> QueuesActive:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
     wait = config.queues.wait_until_active
@@ -85,7 +101,7 @@ def _queues_active(
         "queues-active",
         objects=objects,
         kueue_namespace=config.kueue.namespace,
-        kueue_revision=kueue.ready.metadata.name,
+        kueue_revision=kueue.ready.metadata.name if kueue else EXISTING_KUEUE_REVISION,
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
         hint=AKS_PROVISIONING_REQUESTS if on_aks else GENERIC_PROVISIONING_REQUESTS,
@@ -96,11 +112,13 @@ def _queues_active(
     return active
 
 
-def _deploy_ack(config: AckConfig) -> None:
+def _deploy_ack(config: AckConfig, environment: EnvironmentConfig) -> None:
     for setting, message in config.warnings():
         pulumi.log.warn(f"{setting}: {message}")
     clusters = {
-        c.name: AckProCluster(f"ack-{c.name}", c, needs=config.needs(c), config_key=config.cluster_key(index))
+        c.name: AckProCluster(
+            f"ack-{c.name}", c, needs=config.needs(c), config_key=config.cluster_key(index), environment=environment
+        )
         for index, c in enumerate(config.clusters)
     }
     namespaces: dict[tuple[str, str], AcsNamespace] = {}

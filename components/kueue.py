@@ -31,8 +31,12 @@ class Kueue(pulumi.ComponentResource):
         args: KueueConfig,
         *,
         check_provisioning_request_crd: bool,
+        protect: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """``protect`` (production stacks) puts Pulumi's ``protect`` on the chart, and with it on every object it
+        renders (children inherit it): removing the chart would delete Kueue's CRDs, and with them every queue and
+        workload."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
@@ -48,7 +52,7 @@ class Kueue(pulumi.ComponentResource):
             namespace=namespace.metadata.name,
             name=args.release_name,
             values=kueue_install.chart_values(args),
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
         self.ready = self._readiness_gate(
             name, args, namespace, chart, check_provisioning_request_crd=check_provisioning_request_crd

@@ -2,7 +2,8 @@
 
 Every object comes from :mod:`components.manifests.queues`; this component only turns those dicts into resources and
 orders them. No Kueue object is created before ``kueue_ready``: Kueue's webhooks must admit them, and they start
-serving some seconds after the Helm release reports ready. Each object also waits for
+serving some seconds after the Helm release reports ready. On a cluster whose Kueue the stack does not install
+(``kueue.install: false``) there is no gate: that Kueue is already serving. Each object also waits for
 the objects it names (a queue for its flavors and checks, a LocalQueue for its namespace and ClusterQueue), so
 ``pulumi destroy`` removes them in reverse and Kueue's in-use finalizers never hold a deletion up.
 """
@@ -24,7 +25,7 @@ class KueueQueues(pulumi.ComponentResource):
         self,
         name: str,
         args: QueuesConfig,
-        kueue_ready: pulumi.Resource,
+        kueue_ready: pulumi.Resource | None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("elastic-capacity:kueue:KueueQueues", name, None, opts)
@@ -39,7 +40,8 @@ class KueueQueues(pulumi.ComponentResource):
                 )
                 continue
             # A Cohort may be implicit (named by queues, never created): only created objects become dependencies.
-            depends_on = [kueue_ready, *(created[ref] for ref in references(manifest) if ref in created)]
+            gate = [kueue_ready] if kueue_ready is not None else []
+            depends_on = [*gate, *(created[ref] for ref in references(manifest) if ref in created)]
             created[(kind, object_name)] = apiextensions.CustomResource(
                 child_name,
                 api_version=manifest["apiVersion"],

@@ -65,7 +65,8 @@ def preview_differences(preview: Recording, up: Recording) -> list[str]:
     problems += [f"registered by preview only: {urn}" for urn in previewed if urn not in deployed]
     for urn in previewed.keys() & deployed.keys():
         seen, done = previewed[urn], deployed[urn]
-        for field in ("parent", "custom", "remote", "ignore_changes", "replace_on_changes", "delete_before_replace"):
+        options = ("ignore_changes", "replace_on_changes", "delete_before_replace", "protect")
+        for field in ("parent", "custom", "remote", *options):
             if getattr(seen, field) != getattr(done, field):
                 problems.append(
                     f"{_label(done)}: {field} {getattr(seen, field)!r} in preview, {getattr(done, field)!r}"

@@ -3,8 +3,12 @@ version, from sources their cloud can reach."""
 
 from __future__ import annotations
 
-import jsonschema
+from typing import Any
 
+import jsonschema
+import pytest
+
+from components.config.environment import stack_digest
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.seeds import (
     GPU_BY_NODE_SELECTOR,
@@ -17,7 +21,19 @@ from tests.support.seeds import (
     as_emitted,
     seed,
 )
-from tests.support.stacks import AKS_STACK, CHINA_STACK, edited_stack, of_type, rendered
+from tests.support.stacks import (
+    AKS_STACK,
+    CHINA_STACK,
+    EPHEMERAL_STACK,
+    MULTICLOUD_STACK,
+    SHARED_STACK,
+    edited_stack,
+    of_type,
+    rendered,
+    run_stack,
+)
+from tools import render
+from tools.recording import Recording, Registration
 
 SEED_POLICY, SEED_POLICY_DEPLOYMENT = seed(GPU_BY_RESOURCE_POLICY)
 SEED_DEPLOYMENTS_BY_PLACE = {
@@ -136,3 +152,129 @@ def test_each_ack_cluster_is_pro_with_the_virtual_node_addon_on_a_region_provide
         assert cluster["provider"].rsplit("::", 1)[0] in regions
         vnodes = [a for a in addons if a["inputs"]["name"] == "ack-virtual-node" and a["parent"] == cluster["parent"]]
         assert [v["provider"] for v in vnodes] == [cluster["provider"]]
+
+
+# --- acceptance: what each environment kind makes of the resources -------------------------------------------------
+
+CLOUD_PREFIXES = ("azure-native:", "alicloud:")
+PROTECTED_IN_PRODUCTION = {
+    ("azure-native:containerservice:ManagedCluster", "aks-cluster"),
+    ("alicloud:cs/managedKubernetes:ManagedKubernetes", "ack-acs-prod-hangzhou-cluster"),
+    ("alicloud:cs/managedKubernetes:ManagedKubernetes", "ack-acs-prod-beijing-cluster"),
+    ("kubernetes:helm.sh/v4:Chart", "kueue-chart"),
+}
+ACK_CLUSTER = "alicloud:cs/managedKubernetes:ManagedKubernetes"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+
+
+def cloud_resources(recording: Recording) -> list[Registration]:
+    return [r for r in recording.registrations if r.custom and r.type.startswith(CLOUD_PREFIXES)]
+
+
+def physical_identity(recording: Recording, registration: Registration) -> tuple[Any, ...]:
+    """What names a cloud resource in its cloud: its name inputs and, for every input holding another resource's id
+    (a pool's cluster, a SNAT entry's vSwitch, a role assignment's scope), that resource's identity."""
+    by_id = {r.id: r for r in recording.registrations if r.custom and r is not registration}
+    parts: list[tuple[str, Any]] = []
+    for key, value in sorted(registration.inputs.items()):
+        if isinstance(value, str) and value in by_id:
+            parts.append((key, physical_identity(recording, by_id[value])))
+        elif isinstance(value, str) and (key.lower().endswith("name") or key == "dnsPrefix"):
+            parts.append((key, value))
+    return (registration.type, *parts)
+
+
+def test_two_ephemeral_stacks_name_every_cloud_resource_apart():
+    """Two pull-request stacks from one template share no physical name: no collision in a subscription or account."""
+    first, second = (run_stack(EPHEMERAL_STACK, stack=name) for name in ("pr-101", "pr-102"))
+    identities = [{physical_identity(run, r) for r in cloud_resources(run)} for run in (first, second)]
+    assert len(identities[0]) == len(cloud_resources(first)) > 10, "every cloud resource has its own identity"
+    assert identities[0].isdisjoint(identities[1])
+    for run, suffix in ((first, stack_digest("pr-101")), (second, stack_digest("pr-102"))):
+        for registration in cloud_resources(run):
+            assert suffix in repr(physical_identity(run, registration)), registration.name
+
+
+def test_the_production_stack_protects_its_clusters_and_the_kueue_install_and_nothing_else():
+    recording = run_stack(MULTICLOUD_STACK)
+    assert {(r.type, r.name) for r in recording.registrations if r.protect} == PROTECTED_IN_PRODUCTION
+    clusters = recording.by_type(ACK_CLUSTER)
+    assert [c.inputs["deletionProtection"] for c in clusters] == [True, True]
+    assert all("deleteOptions" not in c.inputs for c in clusters)
+    assert {p.inputs["deleteUnreachable"] for p in recording.by_type(K8S_PROVIDER)} == {"false"}
+    assert recording.by_type("kubernetes:helm.sh/v4:Chart")[0].inputs["version"] == "0.17.8"
+
+
+def test_the_ephemeral_stack_protects_nothing_and_leaves_nothing_behind():
+    recording = run_stack(EPHEMERAL_STACK)
+    assert not [r.name for r in recording.registrations if r.protect]
+    [cluster] = recording.by_type(ACK_CLUSTER)
+    assert cluster.inputs["deletionProtection"] is False
+    assert [o["resourceType"] for o in cluster.inputs["deleteOptions"]] == [
+        "SLB",
+        "ALB",
+        "SLS_Data",
+        "SLS_ControlPlane",
+    ]
+    assert {o["deleteMode"] for o in cluster.inputs["deleteOptions"]} == {"delete"}
+    assert {p.inputs["deleteUnreachable"] for p in recording.by_type(K8S_PROVIDER)} == {"true"}
+
+
+def test_the_production_stack_refuses_the_smoke_job_naming_its_key(tmp_path, capsys):
+    enabled = edited_stack(
+        MULTICLOUD_STACK, lambda c: c.update({"elastic-capacity:smokeJob": {"enabled": True}}), tmp_path
+    )
+    assert render.main([str(enabled), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(
+        "error: elastic-capacity:smokeJob.enabled: True is not allowed; environment.kind production"
+    )
+
+
+# --- acceptance: pull-request stacks on a shared cluster ------------------------------------------------------------
+
+QUEUE_KINDS = {
+    "Namespace",
+    "ResourceFlavor",
+    "ProvisioningRequestConfig",
+    "AdmissionCheck",
+    "ClusterQueue",
+    "LocalQueue",
+}
+
+
+def kubernetes_objects(recording: Recording) -> set[tuple[str, str | None, str]]:
+    """``(kind, namespace, name)`` of every object the stack creates on its cluster."""
+    return {
+        (r.inputs["kind"], r.inputs["metadata"].get("namespace"), r.inputs["metadata"]["name"])
+        for r in recording.kubernetes_objects()
+    }
+
+
+@pytest.mark.parametrize("source", ["aks", "kubeconfig"])
+def test_shared_cluster_stacks_create_only_their_own_queue_objects(source, tmp_path):
+    """No Chart, CRD, readiness gate or RBAC, no cloud resource: only suffixed queue objects, in their own namespaces,
+    and the smoke Job inside one of them. Destroying one stack deletes nothing another stack (or the cluster) has."""
+    stack_file = SHARED_STACK
+    if source == "kubeconfig":
+        by_kubeconfig = {"source": "kubeconfig"}
+        stack_file = edited_stack(
+            SHARED_STACK,
+            lambda c: c.update(
+                {"elastic-capacity:existingCluster": by_kubeconfig, "elastic-capacity:kubeconfig": {"secure": "v1:x"}}
+            ),
+            tmp_path,
+        )
+    runs = {name: run_stack(stack_file, stack=name) for name in ("pr-201", "pr-202")}
+    objects = {name: kubernetes_objects(run) for name, run in runs.items()}
+    assert objects["pr-201"].isdisjoint(objects["pr-202"])
+    for name, run in runs.items():
+        assert cloud_resources(run) == []
+        assert not [
+            r.type for r in run.registrations if "helm.sh" in r.type or "rbac" in r.type or "apiextensions" in r.type
+        ]
+        assert {kind for kind, _, _ in objects[name]} == QUEUE_KINDS | {"Job"}
+        namespaces = {obj_name for kind, _, obj_name in objects[name] if kind == "Namespace"}
+        assert all(ns in namespaces for _, ns, _ in objects[name] if ns is not None), "only in its own namespaces"
+        assert all(obj_name.endswith(stack_digest(name)) for kind, _, obj_name in objects[name] if kind != "Job")
+        assert run.one(K8S_PROVIDER).inputs["deleteUnreachable"] == "true"

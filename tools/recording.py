@@ -1,7 +1,7 @@
 """What one run of the program registered, as the engine would see it, and the monitor that records it.
 
 The recording monitor keeps what the default mock monitor drops: parent, provider, dependencies, ``ignore_changes``,
-``replace_on_changes``, ``delete_before_replace``, ``custom_timeouts``, ``aliases`` and secrecy.
+``replace_on_changes``, ``delete_before_replace``, ``custom_timeouts``, ``aliases``, ``protect`` and secrecy.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ class Registration:
     """The ``custom_timeouts`` that are set, by operation: ``{"create": "90m"}``."""
     aliases: tuple[str, ...] = ()
     """The URNs the resource may have had before, as the engine resolves its ``aliases``."""
+    protect: bool = False
+    """Pulumi's ``protect``, as the engine sees it (a child inherits its parent's unless it sets its own)."""
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -128,6 +130,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                         if (timeout := getattr(request.customTimeouts, operation))
                     },
                     aliases=tuple(_alias_urn(alias, request) for alias in request.aliases),
+                    protect=request.protect,
                 )
             )
         return response

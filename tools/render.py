@@ -2,9 +2,10 @@
 
     python -m tools.render stacks/Pulumi.aks-kueue-dev.yaml --out out/
 
-writes ``out/plan.json`` (every resource with its type, name, parent, provider, dependencies and inputs, secrets
-redacted) and ``out/manifests/<cluster>/<kind>-[<namespace>-]<name>.yaml`` (every Kubernetes object the program
-creates itself; a Helm chart's own contents are not rendered). No Pulumi CLI, no credentials, no cluster.
+writes ``out/plan.json`` (every resource with its type, name, parent, provider, dependencies, ``ignoreChanges``,
+``protect`` and inputs, secrets redacted) and ``out/manifests/<cluster>/<kind>-[<namespace>-]<name>.yaml`` (every
+Kubernetes object the program creates itself; a Helm chart's own contents are not rendered). No Pulumi CLI, no
+credentials, no cluster.
 Invalid configuration exits with code 2 and one line naming the key.
 """
 
@@ -82,6 +83,7 @@ def plan(stack: str, recording: Recording) -> dict[str, Any]:
             "dependencies": sorted(r.all_dependencies),
             "explicitDependencies": sorted(r.dependencies),
             "ignoreChanges": list(r.ignore_changes),
+            "protect": r.protect,
             "inputs": _without_serialized_code(r.redacted_inputs),
         }
         for r in recording.registrations

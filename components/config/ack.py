@@ -82,8 +82,9 @@ class AckClusterConfig(ConfigModel):
     proxy_mode: Literal["ipvs", "iptables"] = "ipvs"
     """kube-proxy's mode; ``ipvs`` is ACK's default, and changing it replaces the cluster."""
     deletion_protection: bool = True
-    """While true ACK refuses to delete the cluster: production clusters must not vanish with a stray destroy. Dev
-    stacks set false (and must apply that before destroying)."""
+    """While true ACK refuses to delete the cluster: production clusters must not vanish with a stray destroy (and
+    ``environment.kind: production`` refuses false). With ``environment.kind: ephemeral`` it defaults to false and
+    may not be true. Dev stacks set false (and must apply that before destroying)."""
     enable_rrsa: bool = False
     """RAM Roles for Service Accounts: pod identity via OIDC. Opt-in because ACK cannot turn it off again."""
     control_plane_logs: ControlPlaneLogsConfig | None = None
@@ -115,7 +116,8 @@ class AckClusterConfig(ConfigModel):
     """On the cluster, its nodes and the network, so every resource this project created can be found."""
     credential_minutes: int = Field(1440, ge=15, le=4320)
     """``kubeconfigMode: temporary`` only: lifetime of the kubeconfig fetched on every run. ``pulumi destroy`` reuses
-    the copy in state, so it must still be valid then: one day covers a work day's up/destroy cycle."""
+    the copy in state, so it must still be valid then: one day covers a work day's up/destroy cycle. With
+    ``environment.kind: ephemeral`` it defaults to 60: destroy such a stack with ``pulumi destroy --run-program``."""
 
     @field_validator("kubernetes_version", mode="before")
     @classmethod

@@ -2,24 +2,28 @@
 
 Defaults reproduce Azure's walkthrough "Provision capacity for Kueue batch jobs with the cluster autoscaler on AKS"
 (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler; the AKS team's example
-manifests: https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): resource group
-``kueue-cas-demo`` in ``eastus2``, cluster ``kueue-cas`` with one system node, and one autoscaling user pool
-``scalepool`` (``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects through the ``agentpool`` label
-AKS stamps on every node. Keys and enumerations mirror the ARM API that ``pulumi-azure-native`` 3.x targets: managed
-clusters (https://learn.microsoft.com/rest/api/aks/managed-clusters) and agent pools
-(https://learn.microsoft.com/rest/api/aks/agent-pools).
+manifests: https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): ``eastus2``, one system node,
+and one autoscaling user pool ``scalepool`` (``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects
+through the ``agentpool`` label AKS stamps on every node. The walkthrough's fixed names (resource group
+``kueue-cas-demo``, cluster ``kueue-cas``) would make a second stack in the same subscription fail, because
+azure-native does not adopt a resource that exists (https://github.com/pulumi/pulumi-azure-native/pull/303): unset
+names derive from the stack name instead (:func:`default_names`). Keys and enumerations mirror the ARM API that
+``pulumi-azure-native`` 3.x targets: managed clusters (https://learn.microsoft.com/rest/api/aks/managed-clusters) and
+agent pools (https://learn.microsoft.com/rest/api/aks/agent-pools).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
+from components.config.aks_autoscaler import AutoscalerProfileConfig
 from components.config.aks_network import AksNetworkConfig
-from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, require_unique
+from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, matching, require_unique
 from components.config.entra_id import EntraIdConfig
+from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.versions import KubernetesVersion
 
@@ -46,17 +50,26 @@ CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 POOL_LABEL = "agentpool"
 """The label AKS puts on every node, valued with the node's pool name: how a ResourceFlavor or a pod selects a pool."""
 
+WALKTHROUGH_NAMES = ("kueue-cas-demo", "kueue-cas")
+"""The walkthrough's ``RG=kueue-cas-demo`` and ``CLUSTER=kueue-cas``: the names of a section validated outside any
+stack (a stack always derives its own)."""
+NAME_PREFIX = "kueue-cas"
+RESOURCE_GROUP_MAX, CLUSTER_NAME_MAX, DNS_PREFIX_MAX = 90, 63, 54
+"""ARM's limits for a resource group name, a managed cluster name and its DNS prefix."""
 
-def _matching(pattern: str, allowed: str) -> AfterValidator:
-    """A string check whose error says what is allowed, in words rather than as a regular expression."""
-    compiled = re.compile(pattern)
 
-    def check(value: str) -> str:
-        if not compiled.fullmatch(value):
-            raise ValueError(allowed)
-        return value
+def default_names(stack: str | None) -> tuple[str, str]:
+    """``(resource group, cluster)`` for a stack whose file names neither: ``kueue-cas-<stack>-rg`` and
+    ``kueue-cas-<stack>``, the stack name made a valid name (:func:`~components.config.environment.stack_slug`).
 
-    return AfterValidator(check)
+    The cluster name is also the default DNS prefix, so it stays short enough for one (54) with room for any
+    ``environment.nameSuffix``. Without a stack (a section validated on its own) they are the walkthrough's.
+    """
+    if not stack:
+        return WALKTHROUGH_NAMES
+    room = DNS_PREFIX_MAX - SUFFIX_MAX - len(NAME_PREFIX) - 1
+    cluster = f"{NAME_PREFIX}-{stack_slug(stack, room)}"
+    return f"{cluster}-rg", cluster
 
 
 def _taint(text: str) -> str:
@@ -84,20 +97,10 @@ Tags = Annotated[dict[str, str], AfterValidator(_tags)]
 
 PoolName = Annotated[
     str,
-    _matching(r"[a-z][a-z0-9]{0,11}", "AKS pool names are 1-12 lowercase letters or digits, starting with a letter"),
+    matching(r"[a-z][a-z0-9]{0,11}", "AKS pool names are 1-12 lowercase letters or digits, starting with a letter"),
 ]
-VmSize = Annotated[str, _matching(r"Standard_[A-Za-z0-9_]+", "an Azure VM size such as Standard_D4s_v3")]
+VmSize = Annotated[str, matching(r"Standard_[A-Za-z0-9_]+", "an Azure VM size such as Standard_D4s_v3")]
 NodeCount = Annotated[int, Field(ge=0, le=MAX_POOL_NODES)]
-
-Minutes = Annotated[str, _matching(r"\d+m", "an integer number of minutes followed by 'm', e.g. '10m'")]
-Seconds = Annotated[str, _matching(r"\d+s?", "an integer number of seconds, e.g. '10' or '10s'")]
-Duration = Annotated[str, _matching(r"\d+[smh]", "an integer followed by s, m or h, e.g. '0s'")]
-Integer = Annotated[str, _matching(r"\d+", "a non-negative integer written as a string, e.g. '600'")]
-BoolString = Annotated[str, _matching(r"true|false", "'true' or 'false' (a string, as AKS wants it)")]
-Percentage = Annotated[str, _matching(r"(100|\d{1,2})", "an integer percentage 0-100 written as a string")]
-Fraction = Annotated[
-    str, _matching(r"0(\.\d+)?|1(\.0+)?", "a fraction between 0 and 1 written as a string, e.g. '0.5'")
-]
 
 
 class ResourceGroupConfig(ConfigModel):
@@ -105,9 +108,10 @@ class ResourceGroupConfig(ConfigModel):
 
     name: Annotated[
         str,
-        _matching(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'"),
-    ] = "kueue-cas-demo"
-    """The resource group's name (the walkthrough's ``RG=kueue-cas-demo``)."""
+        matching(r"[-\w.()]{0,89}[-\w()]", "1-90 letters, digits, '-', '_', '.', '(' or ')', not ending in '.'"),
+    ] = Field(default=None)  # type: ignore[assignment]  # never None once validated: see AksConfig._names_from_the_stack
+    """The resource group's name. Unset: ``kueue-cas-<stack>-rg``, from the Pulumi stack name, so stacks sharing a
+    subscription never collide (the walkthrough's ``RG=kueue-cas-demo`` was one fixed name)."""
     create: bool = True
     """``true`` creates the group; ``false`` deploys into a group that already exists (shared subscriptions often
     forbid creating groups)."""
@@ -214,82 +218,29 @@ def _check_counts(minimum: int, current: int, maximum: int, current_key: str) ->
         )
 
 
-class AutoscalerProfileConfig(ConfigModel):
-    """Cluster-autoscaler settings, passed as they are to ``ManagedClusterPropertiesAutoScalerProfileArgs``.
-
-    Field names match that class's arguments and the ARM ``autoScalerProfile``
-    (https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update#autoscalerprofile); values are
-    strings in the formats the ARM API documents. Unset keys keep AKS's defaults, which
-    https://learn.microsoft.com/azure/aks/cluster-autoscaler#cluster-autoscaler-profile-settings lists. The AKS
-    example suggests short scale-down times for demos.
-    """
-
-    expander: Literal["least-waste", "most-pods", "priority", "random"] | None = None
-    """How the autoscaler picks the pool to grow when several fit (AKS default ``random``)."""
-    scan_interval: Seconds | None = None
-    """How often the autoscaler re-evaluates the cluster, e.g. ``10s`` (AKS default 10 s)."""
-    scale_down_unneeded_time: Minutes | None = None
-    """How long a node must be unneeded before it is removed, e.g. ``10m``."""
-    scale_down_delay_after_add: Minutes | None = None
-    """How long after a scale-up scale-down evaluation resumes, e.g. ``10m``."""
-    scale_down_delay_after_delete: Minutes | None = None
-    """How long after a node deletion scale-down evaluation resumes; AKS defaults to the scan interval."""
-    scale_down_delay_after_failure: Minutes | None = None
-    """How long after a failed scale-down evaluation resumes, e.g. ``3m``."""
-    scale_down_unready_time: Minutes | None = None
-    """How long an unready node must be unneeded before it is removed, e.g. ``20m``."""
-    scale_down_utilization_threshold: Fraction | None = None
-    """Requested over allocatable resources below which a node counts as unneeded, e.g. ``'0.5'``."""
-    max_graceful_termination_sec: Integer | None = None
-    """Seconds the autoscaler waits for pods to terminate when it removes a node, e.g. ``'600'``."""
-    max_node_provision_time: Minutes | None = None
-    """How long the autoscaler waits for a new node to be provisioned, e.g. ``15m``."""
-    max_empty_bulk_delete: Integer | None = None
-    """Empty nodes the autoscaler removes at once, e.g. ``'10'``."""
-    max_total_unready_percentage: Percentage | None = None
-    """Unready nodes, in percent of the cluster, above which the autoscaler stops acting, e.g. ``'45'``."""
-    ok_total_unready_count: Integer | None = None
-    """Unready nodes allowed whatever ``maxTotalUnreadyPercentage`` says, e.g. ``'3'``."""
-    new_pod_scale_up_delay: Duration | None = None
-    """How young a pending pod may be and still be ignored for scale-up, e.g. ``0s``."""
-    balance_similar_node_groups: BoolString | None = None
-    """``'true'`` keeps similar pools at similar sizes."""
-    skip_nodes_with_local_storage: BoolString | None = None
-    """``'true'`` never removes a node whose pods use local storage (emptyDir, hostPath)."""
-    skip_nodes_with_system_pods: BoolString | None = None
-    """``'true'`` never removes a node running kube-system pods other than DaemonSet pods."""
-    daemonset_eviction_for_empty_nodes: bool | None = None
-    """Whether DaemonSet pods are gracefully evicted from nodes without other pods before removal."""
-    daemonset_eviction_for_occupied_nodes: bool | None = None
-    """Whether DaemonSet pods are gracefully evicted from nodes with other pods before removal."""
-    ignore_daemonsets_utilization: bool | None = None
-    """Whether DaemonSet pods are left out of a node's utilization when deciding scale-down."""
-
-
 class AksConfig(ConfigModel):
     """An AKS cluster ready for Kueue's ProvisioningRequest admission check (stack key ``elastic-capacity:aks``).
 
     The keys are those of an ARM managed cluster (https://learn.microsoft.com/rest/api/aks/managed-clusters).
     """
 
-    location: Annotated[str, _matching(r"[a-z0-9]+", "an Azure region name such as eastus2")] = "eastus2"
+    location: Annotated[str, matching(r"[a-z0-9]+", "an Azure region name such as eastus2")] = "eastus2"
     """The Azure region of the cluster and its resource group (ARM ``location``); the walkthrough's
     ``LOCATION=eastus2``."""
     resource_group: ResourceGroupConfig = ResourceGroupConfig()
     """The resource group the cluster is created in."""
     cluster_name: Annotated[
         str,
-        _matching(
+        matching(
             r"[A-Za-z0-9]([-\w]{0,61}[A-Za-z0-9])?", "1-63 letters, digits, '-' or '_', starting and ending alnum"
         ),
-    ] = "kueue-cas"
-    """The managed cluster's name (ARM ``resourceName``); the walkthrough's ``CLUSTER=kueue-cas``."""
+    ] = Field(default=None)  # type: ignore[assignment]  # never None once validated: see _names_from_the_stack
+    """The managed cluster's name (ARM ``resourceName``). Unset: ``kueue-cas-<stack>``, from the Pulumi stack name
+    (the walkthrough's ``CLUSTER=kueue-cas`` was one fixed name), short enough to be the DNS prefix too."""
     dns_prefix: (
         Annotated[
             str,
-            _matching(
-                r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?", "1-54 letters, digits or '-', alnum at both ends"
-            ),
+            matching(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?", "1-54 letters, digits or '-', alnum at both ends"),
         ]
         | None
     ) = None
@@ -331,11 +282,49 @@ class AksConfig(ConfigModel):
     tags: Tags = Field(default_factory=lambda: {"project": PROJECT})
     """Azure tags on the resource group, the cluster and its pools."""
     delete_unreachable: bool = False
-    """For ephemeral stacks: let ``pulumi destroy`` drop Kubernetes objects whose cluster is already gone."""
+    """Let ``pulumi destroy`` and ``refresh`` drop Kubernetes objects from the state when their cluster is
+    unreachable. Unset: true with ``environment.kind: ephemeral`` (which refuses false), false otherwise;
+    ``production`` refuses true, as a network blip during ``refresh`` would then forget the whole Kueue install."""
 
     @property
     def effective_dns_prefix(self) -> str:
         return self.dns_prefix or self.cluster_name
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_from_the_stack(cls, data: Any, info: ValidationInfo) -> Any:
+        """Fill the names the stack file leaves out with the ones :func:`default_names` derives from the stack."""
+        if not isinstance(data, dict):
+            return data
+        group_name, cluster_name = default_names((info.context or {}).get("stack"))
+        data = dict(data)
+        if data.get("clusterName", data.get("cluster_name")) is None:
+            data.pop("cluster_name", None)
+            data["clusterName"] = cluster_name
+        group_key = "resource_group" if "resource_group" in data else "resourceGroup"
+        group = data.get(group_key, {})
+        if isinstance(group, dict) and group.get("name") is None:
+            data[group_key] = {**group, "name": group_name}
+        return data
+
+    def named_with(self, suffix: str) -> AksConfig:
+        """This cluster with ``suffix`` on its physical names: the resource group (only one it creates), the cluster
+        and the DNS prefix. Raises :class:`RuleViolation` for a name that would grow past ARM's limit."""
+        if not suffix:
+            return self
+        group = self.resource_group
+        if group.create:
+            group = group.model_copy(
+                update={"name": suffixed("resourceGroup.name", group.name, suffix, RESOURCE_GROUP_MAX)}
+            )
+        prefix_key = "dnsPrefix" if self.dns_prefix else "clusterName"
+        return self.model_copy(
+            update={
+                "resource_group": group,
+                "cluster_name": suffixed("clusterName", self.cluster_name, suffix, CLUSTER_NAME_MAX),
+                "dns_prefix": suffixed(prefix_key, self.effective_dns_prefix, suffix, DNS_PREFIX_MAX),
+            }
+        )
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Annotated, Any
 
 import pulumi
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
 PROJECT = "elastic-capacity"
@@ -107,6 +107,18 @@ def require_unique(values: Sequence[Hashable], key: Callable[[int], str], what: 
         if value in seen:
             raise RuleViolation(key(index), value, f"{what} must be unique; this one is already used")
         seen.add(value)
+
+
+def matching(pattern: str, allowed: str) -> AfterValidator:
+    """A string check whose error says what is allowed, in words rather than as a regular expression."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if not compiled.fullmatch(value):
+            raise ValueError(allowed)
+        return value
+
+    return AfterValidator(check)
 
 
 def key_path(*parts: str | int) -> str:

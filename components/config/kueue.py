@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
+from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.kube import LabelSelector, LabelSelectorRequirement, Quantity, Toleration, quantity_value
 from components.config.registries import PinnedImage, Source
 
@@ -143,9 +143,18 @@ def _default_managed_jobs_namespace_selector() -> LabelSelector:
     )
 
 
+SHARED_KUEUE_KEYS = ("install", "namespace", "managed_jobs_namespace_selector")
+"""The keys that still mean something with ``install: false``: where the cluster's Kueue runs, and which namespaces
+its Job webhook manages."""
+
+
 class KueueConfig(ConfigModel):
     """How Kueue is installed: chart source and version, manager settings, and the readiness gate."""
 
+    install: bool = True
+    """``false`` uses the Kueue the cluster already runs (only with ``existingCluster``): the stack creates no
+    namespace, chart, CRD, readiness gate or RBAC of its own, only its queue objects. Describe that Kueue with
+    ``namespace`` and ``managedJobsNamespaceSelector``; the install keys are refused."""
     chart_repository: str = "oci://registry.k8s.io/kueue/charts/kueue"
     """The chart's OCI reference (the chart itself) or an https Helm repository serving a chart named ``kueue``.
     Helm pulls it on the machine running ``pulumi``, at preview as well as at up. Azure's China article uses
@@ -192,6 +201,17 @@ class KueueConfig(ConfigModel):
     default is the manager's own default."""
     readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
     """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
+
+    @model_validator(mode="after")
+    def _install_keys_only_with_an_install(self) -> KueueConfig:
+        """With ``install: false`` a chart, image or manager setting would be silently ignored: refuse it."""
+        if self.install:
+            return self
+        for name in type(self).model_fields:
+            if name in self.model_fields_set and name not in SHARED_KUEUE_KEYS:
+                alias = type(self).model_fields[name].alias or name
+                raise MisplacedKey(alias, "install is false: the cluster's own Kueue is used and nothing is installed")
+        return self
 
     @model_validator(mode="after")
     def _chart_and_image_sources(self) -> KueueConfig:
@@ -246,7 +266,9 @@ class KueueConfig(ConfigModel):
         return self.managed_jobs_namespace_selector.matches({NAMESPACE_NAME_LABEL: namespace})
 
     def sources(self) -> list[Source]:
-        """Every chart and image the install pulls, with its key under ``kueue``."""
+        """Every chart and image the install pulls, with its key under ``kueue``; none without an install."""
+        if not self.install:
+            return []
         defaults = KueueConfig()
         return [
             Source("chartRepository", self.chart_repository, defaults.chart_repository),

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from components.config import queues_rules
+from components.config import queues_naming, queues_rules
 from components.config.aks import POOL_LABEL
 from components.config.base import ConfigModel, DnsLabel
 from components.config.queues_objects import (
@@ -100,6 +100,10 @@ class QueuesConfig(ConfigModel):
     """The LocalQueues Jobs are submitted to, each in one of ``namespaces``."""
     wait_until_active: WaitUntilActiveConfig = WaitUntilActiveConfig()
     """How ``pulumi up`` proves the queues can admit before it finishes."""
+
+    def named_with(self, suffix: str) -> QueuesConfig:
+        """These objects with ``suffix`` on every name and reference (:mod:`components.config.queues_naming`)."""
+        return queues_naming.with_name_suffix(self, suffix)
 
     @property
     def uses_provisioning_requests(self) -> bool:

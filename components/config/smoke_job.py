@@ -58,6 +58,13 @@ class SmokeJobConfig(ConfigModel):
             )
         return self
 
+    def named_with(self, suffix: str) -> SmokeJobConfig:
+        """The Job in the suffixed namespace, submitted to the suffixed LocalQueue (see ``queues_naming``); its own
+        name needs no suffix, its namespace is the stack's alone."""
+        if not suffix:
+            return self
+        return self.model_copy(update={"namespace": self.namespace + suffix, "local_queue": self.local_queue + suffix})
+
     def sources(self) -> list[Source]:
         """The image the Job pulls, with its key under ``smokeJob``."""
         return [Source("image", self.image, SmokeJobConfig().image)]

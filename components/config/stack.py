@@ -1,9 +1,10 @@
 """The whole stack's configuration: one typed tree read from the project's structured config.
 
 Each top-level key of the stack file (``elastic-capacity:<key>``) is one section; the sections' own rules live in
-their modules, and the rules that span sections (a flavor naming a node pool, the smoke Job naming a LocalQueue)
-live here. :func:`load_stack_config` is the single entry point: it returns a valid :class:`StackConfig` or raises
-one :class:`ConfigError` naming every bad key, before any resource is registered.
+their modules, and the rules that span sections (a flavor naming a node pool, the smoke Job naming a LocalQueue,
+what the environment kind allows) live here. :func:`load_stack_config` is the single entry point: it returns a valid
+:class:`StackConfig` whose names are the physical ones (:meth:`StackConfig.for_environment`), or raises one
+:class:`ConfigError` naming every bad key, before any resource is registered.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, NamedTuple
 
+import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
+from components.config import environment_rules
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -25,6 +28,7 @@ from components.config.base import (
     key_path,
     problems_from,
 )
+from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.kueue import KueueConfig
 from components.config.queues import QueuesConfig
@@ -94,6 +98,8 @@ class StackConfig(ConfigModel):
     """The opt-in end-to-end check: the article's Job, which ``pulumi up`` waits to see complete."""
     ack: AckConfig | None = None
     """ACK managed Pro clusters and the ACS workloads that run on them."""
+    environment: EnvironmentConfig = EnvironmentConfig()
+    """What kind of stack this is: ``dev``, ``ephemeral`` (pull requests) or ``production``, and the name suffix."""
 
     @property
     def kueue_target(self) -> Literal["aks", "existing"] | None:
@@ -114,6 +120,29 @@ class StackConfig(ConfigModel):
                 name = type(self).model_fields[stray[0]].alias or stray[0]
                 raise MisplacedKey(name, "Kueue needs a target cluster: add aks or existingCluster")
         return self
+
+    @model_validator(mode="after")
+    def _kueue_install_on_a_new_cluster(self) -> StackConfig:
+        if self.aks is not None and not self.kueue.install:
+            raise RuleViolation("kueue.install", False, "a cluster this stack creates has no Kueue yet: keep it true")
+        return self
+
+    @model_validator(mode="after")
+    def _what_the_environment_allows(self) -> StackConfig:
+        environment_rules.check(self)
+        return self
+
+    @model_validator(mode="after")
+    def _names_fit_their_suffix(self) -> StackConfig:
+        """Every suffixed name fits its limit, and Kueue still manages the renamed LocalQueue namespaces."""
+        self.for_environment().require_managed_local_queue_namespaces()
+        return self
+
+    def for_environment(self) -> StackConfig:
+        """This stack as :mod:`components.config.environment` says its kind needs it: physical names with
+        ``environment.nameSuffix``, and the environment's defaults for ``aks.deleteUnreachable`` and
+        ``ack.clusters[].deletionProtection``. Raises :class:`RuleViolation` for a name too long for the suffix."""
+        return environment_rules.resolve(self)
 
     @model_validator(mode="after")
     def _kubeconfig_only_for_its_source(self) -> StackConfig:
@@ -140,12 +169,15 @@ class StackConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _kueue_manages_the_local_queue_namespaces(self) -> StackConfig:
+        self.require_managed_local_queue_namespaces()
+        return self
+
+    def require_managed_local_queue_namespaces(self) -> None:
         """Jobs in a namespace Kueue's webhook skips are never suspended, so their queue would admit nothing."""
         for index, queue in enumerate(self.queues.local_queues):
             if not self.kueue.manages_namespace(queue.namespace):
                 key = key_path("queues", "localQueues", index, "namespace")
                 raise RuleViolation(key, queue.namespace, "kueue.managedJobsNamespaceSelector must select it")
-        return self
 
     @model_validator(mode="after")
     def _smoke_job_targets_a_local_queue_and_pool(self) -> StackConfig:
@@ -217,8 +249,14 @@ def _parse_value(raw: Any) -> Any:
         return raw
 
 
-def load_stack_config(values: Mapping[str, Any], secret_keys: Collection[str] = ()) -> StackConfig:
-    """Validate the ``elastic-capacity:*`` config values; raise :class:`ConfigError` naming every bad key."""
+def load_stack_config(
+    values: Mapping[str, Any], secret_keys: Collection[str] = (), *, stack: str | None = None
+) -> StackConfig:
+    """Validate the ``elastic-capacity:*`` config values of ``stack``; raise :class:`ConfigError` naming every bad key.
+
+    The stack name is what unset names derive from (``aks`` names, an ephemeral ``environment.nameSuffix``); without
+    one, the walkthrough's names are used and an ephemeral stack must set its suffix.
+    """
     prefix = f"{PROJECT}:"
     section_values = {key.removeprefix(prefix): _parse_value(v) for key, v in values.items() if key.startswith(prefix)}
     kubeconfig_key = prefix + KUBECONFIG_KEY
@@ -226,9 +264,9 @@ def load_stack_config(values: Mapping[str, Any], secret_keys: Collection[str] = 
         raise ConfigError([(kubeconfig_key, "must be a secret: pulumi config set --secret kubeconfig < kubeconfig")])
     if KUBECONFIG_KEY in section_values:
         section_values[KUBECONFIG_KEY] = values[kubeconfig_key]
-    context = {"azure_cloud": azure_provider_cloud(values)}
+    context = {"azure_cloud": azure_provider_cloud(values), "stack": stack}
     try:
-        return StackConfig.model_validate(section_values, context=context)
+        return StackConfig.model_validate(section_values, context=context).for_environment()
     except ValidationError as error:
         raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in problems_from(error, "")]) from None
 
@@ -240,4 +278,4 @@ def read_stack_config() -> StackConfig:
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
     secret_keys = set(runtime_config.get_config_secret_keys_env())
     secret_keys.update(key for key in values if runtime_config.is_config_secret(key))
-    return load_stack_config(values, secret_keys)
+    return load_stack_config(values, secret_keys, stack=pulumi.get_stack())

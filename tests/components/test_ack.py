@@ -9,9 +9,10 @@ import pulumi
 import pytest
 from packaging.version import Version
 
-from components.ack import MANAGED_ADDON_NAMES, AckProCluster
+from components.ack import MANAGED_ADDON_NAMES, AckProCluster, delete_options
 from components.config.ack import AckClusterConfig
 from components.config.base import ConfigError
+from components.config.environment import EnvironmentConfig
 from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
 from tests.support.ack import (
     ADDON_TYPE,
@@ -41,13 +42,16 @@ GPU_HPN_NEEDS = ClusterNeeds(
 )
 
 
-def program_for(*configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY):
+def program_for(
+    *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, environment: EnvironmentConfig | None = None
+):
     """A program registering one component per config (named ``ack-<name>``) and exporting its outputs, and a
     stand-in for an ACS workload (``<name>-workload``) that waits for the component's addons as the real ones do."""
 
     def program() -> None:
         for index, cfg in enumerate(configs):
-            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, f"elastic-capacity:ack.clusters[{index}]")
+            key = f"elastic-capacity:ack.clusters[{index}]"
+            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, key, environment=environment)
             pulumi.export(f"{cfg.name}-kubeconfig", component.kubeconfig)
             pulumi.export(f"{cfg.name}-endpoint", component.api_server_endpoint)
             pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)
@@ -60,8 +64,9 @@ def program_for(*configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY):
     return program
 
 
-def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY) -> Recording:
-    return run_program(program_for(*configs, needs=needs))
+def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, **environment: str) -> Recording:
+    """``environment`` holds the keys of an ``environment`` section (``kind``, ``name_suffix``), if any."""
+    return run_program(program_for(*configs, needs=needs, environment=EnvironmentConfig(**environment)))
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +96,7 @@ def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
     assert inputs["addons"] == [{"name": "terway-eniip"}, {"name": "csi-plugin"}, {"name": "managed-csiprovisioner"}]
     for absent in ("controlPlaneLogComponents", "auditLogConfig", "zoneIds", "workerVswitchIds", "podCidr"):
         assert absent not in inputs
+    assert cluster.custom_timeouts == {"create": "90m", "update": "60m", "delete": "60m"}, "long enough for ACK"
 
 
 def test_logs_and_create_time_addons_reach_the_cluster(run_program):
@@ -106,11 +112,6 @@ def test_logs_and_create_time_addons_reach_the_cluster(run_program):
         {"name": "terway-eniip", "config": '{"IPVlan":"false"}'},
         {"name": "nginx-ingress-controller", "version": "v1.9.3", "disabled": True},
     ]
-
-
-def test_the_cluster_waits_long_enough_for_ack(default_run):
-    timeouts = default_run.one(CLUSTER_TYPE).custom_timeouts
-    assert timeouts == {"create": "90m", "update": "60m", "delete": "60m"}
 
 
 def test_a_minor_becomes_the_newest_patch_ack_offers_in_the_region(default_run):
@@ -364,11 +365,8 @@ def test_the_provider_gets_the_secret_kubeconfig_and_is_bound_to_the_cluster(def
     assert json.loads(provider.inputs["kubeconfig"]) == json.loads(default_run.outputs["demo-kubeconfig"])
     assert "demo-kubeconfig" in default_run.secret_outputs
     assert provider.inputs["deleteUnreachable"] == "false"
-    assert (
-        provider.inputs["clusterIdentifier"]
-        == default_run.one(CLUSTER_TYPE).id
-        == default_run.outputs["demo-cluster-id"]
-    )
+    identifier = provider.inputs["clusterIdentifier"]
+    assert identifier == default_run.one(CLUSTER_TYPE).id == default_run.outputs["demo-cluster-id"]
 
 
 @pytest.mark.parametrize(("public", "endpoint"), [(True, ".cs.mock.invalid:6443"), (False, "https://10.1.0.5:6443")])
@@ -377,3 +375,26 @@ def test_the_kubeconfig_uses_the_endpoint_the_cluster_exposes(run_program, publi
     assert recording.outputs["demo-endpoint"].endswith(endpoint)
     kubeconfig = json.loads(recording.outputs["demo-kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"]["server"] == recording.outputs["demo-endpoint"]
+
+
+# --- what the stack's environment kind changes ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["dev", "ephemeral", "production"])
+def test_the_environment_decides_name_protection_delete_options_and_forgetting(run_program, kind):
+    recording = build(run_program, cluster_config(network=EXISTING), kind=kind, name_suffix="-pr7")
+    cluster = recording.one(CLUSTER_TYPE)
+    assert cluster.inputs["name"] == "demo-pr7", "every kind takes the suffix it is given"
+    assert [r.name for r in recording.registrations if r.protect] == (["ack-demo-cluster"] * (kind == "production"))
+    assert ("deleteOptions" in cluster.inputs) is (kind == "ephemeral")
+    assert recording.one("pulumi:providers:kubernetes").inputs["deleteUnreachable"] == str(kind == "ephemeral").lower()
+
+
+def test_an_ephemeral_cluster_takes_what_ack_made_for_it_but_never_a_log_project_it_was_given():
+    ephemeral = EnvironmentConfig(kind="ephemeral", name_suffix="-pr7")
+    everything = ["SLB", "ALB", "SLS_Data", "SLS_ControlPlane"]
+    assert [o["resource_type"] for o in delete_options(cluster_config(), ephemeral)] == everything
+    logs = {"auditLog": {"slsProjectName": "audit"}, "controlPlaneLogs": {"components": ["kcm"], "project": "ops"}}
+    assert [o["resource_type"] for o in delete_options(cluster_config(**logs), ephemeral)] == ["SLB", "ALB"]
+    assert {o["delete_mode"] for o in delete_options(cluster_config(), ephemeral)} == {"delete"}
+    assert delete_options(cluster_config(), EnvironmentConfig()) == []

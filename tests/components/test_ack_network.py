@@ -32,7 +32,7 @@ from tools.recording import Recording
 TAGS = {"project": "elastic-capacity", "team": "batch"}
 
 
-def program_for(network: dict[str, Any]):
+def program_for(network: dict[str, Any], physical_name: str | None = None):
     """Build the network of cluster ``ack-demo`` under a component, on a cn-hangzhou provider, as the cluster does;
     export the vSwitch ids it hands to the cluster and the URNs of the SNAT entries the cluster waits for."""
 
@@ -40,7 +40,8 @@ def program_for(network: dict[str, Any]):
         parent = pulumi.ComponentResource("test:index:Cluster", "ack-demo")
         region = AlicloudProvider("region", region="cn-hangzhou", opts=pulumi.ResourceOptions(parent=parent))
         opts = pulumi.ResourceOptions(parent=parent, provider=region)
-        built = ack_network("ack-demo", AckNetworkConfig.model_validate(network), TAGS, opts, KEY)
+        config = AckNetworkConfig.model_validate(network)
+        built = ack_network("ack-demo", config, TAGS, opts, KEY, physical_name=physical_name)
         pulumi.export("vswitchIds", built.vswitch_ids)
         pulumi.export("podVswitchIds", built.pod_vswitch_ids)
         pulumi.export("snatEntries", [entry.urn for entry in built.snat_entries])
@@ -137,3 +138,23 @@ def test_existing_vswitches_register_nothing_and_check_no_nat_zone(run_program):
     assert recording.outputs["vswitchIds"] == ["vsw-node1", "vsw-node2"]
     assert recording.outputs["podVswitchIds"] == ["vsw-pod1", "vsw-pod2"]
     assert recording.outputs["snatEntries"] == []
+
+
+def test_names_in_alibaba_cloud_carry_the_physical_name_and_pulumi_names_stay(run_program):
+    """An ephemeral stack's suffix reaches every named network resource, while URNs keep the component's name."""
+    recording = run_program(program_for(NEW_VPC, physical_name="ack-demo-pr7"))
+    names = {
+        r.name: r.inputs.get("vpcName") or r.inputs.get("vswitchName") or r.inputs.get("natGatewayName")
+        for r in recording.registrations
+        if r.type in (VPC_TYPE, SWITCH_TYPE, NAT_TYPE)
+    }
+    names[recording.one(EIP_TYPE).name] = recording.one(EIP_TYPE).inputs["addressName"]
+    assert names == {
+        "ack-demo-vpc": "ack-demo-pr7",
+        "ack-demo-node-cn-hangzhou-k": "ack-demo-pr7-node-cn-hangzhou-k",
+        "ack-demo-pod-cn-hangzhou-k": "ack-demo-pr7-pod-cn-hangzhou-k",
+        "ack-demo-node-cn-hangzhou-j": "ack-demo-pr7-node-cn-hangzhou-j",
+        "ack-demo-pod-cn-hangzhou-j": "ack-demo-pr7-pod-cn-hangzhou-j",
+        "ack-demo-nat": "ack-demo-pr7",
+        "ack-demo-nat-eip": "ack-demo-pr7-nat",
+    }

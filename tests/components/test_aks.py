@@ -303,3 +303,13 @@ def test_every_resource_is_a_child_of_the_component(entra) -> None:
 
 def test_every_minor_a_new_cluster_may_use_serves_provisioning_requests() -> None:
     assert min(AKS_GA_MINORS + AKS_LTS_ONLY_MINORS) >= AKS_PROVISIONING_REQUESTS_MIN
+
+
+@pytest.mark.parametrize("protect", [False, True])
+def test_protect_is_on_the_managed_cluster_alone(run_program, protect) -> None:
+    """Production stacks protect the cluster; its pools, group and role stay changeable (a pool is recreated in
+    place of a deleted one without touching the cluster)."""
+    config = AksConfig.model_validate({"entraId": {}})
+    recording = run_program(lambda: AksCluster("demo", config, protect=protect))
+    assert recording.one(CLUSTER).protect is protect
+    assert not [r.name for r in recording.registrations if r.protect and r.type != CLUSTER]

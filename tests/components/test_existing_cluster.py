@@ -25,9 +25,11 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
     return user["user"]["exec"]["args"]
 
 
-def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> Recording:
+def build_existing(
+    run_program, config: ExistingClusterConfig, kubeconfig: Any = None, *, delete_unreachable: bool = False
+) -> Recording:
     def program() -> None:
-        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
+        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig, delete_unreachable=delete_unreachable)
         pulumi.export("kubeconfig", cluster.kubeconfig)
 
     return run_program(program)
@@ -118,3 +120,10 @@ def test_the_type_is_cloud_neutral_and_the_old_azure_urn_is_an_alias(run_program
     component = recording.one(TYPE, "shared")
     assert component.aliases == ("urn:pulumi:dev::elastic-capacity::elastic-capacity:azure:ExistingCluster::shared",)
     assert recording.one(K8S_PROVIDER, "shared-k8s").parent == component.urn
+
+
+@pytest.mark.parametrize("delete_unreachable", [False, True])
+def test_an_ephemeral_stack_forgets_its_objects_once_the_cluster_is_gone(run_program, delete_unreachable) -> None:
+    """The cluster is never the stack's to delete; with ``delete_unreachable`` a destroy still finishes without it."""
+    recording = build_existing(run_program, ON_AKS, delete_unreachable=delete_unreachable)
+    assert recording.one(K8S_PROVIDER).inputs["deleteUnreachable"] == str(delete_unreachable).lower()

@@ -27,19 +27,23 @@ ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 
 
-def install(check_crd: bool = True, **kueue: object) -> Recording:
+def install(check_crd: bool = True, protect: bool = False, **kueue: object) -> Recording:
     """Register the component once per settings (tests only read the recording)."""
-    return _install(check_crd, json.dumps(kueue, sort_keys=True))
+    return _install(check_crd, protect, json.dumps(kueue, sort_keys=True))
 
 
 @functools.cache
-def _install(check_crd: bool, kueue: str) -> Recording:
+def _install(check_crd: bool, protect: bool, kueue: str) -> Recording:
     config = KueueConfig.model_validate_json(kueue)
 
     def program() -> None:
         provider = kubernetes.Provider("cluster", kubeconfig=pulumi.Output.secret("kubeconfig"))
         component = Kueue(
-            "kueue", config, check_provisioning_request_crd=check_crd, opts=pulumi.ResourceOptions(provider=provider)
+            "kueue",
+            config,
+            check_provisioning_request_crd=check_crd,
+            protect=protect,
+            opts=pulumi.ResourceOptions(provider=provider),
         )
         pulumi.export("readyUrn", component.ready.urn)
 
@@ -122,3 +126,11 @@ def test_every_child_is_on_the_callers_cluster_under_the_component():
             assert recording.provider_of(child).name == "cluster", child.type
         else:
             assert child.providers.get("kubernetes", "").startswith(recording.one("pulumi:providers:kubernetes").urn)
+
+
+@pytest.mark.parametrize("protect", [False, True])
+def test_protect_is_on_the_chart_alone(protect):
+    """Deleting the chart deletes Kueue's CRDs and every queue with them; the gate's objects may come and go."""
+    recording = install(protect=protect)
+    assert recording.one(CHART).protect is protect
+    assert not [r.name for r in recording.registrations if r.protect and r.type != CHART]

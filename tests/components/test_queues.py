@@ -19,8 +19,8 @@ from tools.recording import Recording
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
-def record(config: QueuesConfig) -> Recording:
-    """Register a provider, a stand-in readiness gate and the component; return the recording."""
+def record(config: QueuesConfig, *, gated: bool = True) -> Recording:
+    """Register a provider, a stand-in readiness gate (unless not ``gated``) and the component; return the recording."""
 
     def program() -> None:
         provider = kubernetes.Provider("k8s", kubeconfig=FAKE_KUBECONFIG)
@@ -29,7 +29,7 @@ def record(config: QueuesConfig) -> Recording:
             metadata={"name": "kueue-ready", "namespace": "default"},
             opts=pulumi.ResourceOptions(provider=provider),
         )
-        KueueQueues("queues", config, gate, opts=pulumi.ResourceOptions(provider=provider))
+        KueueQueues("queues", config, gate if gated else None, opts=pulumi.ResourceOptions(provider=provider))
 
     return mock_runtime.run(program, {})
 
@@ -126,3 +126,13 @@ def test_general_config_registers_every_object_and_each_passes_its_schema(genera
     assert sorted(r.inputs["metadata"]["name"] for r in namespaces) == ["team-a", "team-b"]
     for r in namespaces:
         validate_core(r.inputs, "1.33")
+
+
+def test_on_a_cluster_kueue_already_serves_the_objects_wait_only_for_what_they_name(article):
+    """``kueue.install: false``: no gate, the cluster's Kueue is serving; the reference order still holds."""
+    ungated = record(QueuesConfig(), gated=False)
+    assert all(article.depends_on(obj, article.one("kubernetes:core/v1:ConfigMap")) for obj in kueue_objects(article))
+    gate = ungated.one("kubernetes:core/v1:ConfigMap", "kueue-ready")
+    assert not [obj.name for obj in kueue_objects(ungated) if ungated.depends_on(obj, gate)]
+    local = ungated.one(f"{KUEUE_TYPE}LocalQueue")
+    assert ungated.depends_on(local, ungated.one(f"{KUEUE_TYPE}ClusterQueue"))

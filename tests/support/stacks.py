@@ -18,15 +18,28 @@ STACK_IDS = [path.name for path in STACKS]
 AKS_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-dev.yaml"
 CHINA_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-china.yaml"
 ACK_STACK = PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
+MULTICLOUD_STACK = PROJECT_ROOT / "stacks/Pulumi.multicloud.yaml"
+EPHEMERAL_STACK = PROJECT_ROOT / "stacks/Pulumi.ephemeral.yaml"
+SHARED_STACK = PROJECT_ROOT / "stacks/Pulumi.ephemeral-shared.yaml"
 
 
-def run_stack(stack_file: Path, *, preview: bool = False) -> Recording:
-    """Run ``__main__.py`` with the stack file's config; a stack with Kueue also gets its smoke Job enabled."""
-    stack, config, secret_keys = render.read_stack_file(stack_file)
-    if any(key in config for key in ("elastic-capacity:aks", "elastic-capacity:existingCluster")):
+def environment_kind(stack_file: Path) -> str:
+    """The stack file's ``environment.kind`` (``dev`` when it sets none)."""
+    _, config, _ = render.read_stack_file(stack_file)
+    return str(json.loads(config.get("elastic-capacity:environment", "{}")).get("kind", "dev"))
+
+
+def run_stack(stack_file: Path, *, preview: bool = False, stack: str | None = None) -> Recording:
+    """Run ``__main__.py`` with the stack file's config, as the stack named by the file or as ``stack``.
+
+    A stack with Kueue also gets its smoke Job enabled, except a production stack, which refuses it.
+    """
+    name, config, secret_keys = render.read_stack_file(stack_file)
+    has_kueue = any(key in config for key in ("elastic-capacity:aks", "elastic-capacity:existingCluster"))
+    if has_kueue and environment_kind(stack_file) != "production":
         smoke_job = json.loads(config.get("elastic-capacity:smokeJob", "{}"))
         config["elastic-capacity:smokeJob"] = json.dumps({**smoke_job, "enabled": True})
-    return render.run_main(stack, config, secret_keys, preview=preview)
+    return render.run_main(stack or name, config, secret_keys, preview=preview)
 
 
 def edited_stack(path: Path, change: Callable[[dict[str, Any]], None], out: Path) -> Path:

@@ -1,7 +1,10 @@
-"""The recording's dependency walk, which the wiring tests and the render rely on."""
+"""The recording's dependency walk, which the wiring tests and the render rely on, and the options it keeps."""
 
 from __future__ import annotations
 
+import pulumi
+
+from tools import mock_runtime
 from tools.recording import Recording, Registration
 
 
@@ -62,3 +65,23 @@ def test_siblings_do_not_wait_for_each_other():
         registration("component"), registration("a", parent="component"), registration("b", parent="component")
     )
     assert not graph.depends_on(graph.named("a"), graph.named("b"))
+
+
+def test_protect_is_recorded_as_the_engine_sees_it_inherited_unless_set():
+    def program() -> None:
+        component = pulumi.ComponentResource("test:index:Component", "component", None, pulumi.ResourceOptions())
+        pulumi.CustomResource("test:index:Thing", "kept", {}, pulumi.ResourceOptions(protect=True))
+        pulumi.CustomResource("test:index:Thing", "plain", {}, pulumi.ResourceOptions(parent=component))
+        protected_parent = pulumi.ComponentResource(
+            "test:index:Component", "protected", None, pulumi.ResourceOptions(protect=True)
+        )
+        pulumi.CustomResource("test:index:Thing", "inherits", {}, pulumi.ResourceOptions(parent=protected_parent))
+
+    recording = mock_runtime.run(program, {})
+    assert {r.name: r.protect for r in recording.registrations} == {
+        "component": False,
+        "kept": True,
+        "plain": False,
+        "protected": True,
+        "inherits": True,
+    }

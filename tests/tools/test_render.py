@@ -13,7 +13,7 @@ import pytest
 
 from tests.support import PROJECT_ROOT
 from tests.support.seeds import KUEUE_SEED_OBJECTS
-from tests.support.stacks import ACK_STACK, AKS_STACK, CHINA_STACK, edited_stack
+from tests.support.stacks import ACK_STACK, AKS_STACK, CHINA_STACK, edited_stack, rendered
 from tools import render
 
 
@@ -252,3 +252,12 @@ def test_bad_config_from_the_command_line_is_one_line_without_a_traceback(tmp_pa
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
     assert "elastic-capacity:aks.userPools[0].minCount" in result.stderr
+
+
+def test_the_plan_says_which_resources_are_protected(aks, tmp_path):
+    assert {r["protect"] for r in aks[0]["resources"]} == {False}
+    production = edited_stack(
+        AKS_STACK, lambda c: c.update({"elastic-capacity:environment": {"kind": "production"}}), tmp_path
+    )
+    plan, _ = rendered(tmp_path / "out", production)
+    assert {r["name"] for r in plan["resources"] if r["protect"]} == {"aks-cluster", "kueue-chart"}

@@ -1,4 +1,5 @@
-"""The ``aks`` section: the walkthrough's defaults, and every rule with a good and a bad case naming its key."""
+"""The ``aks`` section: the walkthrough's defaults, names per stack, and every rule with a good and a bad case naming
+its key."""
 
 from __future__ import annotations
 
@@ -14,10 +15,6 @@ from tests.support.config import as_config, stack_error_keys
 
 def pools(*overrides: dict[str, Any]) -> dict[str, Any]:
     return {"userPools": list(overrides)}
-
-
-def profile(fields: dict[str, Any]) -> dict[str, Any]:
-    return {"autoscalerProfile": fields}
 
 
 def test_defaults_reproduce_the_walkthrough() -> None:
@@ -146,49 +143,6 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "nodeOsUpgradeChannel",
     ),
     ("sku tier", {"skuTier": "Standard"}, {"skuTier": "Basic"}, "skuTier"),
-    ("expander", profile({"expander": "least-waste"}), profile({"expander": "fastest"}), "autoscalerProfile.expander"),
-    (
-        "scan interval seconds",
-        profile({"scanInterval": "20s"}),
-        profile({"scanInterval": "1m"}),
-        "autoscalerProfile.scanInterval",
-    ),
-    (
-        "scale-down minutes",
-        profile({"scaleDownUnneededTime": "1m"}),
-        profile({"scaleDownUnneededTime": "60s"}),
-        "autoscalerProfile.scaleDownUnneededTime",
-    ),
-    (
-        "grace seconds integer",
-        profile({"maxGracefulTerminationSec": "60"}),
-        profile({"maxGracefulTerminationSec": "60s"}),
-        "autoscalerProfile.maxGracefulTerminationSec",
-    ),
-    (
-        "boolean string",
-        profile({"balanceSimilarNodeGroups": "true"}),
-        profile({"balanceSimilarNodeGroups": "yes"}),
-        "autoscalerProfile.balanceSimilarNodeGroups",
-    ),
-    (
-        "percentage",
-        profile({"maxTotalUnreadyPercentage": "100"}),
-        profile({"maxTotalUnreadyPercentage": "101"}),
-        "autoscalerProfile.maxTotalUnreadyPercentage",
-    ),
-    (
-        "fraction",
-        profile({"scaleDownUtilizationThreshold": "0.5"}),
-        profile({"scaleDownUtilizationThreshold": "1.5"}),
-        "autoscalerProfile.scaleDownUtilizationThreshold",
-    ),
-    (
-        "duration",
-        profile({"newPodScaleUpDelay": "30s"}),
-        profile({"newPodScaleUpDelay": "30"}),
-        "autoscalerProfile.newPodScaleUpDelay",
-    ),
     (
         "system autoscaling needs both bounds",
         {"systemPool": {"minCount": 1, "maxCount": 3}},
@@ -243,3 +197,37 @@ def test_the_version_errors_say_what_aks_supports_and_since_when() -> None:
     assert "'1.33'" in message and "1.34, 1.35, 1.36 as of 2026-11-30" in message
     assert "supportPlan AKSLongTermSupport and skuTier Premium" in message
     assert "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions" in message
+
+
+def test_unset_names_derive_from_the_stack_so_two_stacks_never_collide() -> None:
+    team_a = load_stack_config(as_config({"aks": {}}), stack="team-a").aks
+    team_b = load_stack_config(as_config({"aks": {}}), stack="team-b").aks
+    assert team_a is not None and team_b is not None
+    assert (team_a.resource_group.name, team_a.cluster_name, team_a.effective_dns_prefix) == (
+        "kueue-cas-team-a-rg",
+        "kueue-cas-team-a",
+        "kueue-cas-team-a",
+    )
+    assert (team_b.resource_group.name, team_b.cluster_name) == ("kueue-cas-team-b-rg", "kueue-cas-team-b")
+
+
+def test_a_stack_name_azure_would_refuse_becomes_a_valid_name_with_room_for_a_suffix() -> None:
+    aks = load_stack_config(as_config({"aks": {}}), stack="Org.Team_" + "x" * 80).aks
+    assert aks is not None and aks.cluster_name.startswith("kueue-cas-org-team-x")
+    longest = aks.cluster_name + "-abcdefgh"
+    AksConfig.model_validate({"clusterName": longest, "dnsPrefix": longest})
+
+
+def test_names_the_stack_file_sets_are_kept_whatever_the_stack() -> None:
+    aks = load_stack_config(as_config({"aks": {"resourceGroup": {"name": "rg"}, "clusterName": "c"}}), stack="s").aks
+    assert aks is not None and (aks.resource_group.name, aks.cluster_name) == ("rg", "c")
+    group_only = load_stack_config(as_config({"aks": {"resourceGroup": {"create": False, "name": "g"}}}), stack="s")
+    assert group_only.aks is not None and group_only.aks.cluster_name == "kueue-cas-s"
+
+
+def test_named_with_suffixes_the_physical_names_only() -> None:
+    aks = AksConfig.model_validate({"resourceGroup": {"name": "rg"}, "clusterName": "c", "dnsPrefix": "d"})
+    named = aks.named_with("-pr7")
+    assert (named.resource_group.name, named.cluster_name, named.dns_prefix) == ("rg-pr7", "c-pr7", "d-pr7")
+    assert [pool.name for pool in named.user_pools] == ["scalepool"], "pool names live inside the cluster"
+    assert aks.named_with("") is aks

@@ -193,3 +193,20 @@ def test_readiness_gate_rules(gate, key):
 def test_readiness_gate_accepts_a_digest_pinned_image():
     image = "registry.k8s.io/kubectl@sha256:" + "0" * 64
     assert load(kueue={"readinessGate": {"probeImage": image}}).kueue.readiness_gate.probe_image == image
+
+
+def test_without_an_install_the_clusters_own_kueue_is_described_and_nothing_is_pulled():
+    selector = {"matchLabels": {"kueue-managed": "true"}}
+    kueue = KueueConfig.model_validate(
+        {"install": False, "namespace": "kueue", "managedJobsNamespaceSelector": selector}
+    )
+    assert not kueue.install and kueue.sources() == []
+    assert kueue.manages_namespace("team-a") is False
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("chartVersion", "0.17.8"), ("replicas", 2), ("imageRepository", "mcr.microsoft.com/oss/v2/kueue/kueue")],
+)
+def test_install_keys_are_refused_without_an_install(key, value):
+    assert error_keys(kueue={"install": False, key: value}) == [f"elastic-capacity:kueue.{key}"]

@@ -57,3 +57,10 @@ def test_its_only_source_is_the_image_under_its_own_key():
         "mcr.azk8s.cn/azurelinux/busybox:1.36",
         "mcr.microsoft.com/azurelinux/busybox:1.36",
     )
+
+
+def test_named_with_moves_the_job_into_the_suffixed_namespace_and_queue():
+    job = SmokeJobConfig(enabled=True).named_with("-pr7")
+    assert (job.name, job.namespace, job.local_queue) == ("kueue-cas-job", "cas-kueue-demo-pr7", "cas-local-queue-pr7")
+    assert job.pool == "scalepool"
+    assert SmokeJobConfig().named_with("") == SmokeJobConfig()

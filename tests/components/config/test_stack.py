@@ -274,3 +274,14 @@ def test_us_government_is_outside_azure_china():
 
 def test_sources_are_not_checked_without_a_kueue_target():
     assert load_in(IN_CHINA, {}).kueue_target is None
+
+
+def test_a_new_aks_cluster_cannot_use_a_kueue_it_does_not_have():
+    assert stack_error_keys({"aks": {}, "kueue": {"install": False}}) == ["elastic-capacity:kueue.install"]
+
+
+def test_the_loaded_stack_carries_the_physical_names():
+    values = as_config({"aks": {"clusterName": "c"}, "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"}})
+    config = load_stack_config(values)
+    assert config.aks is not None and config.aks.cluster_name == "c-pr7"
+    assert [q.name for q in config.queues.cluster_queues] == ["cas-cluster-queue-pr7"]

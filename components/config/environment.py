@@ -1,0 +1,112 @@
+"""The ``environment`` section: what kind of stack this is, and what that changes for the resources it creates.
+
+One stack file format serves a developer's stack, a pull-request stack and production; the differences are config,
+never code edits:
+
+- ``dev`` (the default): exactly what the stack file says.
+- ``ephemeral``: a pull-request stack, created and destroyed by automation, possibly next to others of its kind in
+  one Azure subscription, Alibaba Cloud account or shared cluster. Every physical name gets :attr:`name_suffix`,
+  derived from the stack name, so two such stacks never collide and re-running ``up`` renames nothing; nothing is
+  protected; ACK clusters have no deletion protection and delete the load balancers and log projects ACK created for
+  them; Kubernetes providers drop the objects of a cluster that is already gone; a temporary ACK kubeconfig lives
+  60 minutes instead of a day.
+- ``production``: the AKS and ACK clusters and the Kueue install carry Pulumi's ``protect`` (``pulumi destroy`` and
+  a replacement refuse, https://www.pulumi.com/docs/iac/concepts/options/protect/), ACK deletion protection stays on,
+  and the opt-in smoke Job, which scales a pool up on every change, is refused.
+
+Which names are physical, and so suffixed: the resource group (only one the stack creates), the AKS cluster and its
+DNS prefix, each ACK cluster and its VPC, vSwitches, NAT gateway and EIP, and every Kueue object with the references
+between them (namespaces, ResourceFlavors, ProvisioningRequestConfigs, AdmissionChecks, Cohorts, ClusterQueues,
+LocalQueues). Names scoped inside one of those (node pools, addons, the smoke Job inside its namespace) are not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Literal
+
+from pydantic import ValidationInfo, field_validator, model_validator
+
+from components.config.base import ConfigModel, RuleViolation
+
+EnvironmentKind = Literal["dev", "ephemeral", "production"]
+"""What a stack is for; see the module docstring for what each kind changes."""
+
+SUFFIX_PATTERN = re.compile(r"^-[a-z0-9]{1,8}$")
+SUFFIX_MAX = 9
+"""The longest suffix: ``-`` and 8 characters. Derived names leave room for it."""
+
+
+def stack_digest(stack: str) -> str:
+    """The first 6 hexadecimal digits of the SHA-256 of ``stack``: the same stack always gets the same digest."""
+    return hashlib.sha256(stack.encode()).hexdigest()[:6]
+
+
+def stack_slug(stack: str, room: int) -> str:
+    """``stack`` as lowercase letters, digits and single hyphens, at most ``room`` characters.
+
+    A stack name too long for ``room`` keeps its start and ends in its :func:`stack_digest`, so two long stack names
+    with the same start still differ.
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", stack.lower()).strip("-")
+    if slug and len(slug) <= room:
+        return slug
+    head = slug[: max(room - 7, 0)].rstrip("-")
+    return f"{head}-{stack_digest(stack)}" if head else stack_digest(stack)
+
+
+def suffixed(key: str, name: str, suffix: str, limit: int) -> str:
+    """``name + suffix``, or :class:`RuleViolation` at ``key`` when the result would exceed ``limit`` characters."""
+    if len(name) + len(suffix) > limit:
+        allowed = (
+            f"environment.nameSuffix {suffix!r} is appended to it, and the result may have at most {limit} "
+            f"characters: shorten it to {limit - len(suffix)}"
+        )
+        raise RuleViolation(key, name, allowed)
+    return name + suffix
+
+
+class EnvironmentConfig(ConfigModel):
+    """What kind of stack this is (stack key ``elastic-capacity:environment``)."""
+
+    kind: EnvironmentKind = "dev"
+    """``dev`` deploys what the stack file says; ``ephemeral`` (pull-request stacks) suffixes every physical name,
+    protects nothing and makes every cluster deletable; ``production`` protects the clusters and the Kueue install
+    and keeps ACK deletion protection on. Details: ``components/config/environment.py``."""
+    name_suffix: str = ""
+    """Appended to every physical name (``-`` and 1-8 lowercase letters or digits). Unset: with ``kind: ephemeral``,
+    ``-`` and the first 6 hex digits of the SHA-256 of the Pulumi stack name, so every pull-request stack gets its own
+    names and keeps them on every run; otherwise none. Set it when two stacks of the same name (in different
+    projects or organizations) share a subscription, account or cluster."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _suffix_from_the_stack(cls, data: Any, info: ValidationInfo) -> Any:
+        """An ephemeral stack without an explicit suffix gets the one derived from its stack name."""
+        if not isinstance(data, dict) or data.get("kind") != "ephemeral" or {"nameSuffix", "name_suffix"} & set(data):
+            return data
+        stack = (info.context or {}).get("stack")
+        if not stack:
+            raise RuleViolation(
+                "nameSuffix", None, "an ephemeral stack derives it from the Pulumi stack name, which is unknown here"
+            )
+        return {**data, "nameSuffix": f"-{stack_digest(stack)}"}
+
+    @field_validator("name_suffix")
+    @classmethod
+    def _suffix_form(cls, value: str) -> str:
+        if value and not SUFFIX_PATTERN.match(value):
+            raise ValueError("write '-' and 1-8 lowercase letters or digits, e.g. '-pr123'")
+        return value
+
+    @property
+    def ephemeral(self) -> bool:
+        """A pull-request stack: everything it creates must be deletable by ``pulumi destroy``, whatever state the
+        clusters are in."""
+        return self.kind == "ephemeral"
+
+    @property
+    def protect(self) -> bool:
+        """Whether the clusters and the Kueue install carry Pulumi's ``protect``."""
+        return self.kind == "production"

@@ -1,0 +1,234 @@
+"""The ephemeral environment's verification steps, read from fake clusters: names, verdicts, bounded retries."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from components.config.stack import StackConfig, load_stack_config
+from components.kube_wait import KUEUE_API_PATH
+from tests.support.fakes import FakeClock, FakeCluster, cond
+from tests.support.stacks import ACK_STACK, AKS_STACK
+from tools import render
+from tools.ephemeral_checks import (
+    INSTANCE_ID_ANNOTATION,
+    ClusterChecks,
+    Condition,
+    check_all,
+    kueue_probes,
+    plan_checks,
+    run_probes,
+)
+
+NS, JOB = "cas-kueue-demo", "kueue-cas-job"
+PODS = f"/api/v1/namespaces/{NS}/pods"
+KUEUE_NAMES = [
+    "AdmissionCheck cas-provisioning Active",
+    "ClusterQueue cas-cluster-queue Active",
+    f"Job {NS}/{JOB} complete 3/3",
+    f"Workload of Job {NS}/{JOB} admitted",
+    f"ProvisioningRequest of Job {NS}/{JOB} Provisioned",
+    f"Pods of Job {NS}/{JOB} ran on nodes of pool scalepool",
+]
+"""Azure's walkthrough's checks: kubectl get admissioncheck / clusterqueue / job / workloads / provisioningrequest /
+nodes -l agentpool=scalepool."""
+
+
+def stack_config(path, *, smoke_job: bool = True) -> StackConfig:
+    _, values, secret_keys = render.read_stack_file(path)
+    if smoke_job:
+        values["elastic-capacity:smokeJob"] = json.dumps({"enabled": True})
+    return load_stack_config(values, secret_keys)
+
+
+def healthy_aks() -> dict[str, Any]:
+    owned = lambda uid: [{"uid": uid}]  # noqa: E731
+    return {
+        f"{KUEUE_API_PATH}/admissionchecks/cas-provisioning": {"status": {"conditions": [cond("Active")]}},
+        f"{KUEUE_API_PATH}/clusterqueues/cas-cluster-queue": {"status": {"conditions": [cond("Active")]}},
+        f"/apis/batch/v1/namespaces/{NS}/jobs/{JOB}": {
+            "metadata": {"uid": "job"},
+            "status": {"succeeded": 3, "startTime": "t", "conditions": [cond("Complete")]},
+        },
+        PODS: [{"metadata": {"name": f"{JOB}-{i}"}, "spec": {"nodeName": f"aks-scalepool-{i}"}} for i in range(3)],
+        f"{KUEUE_API_PATH}/namespaces/{NS}/workloads": [
+            {"metadata": {"uid": "wl", "ownerReferences": owned("job")}, "status": {"conditions": [cond("Admitted")]}}
+        ],
+        f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests": [
+            {"metadata": {"uid": "pr", "ownerReferences": owned("wl")}, "status": {"conditions": [cond("Provisioned")]}}
+        ],
+        **{f"/api/v1/nodes/aks-scalepool-{i}": {"metadata": {"labels": {"agentpool": "scalepool"}}} for i in range(3)},
+    }
+
+
+def run(probes, objects, timeout=60.0) -> tuple[list[Condition], FakeClock]:
+    clock = FakeClock()
+    return run_probes(probes, FakeCluster(objects), timeout, clock=clock, sleep=clock.sleep, interval_seconds=10), clock
+
+
+def test_a_healthy_kueue_cluster_passes_every_step_of_the_walkthrough():
+    conditions, clock = run(kueue_probes(stack_config(AKS_STACK)), healthy_aks())
+    assert [c.name for c in conditions] == KUEUE_NAMES
+    assert all(c.ok for c in conditions), [c.line() for c in conditions if not c.ok]
+    assert clock.sleeps == []
+    assert conditions[0].line() == "ok      AdmissionCheck cas-provisioning Active"
+
+
+def test_each_failed_condition_is_named_with_its_reason():
+    objects = healthy_aks()
+    objects[f"{KUEUE_API_PATH}/clusterqueues/cas-cluster-queue"] = {
+        "status": {"conditions": [cond("Active", "False", "AdmissionCheckInactive", "check inactive")]}
+    }
+    provreqs = objects[f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"]
+    provreqs[0]["status"]["conditions"] = [cond("Provisioned", "False", "CapacityIsNotFound")]
+    conditions, _ = run(kueue_probes(stack_config(AKS_STACK)), objects)
+    failed = [c.line() for c in conditions if not c.ok]
+    assert failed == [
+        "FAILED  ClusterQueue cas-cluster-queue Active: Active=False (AdmissionCheckInactive: check inactive)",
+        f"FAILED  ProvisioningRequest of Job {NS}/{JOB} Provisioned: Provisioned=False (CapacityIsNotFound)",
+    ]
+
+
+def test_the_wait_is_bounded_by_the_timeout_and_reads_again_at_the_deadline():
+    objects = healthy_aks()
+    del objects[f"{KUEUE_API_PATH}/admissionchecks/cas-provisioning"]
+    conditions, clock = run(kueue_probes(stack_config(AKS_STACK)), objects, timeout=45)
+    assert clock.sleeps == [10, 10, 10, 10, 5]
+    assert [c.line() for c in conditions if not c.ok] == [
+        "FAILED  AdmissionCheck cas-provisioning Active: does not exist"
+    ]
+
+
+class FlakyCluster(FakeCluster):
+    """Answers with an API error for the first ``failures`` reads, as a busy API server might."""
+
+    def __init__(self, objects, failures: int) -> None:
+        super().__init__(objects)
+        self.failures = failures
+
+    def get(self, path):
+        if self.failures > 0:
+            self.failures -= 1
+            raise ConnectionError("connection reset")
+        return super().get(path)
+
+
+def test_an_api_error_is_retried_until_the_deadline_and_shown_if_it_persists():
+    probes = kueue_probes(stack_config(AKS_STACK))[:1]
+    clock = FakeClock()
+    passed = run_probes(probes, FlakyCluster(healthy_aks(), 2), 60, clock=clock, sleep=clock.sleep)
+    assert passed[0].ok and clock.sleeps == [10, 10]
+    clock = FakeClock()
+    stuck = run_probes(probes, FlakyCluster({}, 100), 20, clock=clock, sleep=clock.sleep)
+    assert stuck[0].line() == "FAILED  AdmissionCheck cas-provisioning Active: ConnectionError: connection reset"
+
+
+def test_a_missing_job_says_the_smoke_job_is_off_when_it_is():
+    objects = healthy_aks()
+    del objects[f"/apis/batch/v1/namespaces/{NS}/jobs/{JOB}"]
+    conditions, _ = run(kueue_probes(stack_config(AKS_STACK, smoke_job=False)), objects, timeout=0)
+    job = next(c for c in conditions if c.name == KUEUE_NAMES[2])
+    assert not job.ok and "smokeJob.enabled is false" in job.detail
+
+
+def test_pods_count_on_their_pool_even_after_the_autoscaler_removed_the_node():
+    objects = healthy_aks()
+    del objects["/api/v1/nodes/aks-scalepool-0"]
+    objects["/api/v1/nodes/aks-scalepool-1"] = {"metadata": {"labels": {"agentpool": "nodepool1"}}}
+    conditions, _ = run(kueue_probes(stack_config(AKS_STACK))[-1:], objects, timeout=0)
+    assert conditions[0].detail == "on nodes not in pool scalepool: ['aks-scalepool-1']"
+
+
+def acs_pod(name: str, node: str = "virtual-kubelet-cn-hangzhou-j", **changes: Any) -> dict[str, Any]:
+    pod = {
+        "metadata": {"name": name, "annotations": {INSTANCE_ID_ANNOTATION: "acs-2ze0"}},
+        "spec": {"nodeName": node},
+        "status": {"phase": "Running"},
+    }
+    pod.update(changes)
+    return pod
+
+
+VIRTUAL = {"metadata": {"labels": {"type": "virtual-kubelet"}}}
+ECS = {"metadata": {"labels": {"kubernetes.io/hostname": "ecs"}}}
+
+
+def acs_cluster(pods: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "/api/v1/namespaces/default/pods": pods,
+        "/api/v1/nodes/virtual-kubelet-cn-hangzhou-j": VIRTUAL,
+        "/api/v1/nodes/cn-hangzhou.10.1.0.5": ECS,
+    }
+
+
+def nginx_probe():
+    plans = plan_checks(stack_config(ACK_STACK, smoke_job=False), {"ackKubeconfigs": {"acs-hangzhou": "kc"}})
+    return next(p for p in plans if p.cluster == "ACK acs-hangzhou").probes[0]
+
+
+def test_acs_pods_running_on_virtual_nodes_as_acs_instances_pass():
+    conditions, _ = run([nginx_probe()], acs_cluster([acs_pod("nginx-a"), acs_pod("nginx-b")]))
+    assert conditions[0].ok
+    assert conditions[0].name == (
+        f"ACS acs-hangzhou/default/nginx: 2 pod(s) Running on virtual nodes with {INSTANCE_ID_ANNOTATION}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("pods", "detail"),
+    [
+        ([acs_pod("nginx-a")], "1/2 pods exist"),
+        ([acs_pod("nginx-a"), acs_pod("nginx-b", status={"phase": "Pending"})], "nginx-b is Pending"),
+        (
+            [acs_pod("nginx-a"), acs_pod("nginx-b", node="cn-hangzhou.10.1.0.5")],
+            "nginx-b runs on cn-hangzhou.10.1.0.5, not a virtual node",
+        ),
+        (
+            [acs_pod("nginx-a"), acs_pod("nginx-b", metadata={"name": "nginx-b"})],
+            f"nginx-b has no {INSTANCE_ID_ANNOTATION} annotation (not an ACS instance)",
+        ),
+    ],
+)
+def test_an_acs_pod_that_is_not_an_acs_instance_fails_naming_the_pod(pods, detail):
+    conditions, _ = run([nginx_probe()], acs_cluster(pods), timeout=0)
+    assert not conditions[0].ok and conditions[0].detail == detail
+
+
+def test_the_ack_stack_checks_every_workload_on_its_own_cluster_and_no_kueue():
+    plans = plan_checks(stack_config(ACK_STACK, smoke_job=False), {"ackKubeconfigs": {"acs-hangzhou": "kc"}})
+    assert [(p.cluster, len(p.probes)) for p in plans] == [
+        ("ACK acs-hangzhou", 3),
+        ("ACK acs-beijing", 2),
+        ("ACK acs-hpn", 1),
+    ]
+    assert [p.kubeconfig for p in plans] == ["kc", None, None]
+
+
+def test_the_aks_stack_checks_kueue_with_its_kubeconfig_output():
+    plans = plan_checks(stack_config(AKS_STACK), {"kubeconfig": "kc"})
+    assert [(p.cluster, p.kubeconfig, [x.name for x in p.probes]) for p in plans] == [
+        ("Kueue cluster", "kc", KUEUE_NAMES)
+    ]
+
+
+def test_a_cluster_without_kubeconfig_or_unreachable_fails_each_of_its_probes():
+    probe = nginx_probe()
+    plans = [
+        ClusterChecks("ACK a", None, [probe], "output ackKubeconfigs has no entry 'a'"),
+        ClusterChecks("ACK b", "not yaml", [probe]),
+    ]
+
+    def connect(kubeconfig: str):
+        raise ValueError("invalid kubeconfig")
+
+    conditions = check_all(plans, connect, 0)
+    assert [c.detail for c in conditions] == [
+        "ACK a: output ackKubeconfigs has no entry 'a'",
+        "ACK b: cannot load its kubeconfig (ValueError: invalid kubeconfig)",
+    ]
+
+
+def test_a_stack_without_clusters_fails_the_check():
+    assert [c.ok for c in check_all([], lambda _: FakeCluster({}), 0)] == [False]

@@ -1,0 +1,80 @@
+"""The real :class:`~tools.ephemeral.Workspace` of the ephemeral runner: Pulumi's Automation API with this project as
+a local program (``create_or_select_stack(stack_name=..., work_dir=<project root>)``), so the Pulumi CLI runs
+``__main__.py`` in the project's virtualenv exactly as ``pulumi up`` would, and the smoke waiter's dynamic provider
+is served as usual. ``pulumi.automation`` is imported only when a method runs: the runner's tests never touch it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+Say = Callable[[str], None]
+
+
+class AutomationStack:
+    """:class:`~tools.ephemeral.Stack` over an Automation API stack; outputs and secrets stay out of the log."""
+
+    def __init__(self, stack: Any) -> None:
+        self.stack = stack
+
+    def up(self, on_output: Say) -> None:
+        self.stack.up(on_output=on_output, on_error=on_output, show_secrets=False, suppress_outputs=True)
+
+    def destroy(self, on_output: Say) -> None:
+        self.stack.destroy(on_output=on_output, on_error=on_output, show_secrets=False, suppress_outputs=True)
+
+    def outputs(self) -> dict[str, Any]:
+        return {key: output.value for key, output in self.stack.outputs().items()}
+
+    def config(self) -> tuple[dict[str, Any], set[str]]:
+        values = self.stack.get_all_config()
+        return {key: v.value for key, v in values.items()}, {key for key, v in values.items() if v.secret}
+
+    def set_secret(self, key: str, value: str) -> None:
+        from pulumi import automation
+
+        self.stack.set_config(key, automation.ConfigValue(value=value, secret=True))
+
+
+class AutomationWorkspace:
+    """:class:`~tools.ephemeral.Workspace` over the Automation API; stack files live in ``stackConfigDir``."""
+
+    def __init__(self, project_root: Path = PROJECT_ROOT) -> None:
+        self.root = project_root
+        project = yaml.safe_load((project_root / "Pulumi.yaml").read_text()) or {}
+        self.config_dir = project_root / str(project.get("stackConfigDir") or ".")
+
+    def create_or_select(self, stack: str) -> AutomationStack:
+        from pulumi import automation
+
+        return AutomationStack(automation.create_or_select_stack(stack_name=stack, work_dir=str(self.root)))
+
+    def select(self, stack: str) -> AutomationStack | None:
+        from pulumi import automation
+
+        try:
+            return AutomationStack(automation.select_stack(stack_name=stack, work_dir=str(self.root)))
+        except automation.StackNotFoundError:
+            return None
+
+    def remove(self, stack: str) -> None:
+        from pulumi import automation
+
+        automation.LocalWorkspace(work_dir=str(self.root)).remove_stack(stack)
+
+    def _settings_path(self, stack: str) -> Path:
+        return self.config_dir / f"Pulumi.{stack.rsplit('/', 1)[-1]}.yaml"
+
+    def read_settings(self, stack: str) -> str | None:
+        path = self._settings_path(stack)
+        return path.read_text() if path.is_file() else None
+
+    def write_settings(self, stack: str, text: str) -> None:
+        path = self._settings_path(stack)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
