@@ -84,7 +84,7 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
         config.existing_cluster,
         kubeconfig=pulumi.Output.secret(secret) if secret else None,
         needs_provisioning_requests=config.queues.uses_provisioning_requests,
-        
+        delete_unreachable=config.environment.ephemeral,
     )
     return existing, []
 

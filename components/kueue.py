@@ -34,9 +34,8 @@ class Kueue(pulumi.ComponentResource):
         protect: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``protect`` (production stacks) puts Pulumi's ``protect`` on the chart, and with it on every object it
-        renders (children inherit it): removing the chart would delete Kueue's CRDs, and with them every queue and
-        workload."""
+        """``protect`` (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would delete
+        Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail first."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 

@@ -283,8 +283,9 @@ class AksConfig(ConfigModel):
     """Azure tags on the resource group, the cluster and its pools."""
     delete_unreachable: bool = False
     """Let ``pulumi destroy`` and ``refresh`` drop Kubernetes objects from the state when their cluster is
-    unreachable. Unset: true with ``environment.kind: ephemeral`` (which refuses false), false otherwise;
-    ``production`` refuses true, as a network blip during ``refresh`` would then forget the whole Kueue install."""
+    unreachable (https://github.com/pulumi/pulumi-kubernetes/pull/2489). Unset: true with ``environment.kind:
+    ephemeral`` (which refuses false), false otherwise; ``production`` refuses true, as a network blip during
+    ``refresh`` would then forget the whole Kueue install."""
 
     @property
     def effective_dns_prefix(self) -> str:

@@ -89,10 +89,11 @@ def resolve(config: StackConfig) -> StackConfig:
     """
     environment = config.environment
     suffix = environment.name_suffix
-    aks = config.aks
-    if aks is not None:
-        aks = _within("aks", lambda: config.aks.named_with(suffix) if config.aks else None)
-        if aks is not None and environment.ephemeral:
+    aks = None
+    if config.aks is not None:
+        section = config.aks
+        aks = _within("aks", lambda: section.named_with(suffix))
+        if environment.ephemeral:
             aks = aks.model_copy(update={"delete_unreachable": True})
     kueue = config.kueue
     if kueue.install and suffix:  # the stack's own Kueue manages the stack's namespaces under their new names
@@ -119,17 +120,15 @@ def _within(section: str, build: Callable[[], _T]) -> _T:
 
 def _ack(ack: AckConfig, environment: EnvironmentConfig) -> AckConfig:
     """ACK names get their suffix in the components (the config ``name`` is also what workloads and outputs use);
-    only their room is checked here. An ephemeral cluster defaults to no deletion protection and, with a temporary
-    kubeconfig, to :data:`EPHEMERAL_CREDENTIAL_MINUTES`."""
+    only their room is checked here. An ephemeral cluster defaults to no deletion protection and to
+    :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which only a temporary kubeconfig uses)."""
     clusters = []
     for index, cluster in enumerate(ack.clusters):
         key = key_path("ack.clusters", index, "name")
         suffixed(key, cluster.name, environment.name_suffix, ACK_CLUSTER_NAME_MAX)
         if environment.ephemeral:
-            unset = {"deletion_protection": False, "credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES}
-            defaults = {k: v for k, v in unset.items() if k not in cluster.model_fields_set}
-            if cluster.kubeconfig_mode != "temporary":
-                defaults.pop("credential_minutes", None)
-            cluster = cluster.model_copy(update=defaults)
+            defaults = {"deletion_protection": False, "credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES}
+            unset = {key: value for key, value in defaults.items() if key not in cluster.model_fields_set}
+            cluster = cluster.model_copy(update=unset)
         clusters.append(cluster)
     return ack.model_copy(update={"clusters": clusters})

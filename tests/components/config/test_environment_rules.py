@@ -9,7 +9,7 @@ import pytest
 from components.config.environment_rules import EPHEMERAL_CREDENTIAL_MINUTES
 from components.config.stack import StackConfig, load_stack_config
 from tests.support import ack as ack_data
-from tests.support.config import as_config, stack_error_keys
+from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config, stack_error_keys
 
 STACK = "pr-7"
 SUFFIX = "-c1cec5"
@@ -118,3 +118,22 @@ def test_other_kinds_keep_every_name_and_default(kind):
     assert config.aks.dns_prefix is None and not config.aks.delete_unreachable
     assert config.queues.namespaces == ["cas-kueue-demo"]
     assert config.ack is not None and config.ack.clusters[0].deletion_protection is True
+
+
+BY_NAME = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]}
+TEAM_A = {
+    "namespaces": ["team-a"],
+    "localQueues": [{"name": "q", "namespace": "team-a", "clusterQueue": "cas-cluster-queue"}],
+}
+
+
+def test_the_stacks_own_kueue_keeps_managing_its_renamed_namespaces():
+    config = load("ephemeral", aks={}, kueue={"managedJobsNamespaceSelector": BY_NAME}, queues=TEAM_A)
+    assert config.kueue.manages_namespace(f"team-a{SUFFIX}") and not config.kueue.manages_namespace("team-a")
+
+
+def test_a_shared_kueue_that_would_not_manage_the_renamed_namespaces_is_refused():
+    """The cluster's own Kueue is not the stack's to reconfigure: its selector is what it is."""
+    shared = {**ON_EXISTING_CLUSTER, "kueue": {"install": False, "managedJobsNamespaceSelector": BY_NAME}}
+    sections = {"environment": {"kind": "ephemeral", "nameSuffix": SUFFIX}, **shared, "queues": TEAM_A}
+    assert stack_error_keys(sections, KUBECONFIG_SECRET) == ["elastic-capacity:queues.localQueues[0].namespace"]
