@@ -101,6 +101,7 @@ class AckProCluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         environment: EnvironmentConfig | None = None,
+        render_to: str | None = None,
     ) -> None:
         """``needs`` is what the cluster's workloads need of its addons; ``config_key`` (``elastic-capacity:ack.
         clusters[0]``) prefixes the keys that deploy-time errors name. ``environment`` adds its name suffix to the
@@ -136,7 +137,12 @@ class AckProCluster(pulumi.ComponentResource):
         )
         self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
         self.provider = kubernetes_provider(
-            name, self.kubeconfig, parent=self, cluster_identifier=cluster.id, delete_unreachable=environment.ephemeral
+            name,
+            self.kubeconfig,
+            parent=self,
+            cluster_identifier=cluster.id,
+            delete_unreachable=environment.ephemeral,
+            render_to=render_to,
         )
         self.register_outputs(
             {

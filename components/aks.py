@@ -98,7 +98,13 @@ class AksCluster(pulumi.ComponentResource):
     """Pool name -> the autoscaling user pool; what must exist before Kueue can see ProvisioningRequests served."""
 
     def __init__(
-        self, name: str, args: AksConfig, opts: pulumi.ResourceOptions | None = None, *, protect: bool = False
+        self,
+        name: str,
+        args: AksConfig,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        protect: bool = False,
+        render_to: str | None = None,
     ) -> None:
         """``protect`` (production stacks) puts Pulumi's ``protect`` on the managed cluster only: a destroy or a
         replacement of it fails before anything is deleted; the pools and the rest stay changeable."""
@@ -114,7 +120,8 @@ class AksCluster(pulumi.ComponentResource):
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
         access = None
-        if args.entra_id is not None:
+        # The deployer's cluster-admin role is only for Pulumi's own Kubernetes calls: a rendering provider makes none.
+        if args.entra_id is not None and render_to is None:
             role = self._deployer_is_cluster_admin(name, cluster)
             access = ClusterAccess(
                 f"{name}-deployer-access",
@@ -130,6 +137,7 @@ class AksCluster(pulumi.ComponentResource):
             cluster_identifier=cluster.id,
             delete_unreachable=args.delete_unreachable,
             depends_on=[access] if access else None,
+            render_to=render_to,
         )
 
         self.register_outputs(

@@ -38,6 +38,7 @@ class ExistingCluster(pulumi.ComponentResource):
         *,
         needs_provisioning_requests: bool = False,
         delete_unreachable: bool = False,
+        render_to: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``delete_unreachable`` (ephemeral stacks) lets ``destroy`` forget this stack's objects once the cluster
@@ -59,7 +60,12 @@ class ExistingCluster(pulumi.ComponentResource):
             self.kubeconfig = pulumi.Output.secret(kubeconfig)
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
         self.provider = kubernetes_provider(
-            name, self.kubeconfig, parent=self, cluster_identifier=identifier, delete_unreachable=delete_unreachable
+            name,
+            self.kubeconfig,
+            parent=self,
+            cluster_identifier=identifier,
+            delete_unreachable=delete_unreachable,
+            render_to=render_to,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})
 

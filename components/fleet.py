@@ -19,6 +19,7 @@ from components.config.stack import StackConfig
 from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
+from components.manifests import kueue_install
 from components.queue_wait import QueuesActive
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
@@ -32,13 +33,14 @@ def deploy(config: StackConfig) -> None:
     if config.kueue_target is not None:
         _deploy_kueue(config)
     if config.ack is not None:
-        _deploy_ack(config.ack, config.environment)
+        _deploy_ack(config.ack, config.environment, render_to=config.gitops.render_to_directory)
 
 
 def _deploy_kueue(config: StackConfig) -> None:
     cluster, kueue_waits_for = _kueue_cluster(config)
     pulumi.export("kubeconfig", cluster.kubeconfig)
 
+    render_to = config.gitops.render_to_directory
     kueue = None
     if config.kueue.install:
         uses_provisioning = config.queues.uses_provisioning_requests
@@ -48,6 +50,7 @@ def _deploy_kueue(config: StackConfig) -> None:
             # A stack that accepts inactive checks (onInactive: warn) must not fail at the CRD check either.
             check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
             protect=config.environment.protect,
+            readiness_gate=render_to is None,
             opts=pulumi.ResourceOptions(
                 provider=cluster.provider, depends_on=kueue_waits_for if uses_provisioning else None
             ),
@@ -55,12 +58,14 @@ def _deploy_kueue(config: StackConfig) -> None:
     on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
     queues = KueueQueues("queues", config.queues, kueue_ready=kueue.ready if kueue else None, opts=on_cluster)
     pulumi.export("localQueues", [f"{q.namespace}/{q.name}" for q in config.queues.local_queues])
-    active = _queues_active(config, cluster, kueue, queues)
+    # Rendered objects reach a cluster only through the GitOps controller: nothing here can wait for them there.
+    active = _queues_active(config, cluster, queues) if render_to is None else queues
     if config.smoke_job.enabled:
         SmokeJob(
             "smoke-job",
             config.smoke_job,
             kubeconfig=cluster.kubeconfig,
+            wait=render_to is None,
             opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=[active, *kueue_waits_for]),
         )
 
@@ -72,7 +77,9 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
     the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist.
     """
     if config.aks is not None:
-        aks = AksCluster("aks", config.aks, protect=config.environment.protect)
+        aks = AksCluster(
+            "aks", config.aks, protect=config.environment.protect, render_to=config.gitops.render_to_directory
+        )
         pulumi.export("aksClusterName", aks.cluster_name)
         pulumi.export("aksResourceGroupName", aks.resource_group_name)
         pulumi.export("aksOidcIssuerUrl", aks.oidc_issuer_url)
@@ -85,13 +92,12 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
         kubeconfig=pulumi.Output.secret(secret) if secret else None,
         needs_provisioning_requests=config.queues.uses_provisioning_requests,
         delete_unreachable=config.environment.ephemeral,
+        render_to=config.gitops.render_to_directory,
     )
     return existing, []
 
 
-def _queues_active(
-    config: StackConfig, cluster: AksCluster | ExistingCluster, kueue: Kueue | None, queues: KueueQueues
-) -> QueuesActive:
+def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, queues: KueueQueues) -> QueuesActive:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
     wait = config.queues.wait_until_active
     objects = [{"kind": "AdmissionCheck", "name": c.name} for c in config.queues.provisioning_checks]
@@ -101,7 +107,7 @@ def _queues_active(
         "queues-active",
         objects=objects,
         kueue_namespace=config.kueue.namespace,
-        kueue_revision=kueue.ready.metadata.name if kueue else EXISTING_KUEUE_REVISION,
+        kueue_revision=_kueue_revision(config),
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
         hint=AKS_PROVISIONING_REQUESTS if on_aks else GENERIC_PROVISIONING_REQUESTS,
@@ -112,12 +118,26 @@ def _queues_active(
     return active
 
 
-def _deploy_ack(config: AckConfig, environment: EnvironmentConfig) -> None:
+def _kueue_revision(config: StackConfig) -> str:
+    """What changes whenever Kueue restarts: the gate Job's name (chart version and values digest), so the activation
+    proof runs again; a cluster's own Kueue is taken as it is."""
+    if not config.kueue.install:
+        return EXISTING_KUEUE_REVISION
+    crd_check = config.queues.uses_provisioning_requests and config.queues.wait_until_active.on_inactive == "fail"
+    return kueue_install.gate_job_name(config.kueue, check_provisioning_request_crd=crd_check)
+
+
+def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> None:
     for setting, message in config.warnings():
         pulumi.log.warn(f"{setting}: {message}")
     clusters = {
         c.name: AckProCluster(
-            f"ack-{c.name}", c, needs=config.needs(c), config_key=config.cluster_key(index), environment=environment
+            f"ack-{c.name}",
+            c,
+            needs=config.needs(c),
+            config_key=config.cluster_key(index),
+            environment=environment,
+            render_to=render_to,
         )
         for index, c in enumerate(config.clusters)
     }

@@ -22,7 +22,7 @@ class Kueue(pulumi.ComponentResource):
     missing: Kueue only sets up its provisioning controller when the CRD exists at its start.
     """
 
-    ready: batch.v1.Job
+    ready: pulumi.Resource
     """The readiness gate: make every Kueue object ``depends_on`` it."""
 
     def __init__(
@@ -32,9 +32,11 @@ class Kueue(pulumi.ComponentResource):
         *,
         check_provisioning_request_crd: bool,
         protect: bool = False,
+        readiness_gate: bool = True,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``protect`` (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would delete
+        """``readiness_gate=False`` leaves the gate out, for providers that render instead of applying. ``protect``
+        (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would delete
         Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail first."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -53,8 +55,14 @@ class Kueue(pulumi.ComponentResource):
             values=kueue_install.chart_values(args),
             opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
-        self.ready = self._readiness_gate(
-            name, args, namespace, chart, check_provisioning_request_crd=check_provisioning_request_crd
+        # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
+        # objects follow.
+        self.ready = (
+            self._readiness_gate(
+                name, args, namespace, chart, check_provisioning_request_crd=check_provisioning_request_crd
+            )
+            if readiness_gate
+            else chart
         )
         self.register_outputs({"namespace": namespace.metadata.name})
 

@@ -27,7 +27,10 @@ class SmokeJob(pulumi.ComponentResource):
         args: SmokeJobConfig,
         kubeconfig: pulumi.Input[str],
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        wait: bool = True,
     ) -> None:
+        """``wait=False`` registers the Job only, for providers that render it for a GitOps controller to apply."""
         super().__init__("elastic-capacity:kueue:SmokeJob", name, None, opts)
         manifest = jobs.smoke_job(args)
         job = batch.v1.Job(
@@ -38,6 +41,9 @@ class SmokeJob(pulumi.ComponentResource):
                 parent=self, ignore_changes=["spec.suspend"], replace_on_changes=["*"], delete_before_replace=True
             ),
         )
+        if not wait:
+            self.register_outputs({})
+            return
         completion = JobCompletion(
             f"{name}-completion",
             job_namespace=args.namespace,

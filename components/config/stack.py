@@ -30,6 +30,7 @@ from components.config.base import (
 )
 from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
+from components.config.gitops import GitOpsConfig
 from components.config.kueue import KueueConfig
 from components.config.queues import QueuesConfig
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
@@ -100,6 +101,8 @@ class StackConfig(ConfigModel):
     """ACK managed Pro clusters and the ACS workloads that run on them."""
     environment: EnvironmentConfig = EnvironmentConfig()
     """What kind of stack this is: ``dev``, ``ephemeral`` (pull requests) or ``production``, and the name suffix."""
+    gitops: GitOpsConfig = GitOpsConfig()
+    """Render the Kubernetes objects to a directory for a GitOps controller instead of applying them."""
 
     @property
     def kueue_target(self) -> Literal["aks", "existing"] | None:

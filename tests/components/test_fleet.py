@@ -356,3 +356,33 @@ def test_without_provisioning_checks_the_smoke_job_still_waits_for_its_pool(run_
     assert not recording.depends_on(recording.one(CHART), pool)
     for part in (recording.one(GATE, "smoke-job-job"), recording.one(SMOKE_WAITER)):
         assert recording.depends_on(part, pool)
+
+
+def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provider(run_program):
+    """Acceptance: the chart included, every object's provider renders, no provider holds a kubeconfig, and nothing
+    waits for a cluster only the GitOps controller reaches."""
+    ack = ack_data.section([ack_data.workload()], clusters=[ack_data.cluster(nodePool=ack_data.POOL)])
+    sections = {"aks": {"entraId": {}}, "smokeJob": {"enabled": True}, "ack": ack}
+    recording = run_sections(run_program, {**sections, "gitops": {"renderToDirectory": "gitops"}})
+    providers = recording.by_type("pulumi:providers:kubernetes")
+    assert {p.name: p.inputs for p in providers} == {
+        "aks-k8s": {"renderYamlToDirectory": "gitops/aks"},
+        "ack-demo-k8s": {"renderYamlToDirectory": "gitops/ack-demo"},
+    }
+    chart = recording.one(CHART)
+    assert chart.providers["kubernetes"].split("::")[-2] == "aks-k8s"
+    for obj in recording.kubernetes_objects():
+        assert recording.provider_of(obj) in providers, obj.name
+    assert [r.name for r in recording.registrations if r.type.startswith("pulumi-python:dynamic")] == []
+    assert [job.name for job in recording.by_type(GATE)] == ["smoke-job-job"], "no readiness gate"
+    assert not recording.by_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+    applied = run_sections(run_program, sections)
+    assert len(applied.by_type("azure-native:containerservice:ManagedCluster")) == 1
+    cloud = [
+        {r.type for r in run.registrations if not r.type.startswith(("kubernetes:", "pulumi"))}
+        for run in (recording, applied)
+    ]
+    assert cloud[1] - cloud[0] == {"azure-native:authorization:RoleAssignment"}, (
+        "cloud resources stay managed by Pulumi; only the deployer's cluster-admin role, which only Pulumi's own "
+        "Kubernetes calls needed, goes"
+    )
