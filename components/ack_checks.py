@@ -10,13 +10,20 @@ the registration of whatever consumes the value, so that resource is never creat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pulumi
 
 from components.config.base import ConfigError, key_path
-from components.versions import SchedulerNeed, SchedulerVersion, VirtualNodeNeed, resolve_ack_version
+from components.versions import (
+    ClusterNeeds,
+    KubernetesVersion,
+    SchedulerNeed,
+    SchedulerVersion,
+    VirtualNodeNeed,
+    resolve_ack_version,
+)
 
 
 def kubernetes_version(key: str, requested: str, offered: Sequence[str]) -> str:
@@ -88,3 +95,57 @@ def version_floor(pinned: str, installed: str, order: Callable[[str], Any]) -> s
         return installed if order(installed) > order(pinned) else pinned
     except ValueError:
         return pinned
+
+
+def existing_cluster(key: str, cluster_id: str, minor: str, clusters: Sequence[Any]) -> str:
+    """The Kubernetes version ACK reports for an existing cluster (one ``cs.get_clusters`` result), if the cluster
+    exists, is managed Pro and runs the configured minor; ``key`` is the ``existingClusters[i]`` entry."""
+    found = next((c for c in clusters if c.cluster_id == cluster_id), None)
+    if found is None:
+        raise ConfigError([(key_path(key, "clusterId"), f"{cluster_id!r}: ACK lists no such cluster in the region")])
+    if not str(found.cluster_spec or "").startswith("ack.pro."):
+        raise ConfigError(
+            [(key_path(key, "clusterId"), f"{cluster_id!r} is {found.cluster_spec!r}: ACS needs an ACK managed Pro")]
+        )
+    version = str(found.current_version or "")
+    try:
+        reported = KubernetesVersion.parse(version).minor_version
+    except ValueError:
+        pulumi.log.warn(f"{key}: cannot read the cluster's Kubernetes version {version!r}; {minor} is not checked")
+        return version
+    if reported != minor:
+        raise ConfigError(
+            [(key_path(key, "kubernetesVersion"), f"{minor!r}, but ACK reports {version} for cluster {cluster_id}")]
+        )
+    return version
+
+
+def existing_addons(key: str, installed: Mapping[str, str], needs: ClusterNeeds) -> Mapping[str, str]:
+    """``installed`` (addon name to version, ``cs.get_kubernetes_addons``) if an existing cluster's addons meet
+    ``needs``: the stack installs nothing there, so a missing or too old ack-virtual-node is an error."""
+    where = key_path(key, "clusterId")
+    node = installed.get("ack-virtual-node", "")
+    console = "install or upgrade it in the ACK console (Add-ons) of that cluster"
+    if not node:
+        raise ConfigError([(where, f"ack-virtual-node is not installed in that cluster: {console}")])
+    try:
+        node_ok = needs.virtual_node.met_by(node)
+    except ValueError:
+        pulumi.log.warn(f"{where}: cannot read ack-virtual-node version {node!r}; its minimum is not checked")
+        node_ok = True
+    if not node_ok:
+        need = needs.virtual_node
+        raise ConfigError(
+            [(where, f"ACK runs ack-virtual-node {node}, but {need.reason} needs v{need.minimum} or later: {console}")]
+        )
+    scheduler = installed.get("kube-scheduler", "")
+    for scheduler_need in needs.scheduler:
+        try:
+            ok = scheduler_need.met_by(SchedulerVersion.parse(scheduler))
+        except ValueError:
+            pulumi.log.warn(f"{where}: cannot read kube-scheduler version {scheduler!r}; its minimums are not checked")
+            break
+        if not ok:
+            needed = f"{scheduler_need.reason} needs {scheduler_need.text} or later"
+            raise ConfigError([(where, f"ACK runs kube-scheduler {scheduler}, but {needed}: {console}")])
+    return installed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pulumi
 
 from components.ack import AckProCluster
+from components.ack_existing import ExistingAckCluster
 from components.acs import AcsNamespace, AcsWorkload
 from components.aks import AksCluster
 from components.config.ack import AckConfig
@@ -130,7 +131,7 @@ def _kueue_revision(config: StackConfig) -> str:
 def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> None:
     for setting, message in config.warnings():
         pulumi.log.warn(f"{setting}: {message}")
-    clusters = {
+    clusters: dict[str, AckProCluster | ExistingAckCluster] = {
         c.name: AckProCluster(
             f"ack-{c.name}",
             c,
@@ -141,6 +142,16 @@ def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to:
         )
         for index, c in enumerate(config.clusters)
     }
+    # An existing cluster gets only what the stack's workloads put there: no network, cluster, pool or addon.
+    for index, existing in enumerate(config.existing_clusters):
+        clusters[existing.name] = ExistingAckCluster(
+            f"ack-{existing.name}",
+            existing,
+            needs=config.needs(existing),
+            config_key=config.existing_cluster_key(index),
+            environment=environment,
+            render_to=render_to,
+        )
     namespaces: dict[tuple[str, str], AcsNamespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}
     for workload in config.workloads:
@@ -162,16 +173,17 @@ def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to:
         if acs.billed_spec is not None:
             billed[f"{workload.cluster}/{workload.namespace}/{workload.name}"] = acs.billed_spec
 
+    regions = {c.name: c.region for c in config.clusters} | {c.name: c.region for c in config.existing_clusters}
     pulumi.export(
         "ackClusters",
         {
-            c.name: {
-                "clusterId": clusters[c.name].cluster_id,
-                "region": c.region,
-                "kubernetesVersion": clusters[c.name].kubernetes_version,
-                "apiServerEndpoint": clusters[c.name].api_server_endpoint,
+            name: {
+                "clusterId": cluster.cluster_id,
+                "region": regions[name],
+                "kubernetesVersion": cluster.kubernetes_version,
+                "apiServerEndpoint": cluster.api_server_endpoint,
             }
-            for c in config.clusters
+            for name, cluster in clusters.items()
         },
     )
     pulumi.export("ackKubeconfigs", pulumi.Output.secret({name: c.kubeconfig for name, c in clusters.items()}))

@@ -254,7 +254,8 @@ def kubernetes_objects(recording: Recording) -> set[tuple[str, str | None, str]]
 @pytest.mark.parametrize("source", ["aks", "kubeconfig"])
 def test_shared_cluster_stacks_create_only_their_own_queue_objects(source, tmp_path):
     """No Chart, CRD, readiness gate or RBAC, no cloud resource: only suffixed queue objects, in their own namespaces,
-    and the smoke Job inside one of them. Destroying one stack deletes nothing another stack (or the cluster) has."""
+    the smoke Job inside one of them, and the ACS Deployment in its own namespace on the shared ACK cluster.
+    Destroying one stack deletes nothing another stack (or the clusters) has."""
     stack_file = SHARED_STACK
     if source == "kubeconfig":
         by_kubeconfig = {"source": "kubeconfig"}
@@ -273,8 +274,9 @@ def test_shared_cluster_stacks_create_only_their_own_queue_objects(source, tmp_p
         assert not [
             r.type for r in run.registrations if "helm.sh" in r.type or "rbac" in r.type or "apiextensions" in r.type
         ]
-        assert {kind for kind, _, _ in objects[name]} == QUEUE_KINDS | {"Job"}
+        assert {kind for kind, _, _ in objects[name]} == QUEUE_KINDS | {"Job", "Deployment"}
         namespaces = {obj_name for kind, _, obj_name in objects[name] if kind == "Namespace"}
         assert all(ns in namespaces for _, ns, _ in objects[name] if ns is not None), "only in its own namespaces"
-        assert all(obj_name.endswith(stack_digest(name)) for kind, _, obj_name in objects[name] if kind != "Job")
-        assert run.one(K8S_PROVIDER).inputs["deleteUnreachable"] == "true"
+        suffixed = [obj_name for kind, _, obj_name in objects[name] if kind not in ("Job", "Deployment")]
+        assert all(obj_name.endswith(stack_digest(name)) for obj_name in suffixed)
+        assert [p.inputs["deleteUnreachable"] for p in run.by_type(K8S_PROVIDER)] == ["true", "true"]

@@ -8,8 +8,8 @@ its validated configuration and its outputs:
   completed with all its completions; its Workload admitted; its ProvisioningRequest ``Provisioned``; its pods ran on
   nodes of the pool the autoscaler grew (the ``kubectl`` checks of Azure's walkthrough,
   https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler).
-* ``ackKubeconfigs`` (one per ACK cluster): every pod of each ACS workload ``Running`` on a virtual node with the
-  ``alibabacloud.com/instance-id`` annotation ACS sets on its instances
+* ``ackKubeconfigs`` (one per ACK cluster, new or existing): every pod of each ACS workload ``Running`` on a virtual
+  node with the ``alibabacloud.com/instance-id`` annotation ACS sets on its instances
   (https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
 
 :func:`run_probes` polls a cluster's probes together until all pass or the deadline (the bounded retries of
@@ -198,8 +198,10 @@ def acs_probe(workload: AcsWorkloadConfig) -> Probe:
 
 
 def acs_probes(config: StackConfig) -> dict[str, list[Probe]]:
-    """The ACK half's steps, per ACK cluster name."""
-    probes: dict[str, list[Probe]] = {c.name: [] for c in config.ack.clusters} if config.ack else {}
+    """The ACK half's steps, per ACK cluster name: the stack's own clusters and the existing ones it deploys onto
+    (whose kubeconfigs ``ackKubeconfigs`` holds too, and whose workloads' namespaces carry the stack's suffix)."""
+    names = [c.name for c in config.ack.clusters] + [c.name for c in config.ack.existing_clusters] if config.ack else []
+    probes: dict[str, list[Probe]] = {name: [] for name in names}
     for workload in config.ack.workloads if config.ack else []:
         probes[workload.cluster].append(acs_probe(workload))
     return probes

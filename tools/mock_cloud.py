@@ -234,6 +234,11 @@ ACK_CURRENT_ADDONS = {"kube-scheduler": "v1.35.0-apsara.6.11.4.77470105", "ack-v
 ACK_INSTALLED_ADDONS = {"kube-scheduler": ACK_CURRENT_ADDONS["kube-scheduler"], "ack-virtual-node": ""}
 """What ``cs.getKubernetesAddons`` reports installed in a new Pro cluster: kube-scheduler by default, the virtual node
 not yet (an empty ``currentVersion``)."""
+ACK_EXISTING_ADDONS = dict(ACK_CURRENT_ADDONS)
+"""What ``cs.getKubernetesAddons`` reports installed in a cluster the program did not create (an id that is not a
+mock ``managedkubernetes-`` id): both addons at ACK's current version."""
+ACK_EXISTING_VERSION = "1.35.2-aliyun.1"
+"""The ``currentVersion`` ``cs.getClusters`` reports for a cluster; its ``clusterSpec`` is ``ack.pro.small``."""
 ENHANCED_NAT_ZONES = tuple(f"cn-hangzhou-{z}" for z in "ghijk") + tuple(f"cn-beijing-{z}" for z in "ghijkl")
 """What ``vpc.getEnhancedNatAvailableZones`` lists, whatever the region (the mock cannot see the provider's)."""
 
@@ -317,13 +322,19 @@ class ProgramMocks(pulumi.runtime.Mocks):
             return {**args.args, "metadatas": [{"version": v, "runtimes": runtimes} for v in ACK_OFFERED_VERSIONS]}
         if args.token == "alicloud:cs/getKubernetesAddons:getKubernetesAddons":
             cluster, pattern = args.args.get("clusterId"), re.compile(args.args.get("nameRegex") or "")
+            created = str(cluster).startswith("managedkubernetes-")
             addons = [
                 {"name": name, "currentVersion": version, "nextVersion": ACK_CURRENT_ADDONS[name], "currentConfig": ""}
                 | {"required": name == "kube-scheduler", "supportedActions": ["Upgrade"]}
-                for name, version in ACK_INSTALLED_ADDONS.items()
+                for name, version in (ACK_INSTALLED_ADDONS if created else ACK_EXISTING_ADDONS).items()
                 if pattern.search(name)
             ]
             return {"clusterId": cluster, "addons": addons, "names": [a["name"] for a in addons], "ids": []}
+        if args.token == "alicloud:cs/getClusters:getClusters":
+            cluster = args.args.get("clusterId")
+            found = {"clusterId": cluster, "id": cluster, "clusterName": f"mock-{cluster}", "state": "running"}
+            found |= {"clusterSpec": "ack.pro.small", "clusterType": "ManagedKubernetes"}
+            return {"clusters": [found | {"currentVersion": ACK_EXISTING_VERSION}], "ids": [cluster]}
         if args.token == "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones":
             zones = [{"zoneId": zone, "localName": zone} for zone in ENHANCED_NAT_ZONES]
             return {"id": "enhanced-nat", "zones": zones, "ids": list(ENHANCED_NAT_ZONES)}

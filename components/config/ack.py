@@ -24,6 +24,7 @@ from components.config.ack_addons import (
     SchedulerAddonConfig,
     VirtualNodeAddonConfig,
 )
+from components.config.ack_existing import AckExistingClusterConfig
 from components.config.ack_logs import AuditLogConfig, ControlPlaneLogsConfig
 from components.config.ack_network import AckNetworkConfig, is_private
 from components.config.ack_node_pool import AckNodePoolConfig
@@ -236,20 +237,44 @@ class AckClusterConfig(ConfigModel):
 class AckConfig(ConfigModel):
     """ACK Pro clusters and the ACS workloads they run (stack key ``elastic-capacity:ack``)."""
 
-    clusters: Annotated[list[AckClusterConfig], Field(min_length=1)]
-    """The ACK managed Pro clusters, each with its own ``name``."""
+    clusters: list[AckClusterConfig] = Field(default_factory=list)
+    """The ACK managed Pro clusters this stack creates, each with its own ``name``."""
+    existing_clusters: list[AckExistingClusterConfig] = Field(default_factory=list)
+    """ACK managed Pro clusters this stack does not create: it only puts its workloads' namespaces and objects
+    onto them, and ``destroy`` removes only those (with ``environment.kind: ephemeral`` each namespace gets the
+    stack's name suffix, and ``default`` is refused)."""
     workloads: list[AcsWorkloadConfig] = Field(default_factory=list)
-    """The ACS Deployments, each on one of ``clusters``."""
+    """The ACS Deployments, each on one of ``clusters`` or ``existingClusters``, named by its ``name``."""
 
     def cluster_key(self, index: int) -> str:
         """The full stack key of ``clusters[index]``, which deploy-time errors extend."""
         return key_path(SECTION, "clusters", index)
 
+    def existing_cluster_key(self, index: int) -> str:
+        """The full stack key of ``existingClusters[index]``, which deploy-time errors extend."""
+        return key_path(SECTION, "existingClusters", index)
+
+    @property
+    def existing_cluster_names(self) -> set[str]:
+        """The names of ``existingClusters``: workloads on them are the only thing the stack creates there."""
+        return {cluster.name for cluster in self.existing_clusters}
+
+    @model_validator(mode="after")
+    def _some_cluster(self) -> AckConfig:
+        if not self.clusters and not self.existing_clusters:
+            raise RuleViolation("clusters", [], "at least one entry in clusters or existingClusters")
+        return self
+
     @model_validator(mode="after")
     def _cluster_names_resolve(self) -> AckConfig:
-        """Cluster names are unique, and every workload names one of them."""
+        """Cluster names are unique across both lists, and every workload names one of them."""
         names = [cluster.name for cluster in self.clusters]
         require_unique(names, lambda i: key_path("clusters", i, "name"), "cluster names")
+        for index, existing in enumerate(self.existing_clusters):
+            if existing.name in names:
+                key = key_path("existingClusters", index, "name")
+                raise RuleViolation(key, existing.name, f"a name not used by another cluster: {names}")
+            names.append(existing.name)
         for index, workload in enumerate(self.workloads):
             if workload.cluster not in names:
                 raise RuleViolation(key_path("workloads", index, "cluster"), workload.cluster, f"one of {names}")
@@ -274,15 +299,19 @@ class AckConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _clusters_support_their_workloads(self) -> AckConfig:
-        for cluster_index, cluster in enumerate(self.clusters):
-            cluster_key = key_path("clusters", cluster_index)
+        every: list[tuple[str, AckClusterConfig | AckExistingClusterConfig]] = [
+            (key_path("clusters", i), c) for i, c in enumerate(self.clusters)
+        ]
+        every += [(key_path("existingClusters", i), c) for i, c in enumerate(self.existing_clusters)]
+        for cluster_key, cluster in every:
             for index, workload in enumerate(self.workloads):
                 if workload.cluster == cluster.name and workload.is_gpu:
                     _require_table_minor(cluster_key, cluster, index, workload)
-            _require_pins_meet(cluster_key, cluster, self.needs(cluster))
+            if isinstance(cluster, AckClusterConfig):
+                _require_pins_meet(cluster_key, cluster, self.needs(cluster))
         return self
 
-    def needs(self, cluster: AckClusterConfig) -> ClusterNeeds:
+    def needs(self, cluster: AckClusterConfig | AckExistingClusterConfig) -> ClusterNeeds:
         """What the workloads on ``cluster`` need of its ack-virtual-node and kube-scheduler.
 
         The config rules hold pinned versions to these; ``components/ack_checks.py`` holds ACK's installed versions
@@ -330,7 +359,9 @@ def _unique_among(workloads: list[AcsWorkloadConfig], at: list[int], key: str, w
     require_unique([names[i] for i in at], lambda j: key_path("workloads", at[j], key), what)
 
 
-def _require_table_minor(cluster_key: str, cluster: AckClusterConfig, index: int, workload: AcsWorkloadConfig) -> None:
+def _require_table_minor(
+    cluster_key: str, cluster: AckClusterConfig | AckExistingClusterConfig, index: int, workload: AcsWorkloadConfig
+) -> None:
     """A GPU class needs a cluster minor its kube-scheduler table covers; newer minors use the newest row."""
     table = GPU_SCHEDULER_TABLES[workload.compute_class]
     if table_minimum(table, cluster.minor_version) is None:

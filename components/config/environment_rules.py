@@ -4,8 +4,9 @@
 would survive ``pulumi destroy``), each naming the key it is about; :func:`resolve` turns the validated stack into
 the one the components build: physical names with ``environment.nameSuffix`` and the environment's defaults for the
 keys whose default depends on it (``aks.deleteUnreachable``, ``ack.clusters[].deletionProtection`` and
-``credentialMinutes``). Settings that are not config keys (Pulumi's ``protect``, ACK delete options,
-``delete_unreachable`` of the other Kubernetes providers) follow ``environment`` in the components.
+``credentialMinutes``); ACS workloads on an ``ack.existingClusters`` entry get the suffix on their namespace.
+Settings that are not config keys (Pulumi's ``protect``, ACK delete options, ``delete_unreachable`` of the other
+Kubernetes providers) follow ``environment`` in the components.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from components.config.queues_naming import renamed_namespaces
 
 if TYPE_CHECKING:
     from components.config.ack import AckConfig
+    from components.config.acs import AcsWorkloadConfig
     from components.config.stack import StackConfig
 
 EPHEMERAL_CREDENTIAL_MINUTES = 60
@@ -28,6 +30,9 @@ later ``pulumi destroy --run-program`` fetches a fresh one."""
 ACK_CLUSTER_NAME_MAX = 63
 """ACK's limit for a cluster name (``name`` of
 https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
+
+NAMESPACE_MAX = 63
+"""A namespace name is a DNS label."""
 
 _T = TypeVar("_T")
 
@@ -80,6 +85,16 @@ def _ephemeral(config: StackConfig) -> None:
                 True,
                 "environment.kind ephemeral must be deletable by `pulumi destroy`: leave it unset (false)",
             )
+    shared = config.ack.existing_cluster_names if config.ack else set()
+    for index, workload in enumerate(config.ack.workloads if config.ack else []):
+        if workload.cluster in shared and workload.namespace == "default":
+            raise RuleViolation(
+                key_path("ack.workloads", index, "namespace"),
+                "default",
+                f"environment.kind ephemeral on existing cluster {workload.cluster} needs a namespace of its own "
+                "(it gets the stack's name suffix): two pull-request stacks in default would replace each other's "
+                "objects",
+            )
 
 
 def resolve(config: StackConfig) -> StackConfig:
@@ -131,4 +146,22 @@ def _ack(ack: AckConfig, environment: EnvironmentConfig) -> AckConfig:
             unset = {key: value for key, value in defaults.items() if key not in cluster.model_fields_set}
             cluster = cluster.model_copy(update=unset)
         clusters.append(cluster)
-    return ack.model_copy(update={"clusters": clusters})
+    return ack.model_copy(update={"clusters": clusters, "workloads": _workloads(ack, environment.name_suffix)})
+
+
+def _workloads(ack: AckConfig, suffix: str) -> list[AcsWorkloadConfig]:
+    """Workloads on an existing (shared) cluster live in namespaces with the stack's suffix, so stacks sharing the
+    cluster never touch each other's objects; a stack's own clusters keep the names the stack file gives."""
+    shared = ack.existing_cluster_names
+    return [
+        workload.model_copy(
+            update={
+                "namespace": suffixed(
+                    key_path("ack.workloads", index, "namespace"), workload.namespace, suffix, NAMESPACE_MAX
+                )
+            }
+        )
+        if suffix and workload.cluster in shared
+        else workload
+        for index, workload in enumerate(ack.workloads)
+    ]

@@ -34,6 +34,7 @@ RESOURCE_POLICY_TYPE = "kubernetes:scheduling.alibabacloud.com/v1alpha1:Resource
 VERSION_INVOKE = "alicloud:cs/getKubernetesVersion:getKubernetesVersion"
 ADDONS_INVOKE = "alicloud:cs/getKubernetesAddons:getKubernetesAddons"
 CREDENTIAL_INVOKE = "alicloud:cs/getClusterCredential:getClusterCredential"
+CLUSTERS_INVOKE = "alicloud:cs/getClusters:getClusters"
 NAT_ZONES_INVOKE = "alicloud:vpc/getEnhancedNatAvailableZones:getEnhancedNatAvailableZones"
 
 KEY = "elastic-capacity:ack.clusters[0]"
@@ -78,6 +79,16 @@ def cluster(name: str = "demo", **changes: Any) -> dict[str, Any]:
 def cluster_config(name: str = "demo", **changes: Any) -> AckClusterConfig:
     """:func:`cluster`, validated."""
     return AckClusterConfig.model_validate(cluster(name, **changes))
+
+
+EXISTING_ID = "c0123456789abcdef0123456789abcdef"
+"""The id of the existing ACK cluster of :func:`existing_cluster`."""
+
+
+def existing_cluster(name: str = "shared", **changes: Any) -> dict[str, Any]:
+    """An ``ack.existingClusters`` entry: :data:`EXISTING_ID` in cn-hangzhou on 1.35."""
+    base = {"name": name, "clusterId": EXISTING_ID, "region": "cn-hangzhou", "kubernetesVersion": "1.35"}
+    return _changed(base, changes)
 
 
 def workload(name: str = "web", **changes: Any) -> dict[str, Any]:

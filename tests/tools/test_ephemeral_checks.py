@@ -10,7 +10,7 @@ import pytest
 from components.config.stack import StackConfig, load_stack_config
 from components.kube_wait import KUEUE_API_PATH
 from tests.support.fakes import FakeClock, FakeCluster, cond
-from tests.support.stacks import ACK_STACK, AKS_STACK
+from tests.support.stacks import ACK_STACK, AKS_STACK, SHARED_STACK
 from tools import render
 from tools.ephemeral_checks import (
     INSTANCE_ID_ANNOTATION,
@@ -36,11 +36,11 @@ KUEUE_NAMES = [
 nodes -l agentpool=scalepool."""
 
 
-def stack_config(path, *, smoke_job: bool = True) -> StackConfig:
+def stack_config(path, *, smoke_job: bool = True, stack: str | None = None) -> StackConfig:
     _, values, secret_keys = render.read_stack_file(path)
     if smoke_job:
         values["elastic-capacity:smokeJob"] = json.dumps({"enabled": True})
-    return load_stack_config(values, secret_keys)
+    return load_stack_config(values, secret_keys, stack=stack)
 
 
 def healthy_aks() -> dict[str, Any]:
@@ -204,6 +204,17 @@ def test_the_ack_stack_checks_every_workload_on_its_own_cluster_and_no_kueue():
         ("ACK acs-hpn", 1),
     ]
     assert [p.kubeconfig for p in plans] == ["kc", None, None]
+
+
+def test_a_shared_cluster_stack_checks_its_acs_workload_in_its_own_namespace_on_the_existing_cluster():
+    config = stack_config(SHARED_STACK, stack="pr-7")
+    plans = plan_checks(config, {"kubeconfig": "kc", "ackKubeconfigs": {"acs-shared": "ack"}})
+    [ack] = [p for p in plans if p.cluster == "ACK acs-shared"]
+    namespace = f"acs-pr{config.environment.name_suffix}"
+    assert ack.kubeconfig == "ack" and [p.name.split(":")[0] for p in ack.probes] == [f"ACS acs-shared/{namespace}/web"]
+    objects = {f"/api/v1/namespaces/{namespace}/pods": [acs_pod("web-a")], **acs_cluster([])}
+    conditions, _ = run(ack.probes, objects, timeout=0)
+    assert conditions[0].ok, conditions[0].detail
 
 
 def test_the_aks_stack_checks_kueue_with_its_kubeconfig_output():

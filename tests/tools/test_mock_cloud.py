@@ -108,3 +108,19 @@ def test_ack_credentials_expire_after_the_requested_minutes():
     answer = ack_cluster_credential({"clusterId": "c1", "temporaryDurationMinutes": 90})
     expires = datetime.datetime.strptime(answer["expiration"], "%Y-%m-%dT%H:%M:%S%z")
     assert before + datetime.timedelta(minutes=90) <= expires <= before + datetime.timedelta(minutes=91)
+
+
+def test_ack_reports_an_existing_cluster_as_pro_with_both_addons_and_a_new_one_without_the_virtual_node():
+    mocks = mock_cloud.ProgramMocks()
+
+    def answer(token: str, **args: Any) -> dict[str, Any]:
+        return mocks._answer(pulumi.runtime.MockCallArgs(token, args, ""))
+
+    [found] = answer("alicloud:cs/getClusters:getClusters", clusterId="c0123456789")["clusters"]
+    assert (found["clusterId"], found["clusterSpec"]) == ("c0123456789", "ack.pro.small")
+    assert found["currentVersion"] == mock_cloud.ACK_EXISTING_VERSION
+    addons = "alicloud:cs/getKubernetesAddons:getKubernetesAddons"
+    existing = {a["name"]: a["currentVersion"] for a in answer(addons, clusterId="c0123456789")["addons"]}
+    assert existing == mock_cloud.ACK_CURRENT_ADDONS
+    created = {a["name"]: a["currentVersion"] for a in answer(addons, clusterId="managedkubernetes-x")["addons"]}
+    assert created["ack-virtual-node"] == ""

@@ -1,0 +1,117 @@
+"""An ACK managed Pro cluster this stack does not create: a Kubernetes provider for it, and its checked addons.
+
+Nothing in Alibaba Cloud is registered: only a region provider (which is no cloud resource) and three invokes:
+``cs.get_clusters`` (the cluster is Pro and runs the configured minor), ``cs.get_kubernetes_addons`` (the installed
+ack-virtual-node and kube-scheduler meet what the stack's workloads need; the stack installs nothing there) and
+``cs.get_cluster_credential`` (the cluster CA and the public API endpoint of its kubeconfig, for the same stable
+exec-plugin kubeconfig a new cluster gets, ``components/ack_access.py``). ``destroy`` therefore removes only the
+stack's own namespaces and workloads; the cluster, its addons and the other stacks' objects stay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import yaml
+from pulumi_alicloud import Provider as AlicloudProvider
+from pulumi_alicloud import cs
+from pulumi_kubernetes import Provider as KubernetesProvider
+
+from components import ack_checks
+from components.ack import MANAGED_ADDON_NAMES
+from components.ack_access import CA_ONLY_MINUTES, exec_kubeconfig
+from components.cluster_access import kubernetes_provider
+from components.config.ack_existing import AckExistingClusterConfig
+from components.config.base import ConfigError, key_path
+from components.config.environment import EnvironmentConfig
+from components.versions import ClusterNeeds
+
+
+def kubeconfig_server(key: str, kubeconfig: str) -> str:
+    """The API server of the first cluster in the kubeconfig ``cs.get_cluster_credential`` returns."""
+    try:
+        document: Any = yaml.safe_load(kubeconfig)
+        server = str(document["clusters"][0]["cluster"]["server"])
+    except (yaml.YAMLError, KeyError, IndexError, TypeError):
+        server = ""
+    if not server.startswith("https://"):
+        raise ConfigError([(key, "ACK's credential for the cluster names no https API endpoint")])
+    return server
+
+
+class ExistingAckCluster(pulumi.ComponentResource):
+    """The handle the fleet deploys ACS workloads through, shaped like :class:`~components.ack.AckProCluster`."""
+
+    cluster_id: pulumi.Output[str]
+    """ACK's id of the cluster, as configured."""
+    kubernetes_version: pulumi.Output[str]
+    """The version ACK reports for the cluster."""
+    api_server_endpoint: pulumi.Output[str]
+    """The public endpoint of ACK's kubeconfig for the cluster."""
+    addons: pulumi.Output[list[pulumi.Resource]]
+    """Empty once the cluster and its installed addons passed the checks; ACS workloads depend on it."""
+    kubeconfig: pulumi.Output[str]
+    """The exec-plugin kubeconfig, always a secret."""
+    provider: KubernetesProvider
+    """The Kubernetes provider of the cluster, waiting for nothing but its kubeconfig."""
+
+    def __init__(
+        self,
+        name: str,
+        args: AckExistingClusterConfig,
+        needs: ClusterNeeds,
+        config_key: str,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        environment: EnvironmentConfig | None = None,
+        render_to: str | None = None,
+    ) -> None:
+        """``config_key`` (``elastic-capacity:ack.existingClusters[0]``) prefixes the keys deploy-time errors name."""
+        super().__init__("elastic-capacity:alicloud:ExistingAckCluster", name, None, opts)
+        environment = environment or EnvironmentConfig()
+        region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
+        on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
+
+        self.cluster_id = pulumi.Output.from_input(args.cluster_id)
+        listed = cs.get_clusters_output(cluster_id=args.cluster_id, enable_details=True, opts=on_region)
+        self.kubernetes_version = listed.clusters.apply(
+            lambda clusters: ack_checks.existing_cluster(config_key, args.cluster_id, args.minor_version, clusters)
+        )
+        addons = cs.get_kubernetes_addons_output(
+            cluster_id=args.cluster_id, name_regex=MANAGED_ADDON_NAMES, opts=on_region
+        )
+        checked = addons.addons.apply(
+            lambda found: ack_checks.existing_addons(
+                config_key, {addon.name: addon.current_version for addon in found}, needs
+            )
+        )
+        self.addons = pulumi.Output.all(self.kubernetes_version, checked).apply(lambda _: [])
+
+        credential = cs.get_cluster_credential_output(
+            cluster_id=args.cluster_id, temporary_duration_minutes=CA_ONLY_MINUTES, opts=on_region
+        )
+        server_key = key_path(config_key, "clusterId")
+        self.api_server_endpoint = credential.kube_config.apply(lambda text: kubeconfig_server(server_key, text))
+        ca_data = credential.certificate_authorities.apply(lambda authorities: authorities[0].cluster_cert)
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(self.api_server_endpoint, ca_data).apply(
+                lambda values: exec_kubeconfig(args.name, args.cluster_id, args.region, values[0], values[1])
+            )
+        )
+        self.provider = kubernetes_provider(
+            name,
+            self.kubeconfig,
+            parent=self,
+            cluster_identifier=args.cluster_id,
+            delete_unreachable=environment.ephemeral,
+            render_to=render_to,
+        )
+        self.register_outputs(
+            {
+                "clusterId": self.cluster_id,
+                "kubernetesVersion": self.kubernetes_version,
+                "apiServerEndpoint": self.api_server_endpoint,
+                "kubeconfig": self.kubeconfig,
+            }
+        )

@@ -1,0 +1,59 @@
+"""One entry of ``ack.existingClusters``: an ACK managed Pro cluster this stack does not create, only deploys onto.
+
+A pull-request stack that targets such a cluster creates its own namespace of ACS workloads there and nothing else:
+no network, cluster, node pool or addon. The cluster must already run ACK Virtual Node (and kube-scheduler) at the
+versions its workloads need; that is checked at deploy time (``components/ack_checks.py``), as is that ACK reports
+it as a Pro cluster of the configured minor. The Kubernetes provider gets the same stable exec-plugin kubeconfig as
+a new cluster (``components/ack_access.py``), on the public API endpoint ACK's credential names.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import StringConstraints, field_validator
+
+from components.config.base import ConfigModel, DnsLabel
+from components.versions import ACK_MIN_KUBERNETES, KubernetesVersion
+
+ClusterId = Annotated[str, StringConstraints(pattern=r"^c[0-9a-z]{8,63}$")]
+"""ACK's id of a cluster: ``c`` and lowercase letters and digits, as the ACK console shows it."""
+
+_MINOR = re.compile(r"^\d+\.\d+$")
+
+
+class AckExistingClusterConfig(ConfigModel):
+    """An ACK managed Pro cluster that already runs ACK Virtual Node; the stack only deploys ACS workloads onto it."""
+
+    name: DnsLabel
+    """How workloads (``ack.workloads[].cluster``) and the outputs name the cluster in this stack; unique among
+    ``ack.clusters`` and ``ack.existingClusters``. It need not be ACK's name of the cluster."""
+    cluster_id: ClusterId
+    """ACK's id of the cluster (``c`` followed by letters and digits, in the ACK console's cluster list)."""
+    region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z0-9]+)+$")]
+    """The Alibaba Cloud region of the cluster, e.g. ``cn-hangzhou``."""
+    kubernetes_version: str
+    """The cluster's Kubernetes minor, e.g. ``"1.35"``: the key of the GPU kube-scheduler tables. ``up`` fails,
+    naming this key, when ACK reports another minor for the cluster."""
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _quoted(cls, value: Any) -> Any:
+        if isinstance(value, float):
+            raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
+        return value
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _minor(cls, value: str) -> str:
+        if not _MINOR.match(value):
+            raise ValueError('write the cluster\'s minor, such as "1.35"')
+        if not KubernetesVersion.parse(value).at_least(*ACK_MIN_KUBERNETES):
+            raise ValueError("ACS in ACK managed Pro needs Kubernetes 1.26 or later")
+        return value
+
+    @property
+    def minor_version(self) -> str:
+        """The cluster's Kubernetes minor, such as ``1.35``."""
+        return self.kubernetes_version
