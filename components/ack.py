@@ -75,22 +75,54 @@ def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDic
     return spec
 
 
-class AckProCluster(pulumi.ComponentResource):
-    """One ACK managed Pro cluster with the ACK Virtual Node (and optionally a managed kube-scheduler) for ACS."""
+class AckClusterHandle(pulumi.ComponentResource):
+    """What the fleet deploys ACS workloads through, whether the stack creates the cluster or only uses it."""
 
     cluster_id: pulumi.Output[str]
     """ACK's id of the cluster."""
     kubernetes_version: pulumi.Output[str]
-    """The exact version sent to ACK: the configured one, or the newest patch ACK offers for the configured minor."""
+    """The exact version the cluster runs (for a new cluster: the configured one, or the newest patch ACK offers for
+    the configured minor)."""
     api_server_endpoint: pulumi.Output[str]
     """The endpoint the kubeconfig uses: public, or private with ``slbInternetEnabled: false``."""
     addons: pulumi.Output[list[pulumi.Resource]]
-    """What ACS workloads depend on: the virtual node (and the managed scheduler), once their installed versions
-    passed the checks."""
+    """What ACS workloads depend on, released once the installed addon versions passed the checks."""
     kubeconfig: pulumi.Output[str]
     """Always a secret; see ``components/ack_access.py`` for its two modes."""
     provider: KubernetesProvider
     """The Kubernetes provider of this cluster, for everything created on it."""
+
+    def _hand_out(
+        self,
+        name: str,
+        cluster_identifier: pulumi.Input[str],
+        environment: EnvironmentConfig,
+        render_to: str | None,
+    ) -> None:
+        """Build the cluster's Kubernetes provider from :attr:`kubeconfig` and register the outputs; the last step
+        of both kinds of cluster, once ``cluster_id``, ``kubernetes_version``, ``api_server_endpoint`` and
+        ``kubeconfig`` are set."""
+        self.provider = kubernetes_provider(
+            name,
+            self.kubeconfig,
+            parent=self,
+            cluster_identifier=cluster_identifier,
+            delete_unreachable=environment.ephemeral,
+            render_to=render_to,
+        )
+        self.register_outputs(
+            {
+                "clusterId": self.cluster_id,
+                "kubernetesVersion": self.kubernetes_version,
+                "apiServerEndpoint": self.api_server_endpoint,
+                "kubeconfig": self.kubeconfig,
+            }
+        )
+
+
+class AckProCluster(AckClusterHandle):
+    """One ACK managed Pro cluster with the ACK Virtual Node (and optionally a managed kube-scheduler) for ACS; its
+    ``addons`` are the virtual node (and the managed scheduler)."""
 
     def __init__(
         self,
@@ -136,22 +168,7 @@ class AckProCluster(pulumi.ComponentResource):
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
         self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
-        self.provider = kubernetes_provider(
-            name,
-            self.kubeconfig,
-            parent=self,
-            cluster_identifier=cluster.id,
-            delete_unreachable=environment.ephemeral,
-            render_to=render_to,
-        )
-        self.register_outputs(
-            {
-                "clusterId": self.cluster_id,
-                "kubernetesVersion": self.kubernetes_version,
-                "apiServerEndpoint": self.api_server_endpoint,
-                "kubeconfig": self.kubeconfig,
-            }
-        )
+        self._hand_out(name, cluster.id, environment, render_to)
 
 
 def _offered_version(

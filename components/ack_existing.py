@@ -16,12 +16,10 @@ import pulumi
 import yaml
 from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
-from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components import ack_checks
-from components.ack import MANAGED_ADDON_NAMES
+from components.ack import MANAGED_ADDON_NAMES, AckClusterHandle
 from components.ack_access import CA_ONLY_MINUTES, exec_kubeconfig
-from components.cluster_access import kubernetes_provider
 from components.config.ack_existing import AckExistingClusterConfig
 from components.config.base import ConfigError, key_path
 from components.config.environment import EnvironmentConfig
@@ -40,21 +38,9 @@ def kubeconfig_server(key: str, kubeconfig: str) -> str:
     return server
 
 
-class ExistingAckCluster(pulumi.ComponentResource):
-    """The handle the fleet deploys ACS workloads through, shaped like :class:`~components.ack.AckProCluster`."""
-
-    cluster_id: pulumi.Output[str]
-    """ACK's id of the cluster, as configured."""
-    kubernetes_version: pulumi.Output[str]
-    """The version ACK reports for the cluster."""
-    api_server_endpoint: pulumi.Output[str]
-    """The public endpoint of ACK's kubeconfig for the cluster."""
-    addons: pulumi.Output[list[pulumi.Resource]]
-    """Empty once the cluster and its installed addons passed the checks; ACS workloads depend on it."""
-    kubeconfig: pulumi.Output[str]
-    """The exec-plugin kubeconfig, always a secret."""
-    provider: KubernetesProvider
-    """The Kubernetes provider of the cluster, waiting for nothing but its kubeconfig."""
+class ExistingAckCluster(AckClusterHandle):
+    """An existing cluster as the fleet uses a new one: its ``addons`` are empty once the cluster and its installed
+    addons passed the checks, and its provider waits for nothing but its kubeconfig (public endpoint)."""
 
     def __init__(
         self,
@@ -99,19 +85,4 @@ class ExistingAckCluster(pulumi.ComponentResource):
                 lambda values: exec_kubeconfig(args.name, args.cluster_id, args.region, values[0], values[1])
             )
         )
-        self.provider = kubernetes_provider(
-            name,
-            self.kubeconfig,
-            parent=self,
-            cluster_identifier=args.cluster_id,
-            delete_unreachable=environment.ephemeral,
-            render_to=render_to,
-        )
-        self.register_outputs(
-            {
-                "clusterId": self.cluster_id,
-                "kubernetesVersion": self.kubernetes_version,
-                "apiServerEndpoint": self.api_server_endpoint,
-                "kubeconfig": self.kubeconfig,
-            }
-        )
+        self._hand_out(name, args.cluster_id, environment, render_to)

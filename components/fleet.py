@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pulumi
 
-from components.ack import AckProCluster
+from components.ack import AckClusterHandle, AckProCluster
 from components.ack_existing import ExistingAckCluster
 from components.acs import AcsNamespace, AcsWorkload
 from components.aks import AksCluster
@@ -131,7 +131,7 @@ def _kueue_revision(config: StackConfig) -> str:
 def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> None:
     for setting, message in config.warnings():
         pulumi.log.warn(f"{setting}: {message}")
-    clusters: dict[str, AckProCluster | ExistingAckCluster] = {
+    clusters: dict[str, AckClusterHandle] = {
         c.name: AckProCluster(
             f"ack-{c.name}",
             c,
