@@ -57,7 +57,13 @@ def _deploy_kueue(config: StackConfig) -> None:
             ),
         )
     on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
-    queues = KueueQueues("queues", config.queues, kueue_ready=kueue.ready if kueue else None, opts=on_cluster)
+    queues = KueueQueues(
+        "queues",
+        config.queues,
+        kueue_ready=kueue.ready if kueue else None,
+        namespace_labels=config.kueue.managed_namespace_labels,
+        opts=on_cluster,
+    )
     pulumi.export("localQueues", [f"{q.namespace}/{q.name}" for q in config.queues.local_queues])
     # Rendered objects reach a cluster only through the GitOps controller: nothing here can wait for them there.
     active = _queues_active(config, cluster, queues) if render_to is None else queues
@@ -101,7 +107,7 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
 def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, queues: KueueQueues) -> QueuesActive:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
     wait = config.queues.wait_until_active
-    objects = [{"kind": "AdmissionCheck", "name": c.name} for c in config.queues.provisioning_checks]
+    objects = [{"kind": "AdmissionCheck", "name": c.name} for c in config.queues.all_admission_checks]
     objects += [{"kind": "ClusterQueue", "name": q.name} for q in config.queues.cluster_queues]
     on_aks = config.aks is not None or (config.existing_cluster is not None and config.existing_cluster.source == "aks")
     active = QueuesActive(

@@ -10,12 +10,21 @@ the objects it names (a queue for its flavors and checks, a LocalQueue for its n
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
-from pulumi_kubernetes import apiextensions
 from pulumi_kubernetes.core import v1 as core
 
 from components.config.queues import QueuesConfig
 from components.manifests.queues import queue_manifests, references
+
+
+def kueue_object(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    """A Kueue object registered as pulumi-kubernetes registers any CRD instance (type
+    ``kubernetes:<apiVersion>:<kind>``, the manifest as inputs), with every top-level field:
+    ``apiextensions.CustomResource`` only takes ``spec``, and a WorkloadPriorityClass has ``value`` and ``description``
+    instead."""
+    return pulumi.CustomResource(f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}", name, dict(manifest), opts)
 
 
 class KueueQueues(pulumi.ComponentResource):
@@ -26,11 +35,12 @@ class KueueQueues(pulumi.ComponentResource):
         name: str,
         args: QueuesConfig,
         kueue_ready: pulumi.Resource | None,
+        namespace_labels: dict[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("elastic-capacity:kueue:KueueQueues", name, None, opts)
         created: dict[tuple[str, str], pulumi.Resource] = {}
-        for manifest in queue_manifests(args):
+        for manifest in queue_manifests(args, namespace_labels):
             kind, metadata = manifest["kind"], manifest["metadata"]
             object_name = "/".join(filter(None, (metadata.get("namespace"), metadata["name"])))
             child_name = f"{name}-{kind.lower()}-{object_name}"
@@ -39,16 +49,12 @@ class KueueQueues(pulumi.ComponentResource):
                     child_name, metadata=metadata, opts=pulumi.ResourceOptions(parent=self)
                 )
                 continue
-            # A Cohort may be implicit (named by queues, never created): only created objects become dependencies.
+            # Implicit Cohorts, existing namespaces and external objects are named but not created here: only created
+            # objects become dependencies.
             gate = [kueue_ready] if kueue_ready is not None else []
             depends_on = [*gate, *(created[ref] for ref in references(manifest) if ref in created)]
-            created[(kind, object_name)] = apiextensions.CustomResource(
-                child_name,
-                api_version=manifest["apiVersion"],
-                kind=kind,
-                metadata=metadata,
-                spec=manifest["spec"],
-                opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+            created[(kind, object_name)] = kueue_object(
+                child_name, manifest, pulumi.ResourceOptions(parent=self, depends_on=depends_on)
             )
         self.register_outputs(
             {

@@ -162,7 +162,7 @@ def _node_labels(cluster: Cluster, node: str) -> Mapping[str, str]:
 
 def kueue_probes(config: StackConfig) -> list[Probe]:
     """The Kueue half's steps: the queue objects Active, then the smoke Job's way through the provisioning gate."""
-    probes = [_active("AdmissionCheck", "admissionchecks", c.name) for c in config.queues.provisioning_checks]
+    probes = [_active("AdmissionCheck", "admissionchecks", c.name) for c in config.queues.all_admission_checks]
     probes += [_active("ClusterQueue", "clusterqueues", q.name) for q in config.queues.cluster_queues]
     return probes + _job_probes(config)
 

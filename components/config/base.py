@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Annotated, Any
 
 import pulumi
-from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from pydantic.alias_generators import to_camel
 
 PROJECT = "elastic-capacity"
@@ -26,6 +26,10 @@ DnsLabel = Annotated[str, StringConstraints(pattern=DNS1123_LABEL, max_length=63
 
 DnsSubdomain = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=253)]
 """A DNS-1123 subdomain: the name of most Kubernetes objects (Kueue objects included)."""
+
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
+"""An integer the API server stores as ``format: int32``: anything outside overflows and is refused. Strict, so a
+YAML string or float is named as such rather than silently converted."""
 
 
 class ConfigModel(BaseModel):
@@ -107,6 +111,15 @@ def require_unique(values: Sequence[Hashable], key: Callable[[int], str], what: 
         if value in seen:
             raise RuleViolation(key(index), value, f"{what} must be unique; this one is already used")
         seen.add(value)
+
+
+def refuse_renamed_keys(data: Any, renamed: dict[str, str]) -> Any:
+    """Name the replacement of a key copied from an older API version (``renamed``: old key -> what to use)."""
+    if isinstance(data, dict):
+        for old, hint in renamed.items():
+            if old in data:
+                raise RuleViolation(old, data[old], hint)
+    return data
 
 
 def matching(pattern: str, allowed: str) -> AfterValidator:

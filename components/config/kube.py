@@ -113,6 +113,11 @@ Quantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_non_
 PositiveQuantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_positive)]
 """A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
 
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+"""The label the API server puts on every namespace: what a namespaceSelector can match a namespace by name with."""
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+"""The well-known node label every kubelet sets to its node's name."""
+
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 """The taint effects the API server knows, which CEL on ResourceFlavor ``spec.nodeTaints`` and ``spec.tolerations``
 repeats ("supported taint effect values": https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
@@ -198,6 +203,11 @@ class LabelSelector(ConfigModel):
     """Labels an object must carry with exactly these values."""
     match_expressions: list[LabelSelectorRequirement] | None = None
     """Requirements an object's labels must all meet, besides ``matchLabels``."""
+
+    def decidable_by(self, keys: set[str]) -> bool:
+        """Whether knowing only the labels ``keys`` of an object decides if this selector selects it."""
+        used = {*(self.match_labels or {}), *(e.key for e in self.match_expressions or [])}
+        return used <= keys
 
     def matches(self, labels: dict[str, str]) -> bool:
         """Whether ``labels`` are selected, evaluated the way the API server does."""

@@ -15,8 +15,17 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from components.config import kueue_gates
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
-from components.config.kube import LabelSelector, LabelSelectorRequirement, Quantity, Toleration, quantity_value
+from components.config.kube import (
+    NAMESPACE_NAME_LABEL,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Quantity,
+    Toleration,
+    quantity_value,
+)
+from components.config.kueue_manager import AdmissionFairSharingSettings, FairSharingSettings, ResourcesSettings
 from components.config.registries import PinnedImage, Source
 
 
@@ -81,13 +90,6 @@ KNOWN_FRAMEWORKS = (
 """The integrations Kueue 0.17 enables in its default manager config
 (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/values.yaml)."""
 
-REMOVED_FEATURE_GATES = {"ProvisioningACC": "it went GA in Kueue 0.14 and was removed in 0.15; no gate is needed"}
-"""Gates Kueue >= 0.15 refuses to start with (https://github.com/kubernetes-sigs/kueue/pull/7465)."""
-
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-"""The label the API server puts on every namespace: what a namespaceSelector can match a namespace by name with."""
-
-_FEATURE_GATE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
 _IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
 
@@ -193,6 +195,15 @@ class KueueConfig(ConfigModel):
     """Kueue feature gates by name, on or off
     (https://kueue.sigs.k8s.io/docs/installation/#change-the-feature-gates-configuration); none is needed for
     ProvisioningRequests since 0.15."""
+    fair_sharing: FairSharingSettings | None = None
+    """Fair sharing among the ClusterQueues and Cohorts of a cohort (``fairSharing`` of the manager Configuration);
+    their ``fairSharing.weight`` counts only with it. Unset leaves it off, as Kueue does."""
+    admission_fair_sharing: AdmissionFairSharingSettings | None = None
+    """Admission fair sharing among the LocalQueues of a ClusterQueue (``admissionFairSharing`` of the manager
+    Configuration); needed by ``admissionScope`` and LocalQueue ``fairSharing``. Unset leaves it off."""
+    resources: ResourcesSettings | None = None
+    """Which requested resources count against quota and how they are transformed first (``resources`` of the
+    manager Configuration)."""
     managed_jobs_namespace_selector: LabelSelector = Field(default_factory=_default_managed_jobs_namespace_selector)
     """Namespaces whose Jobs Kueue manages (``managedJobsNamespaceSelector`` of the manager Configuration). Always
     written to the manager config: only then does the chart give Kueue's ``failurePolicy: Fail`` Job
@@ -242,11 +253,7 @@ class KueueConfig(ConfigModel):
                 allowed = f"known frameworks: {list(KNOWN_FRAMEWORKS)}"
                 raise RuleViolation(key_path("frameworks", index), framework, allowed)
         require_unique(self.frameworks, lambda index: key_path("frameworks", index), "frameworks")
-        for gate in self.feature_gates:
-            if gate in REMOVED_FEATURE_GATES:
-                raise RuleViolation(key_path("featureGates", gate), gate, REMOVED_FEATURE_GATES[gate])
-            if not _FEATURE_GATE.match(gate):
-                raise RuleViolation(key_path("featureGates", gate), gate, "gate names are UpperCamelCase")
+        kueue_gates.require_valid(self.feature_gates)
         return self
 
     @model_validator(mode="after")
@@ -261,9 +268,17 @@ class KueueConfig(ConfigModel):
             )
         return self
 
-    def manages_namespace(self, namespace: str) -> bool:
-        """Whether Kueue manages Jobs in ``namespace`` (matched by the name label every namespace carries)."""
-        return self.managed_jobs_namespace_selector.matches({NAMESPACE_NAME_LABEL: namespace})
+    def manages_namespace(self, namespace: str, labels: dict[str, str] | None = None) -> bool:
+        """Whether Kueue manages Jobs in ``namespace``, which carries its name label and ``labels``."""
+        return self.managed_jobs_namespace_selector.matches({**(labels or {}), NAMESPACE_NAME_LABEL: namespace})
+
+    @property
+    def managed_namespace_labels(self) -> dict[str, str]:
+        """The labels the stack puts on the LocalQueue namespaces it creates so that Kueue manages their Jobs: the
+        ``matchLabels`` of ``managedJobsNamespaceSelector`` (e.g. Kueue's opt-in ``kueue-managed: "true"``), the
+        name label aside."""
+        labels = self.managed_jobs_namespace_selector.match_labels or {}
+        return {key: value for key, value in labels.items() if key != NAMESPACE_NAME_LABEL}
 
     def sources(self) -> list[Source]:
         """Every chart and image the install pulls, with its key under ``kueue``; none without an install."""

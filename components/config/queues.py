@@ -19,15 +19,21 @@ from pydantic import Field, model_validator
 
 from components.config import queues_naming, queues_rules
 from components.config.aks import POOL_LABEL
-from components.config.base import ConfigModel, DnsLabel
+from components.config.base import ConfigModel, DnsLabel, DnsSubdomain
+from components.config.queues_checks import (
+    AdmissionCheckConfig,
+    ProvisioningCheckConfig,
+    ProvisioningRequestConfigConfig,
+)
 from components.config.queues_objects import (
     AdmissionCheckRef,
     AdmissionChecksStrategy,
     ClusterQueueConfig,
     CohortConfig,
     LocalQueueConfig,
-    ProvisioningCheckConfig,
     ResourceFlavorConfig,
+    TopologyConfig,
+    WorkloadPriorityClassConfig,
 )
 from components.config.queues_quota import FlavorQuotas, ResourceGroup, ResourceQuota
 
@@ -82,33 +88,103 @@ class WaitUntilActiveConfig(ConfigModel):
     those queues wait until then."""
 
 
+class ExternalObjects(ConfigModel):
+    """Kueue objects made outside this stack (by another stack, a platform chart, by hand) that its objects name.
+
+    Kueue accepts a reference to a missing object and leaves the referring queue inactive, so a typo would only show
+    as Jobs that never start; names listed here are the ones the stack may refer to without creating them.
+    """
+
+    resource_flavors: list[DnsSubdomain] = Field(default_factory=list)
+    """ResourceFlavors ClusterQueues and Cohorts may give quota to."""
+    admission_checks: list[DnsSubdomain] = Field(default_factory=list)
+    """AdmissionChecks ClusterQueues may require."""
+    provisioning_request_configs: list[DnsLabel] = Field(default_factory=list)
+    """ProvisioningRequestConfigs AdmissionChecks may point at."""
+    topologies: list[DnsSubdomain] = Field(default_factory=list)
+    """Topologies ResourceFlavors may name."""
+    cluster_queues: list[DnsSubdomain] = Field(default_factory=list)
+    """ClusterQueues LocalQueues may submit to."""
+
+
+class QueueLints(ConfigModel):
+    """Checks stricter than Kueue, which accepts each of these mistakes and then admits nothing (or gates nothing).
+    Each is on by default; ``false`` opts out, e.g. for a set-up whose missing piece another tool adds later."""
+
+    cohort_tree: bool = True
+    """Cohorts' ``parentName`` chains form no cycle: Kueue accepts a cycle but disables every member of it,
+    ClusterQueues included, until it is removed."""
+    managed_resources_covered: bool = True
+    """Every ``managedResources`` entry of a ProvisioningRequest gate is covered by a flavor it gates: otherwise no
+    pod set ever goes into a ProvisioningRequest and the gate is a no-op."""
+    local_queue_namespace_selected: bool = True
+    """A LocalQueue's ClusterQueue selects the LocalQueue's namespace (``namespaceSelector`` unset selects none),
+    where the selector can be evaluated from the namespace's name: otherwise the queue admits nothing."""
+    managed_namespaces: bool = True
+    """Kueue's ``managedJobsNamespaceSelector`` selects every LocalQueue's namespace: Jobs in a namespace Kueue's
+    webhook skips are never suspended, so they bypass the queue."""
+
+
 class QueuesConfig(ConfigModel):
     """Every Kueue object the stack creates; the defaults are the article's autoscale queue."""
 
     namespaces: list[DnsLabel] = Field(default_factory=lambda: [DEFAULT_NAMESPACE])
-    """Namespaces the stack creates for its LocalQueues."""
+    """Namespaces the stack creates for its LocalQueues (and deletes on destroy)."""
+    existing_namespaces: list[DnsLabel] = Field(default_factory=list)
+    """Namespaces that exist already (``default`` as in Kueue's examples, or a team's own) where LocalQueues may
+    live too; the stack never creates or deletes them."""
+    topologies: list[TopologyConfig] = Field(default_factory=list)
+    """Topologies for topology-aware scheduling, named by ResourceFlavors' ``topologyName``."""
     resource_flavors: list[ResourceFlavorConfig] = Field(default_factory=lambda: [DEFAULT_RESOURCE_FLAVOR])
     """The ResourceFlavors: which nodes each quota is for."""
+    workload_priority_classes: list[WorkloadPriorityClassConfig] = Field(default_factory=list)
+    """Priorities Jobs pick with the ``kueue.x-k8s.io/priority-class`` label."""
     provisioning_checks: list[ProvisioningCheckConfig] = Field(default_factory=lambda: [DEFAULT_PROVISIONING_CHECK])
-    """ProvisioningRequest gates, each an AdmissionCheck with its ProvisioningRequestConfig; none means no queue
-    waits for the autoscaler."""
+    """ProvisioningRequest gates, each an AdmissionCheck run by Kueue's ProvisioningRequest controller with its own
+    ProvisioningRequestConfig; none means no queue waits for the autoscaler."""
+    provisioning_request_configs: list[ProvisioningRequestConfigConfig] = Field(default_factory=list)
+    """ProvisioningRequestConfigs on their own, for ``admissionChecks`` to point at."""
+    admission_checks: list[AdmissionCheckConfig] = Field(default_factory=list)
+    """AdmissionChecks of any controller, with the object their parameters are in."""
+    external: ExternalObjects = ExternalObjects()
+    """Objects made outside this stack that its objects may name."""
     cohorts: list[CohortConfig] = Field(default_factory=list)
     """Explicit Cohorts; ClusterQueues naming a cohort without one still share quota (Kueue creates it implicitly)."""
     cluster_queues: list[ClusterQueueConfig] = Field(default_factory=lambda: [DEFAULT_CLUSTER_QUEUE])
     """The ClusterQueues: quota per flavor, and the checks a workload passes before admission."""
     local_queues: list[LocalQueueConfig] = Field(default_factory=lambda: [DEFAULT_LOCAL_QUEUE])
-    """The LocalQueues Jobs are submitted to, each in one of ``namespaces``."""
+    """The LocalQueues Jobs are submitted to, each in one of ``namespaces`` or ``existingNamespaces``."""
     wait_until_active: WaitUntilActiveConfig = WaitUntilActiveConfig()
     """How ``pulumi up`` proves the queues can admit before it finishes."""
+    lints: QueueLints = QueueLints()
+    """Checks stricter than Kueue's own, each on by default and documented with why; set one ``false`` to opt
+    out."""
 
     def named_with(self, suffix: str) -> QueuesConfig:
         """These objects with ``suffix`` on every name and reference (:mod:`components.config.queues_naming`)."""
         return queues_naming.with_name_suffix(self, suffix)
 
     @property
+    def all_admission_checks(self) -> list[AdmissionCheckConfig]:
+        """Every AdmissionCheck the stack creates: those of ``provisioningChecks``, then ``admissionChecks``."""
+        return [check.admission_check() for check in self.provisioning_checks] + list(self.admission_checks)
+
+    @property
+    def all_provisioning_request_configs(self) -> list[ProvisioningRequestConfigConfig]:
+        """Every ProvisioningRequestConfig the stack creates: those of ``provisioningChecks``, then the others."""
+        pairs = [check.provisioning_request_config() for check in self.provisioning_checks]
+        return pairs + list(self.provisioning_request_configs)
+
+    @property
+    def all_namespaces(self) -> list[str]:
+        """Where LocalQueues may live: the namespaces the stack creates, then the existing ones."""
+        return [*self.namespaces, *self.existing_namespaces]
+
+    @property
     def uses_provisioning_requests(self) -> bool:
-        """Whether any ProvisioningRequest admission check is configured (Kueue then needs the CRD at start-up)."""
-        return bool(self.provisioning_checks)
+        """Whether any AdmissionCheck runs on Kueue's ProvisioningRequest controller (Kueue then needs the CRD at
+        start-up)."""
+        return any(check.runs_provisioning_requests for check in self.all_admission_checks)
 
     @model_validator(mode="after")
     def _names(self) -> QueuesConfig:
@@ -119,16 +195,18 @@ class QueuesConfig(ConfigModel):
     @model_validator(mode="after")
     def _references_resolve(self) -> QueuesConfig:
         queues_rules.require_configured_flavors(self)
+        queues_rules.require_configured_topologies(self)
         queues_rules.require_configured_checks(self)
+        queues_rules.require_configured_provisioning_configs(self)
         queues_rules.require_local_queue_targets(self)
         return self
 
     @model_validator(mode="after")
-    def _cohorts_form_a_tree(self) -> QueuesConfig:
-        queues_rules.require_cohort_tree(self)
-        return self
-
-    @model_validator(mode="after")
-    def _checks_see_their_resources(self) -> QueuesConfig:
-        queues_rules.require_managed_resources_covered(self)
+    def _lints(self) -> QueuesConfig:
+        if self.lints.cohort_tree:
+            queues_rules.require_cohort_tree(self)
+        if self.lints.managed_resources_covered:
+            queues_rules.require_managed_resources_covered(self)
+        if self.lints.local_queue_namespace_selected:
+            queues_rules.require_local_queue_namespaces_selected(self)
         return self

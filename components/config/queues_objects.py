@@ -33,37 +33,102 @@ from components.config.base import (
     ConfigModel,
     DnsLabel,
     DnsSubdomain,
+    Int32,
     RuleViolation,
     key_path,
+    refuse_renamed_keys,
     require_unique,
 )
-from components.config.kube import Labels, LabelSelector, Taint, Toleration, quantity_value
+from components.config.kube import (
+    HOSTNAME_LABEL,
+    LabelKey,
+    Labels,
+    LabelSelector,
+    Quantity,
+    Taint,
+    Toleration,
+    quantity_value,
+)
+from components.config.queues_policies import AdmissionScope, FlavorFungibility, Preemption
 from components.config.queues_quota import (
     ResourceGroup,
-    ResourceName,
     require_groups_apart,
     require_limits_within_a_cohort,
+    require_totals,
 )
-
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-"""The AdmissionCheck controller that turns a reserved Workload into a ProvisioningRequest."""
 
 LocalQueueName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=63)]
 """A LocalQueue name: an object name that Jobs also carry as the ``kueue.x-k8s.io/queue-name`` label value (≤ 63)."""
-ParameterValue = Annotated[str, StringConstraints(max_length=255)]
-"""A ProvisioningRequest parameter value: ProvisioningRequestConfig CRD ``spec.parameters`` values have
-``maxLength: 255``."""
-ConfigName = DnsLabel
-"""A ProvisioningRequestConfig name: AdmissionCheck CRD ``spec.parameters.name`` only takes a DNS-1123 label (≤ 63)."""
+StopPolicy = Literal["None", "Hold", "HoldAndDrain"]
+"""``Hold`` stops admitting new workloads; ``HoldAndDrain`` also evicts the admitted ones; ``None`` (Kueue's
+default) admits."""
 
 
-def _refuse_v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
-    """Name the ``v1beta2`` replacement of a key copied from a ``v1beta1`` manifest."""
-    if isinstance(data, dict):
-        for old, hint in renamed.items():
-            if old in data:
-                raise RuleViolation(old, data[old], f"it is a Kueue v1beta1 field; {hint}")
-    return data
+def _v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
+    return refuse_renamed_keys(data, {old: f"it is a Kueue v1beta1 field; {hint}" for old, hint in renamed.items()})
+
+
+class FairSharing(ConfigModel):
+    """A queue's or cohort's share under fair sharing: the weight it competes for unused quota with.
+
+    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-FairSharing
+    """
+
+    weight: Quantity | None = None
+    """The weight (a quantity, Kueue's default 1); 0 means the object borrows only what nobody else wants. Between 0
+    and 1n it is refused (``validateFairSharing`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/common.go: it would collapse to 0)."""
+
+    @model_validator(mode="after")
+    def _weight_does_not_collapse(self) -> FairSharing:
+        if self.weight is not None and 0 < quantity_value(self.weight) <= quantity_value("1n"):
+            raise RuleViolation("weight", self.weight, "when not 0, the weight must be above 1n (10e-9)")
+        return self
+
+
+class TopologyLevel(ConfigModel):
+    """One level of a topology: the node label whose value names the domain at that level."""
+
+    node_label: LabelKey
+    """The node label, e.g. ``cloud.provider.com/topology-rack`` or ``kubernetes.io/hostname``."""
+
+
+class TopologyConfig(ConfigModel):
+    """A Topology: the node labels, broadest first, that topology-aware scheduling packs pods by.
+
+    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-TopologySpec
+    """
+
+    name: DnsSubdomain
+    """The Topology's name, which ResourceFlavors name in ``topologyName``."""
+    levels: list[TopologyLevel] = Field(min_length=1, max_length=16)
+    """The levels, broadest first (1..16: the CRD's limits)."""
+
+    @model_validator(mode="after")
+    def _levels_rules(self) -> TopologyConfig:
+        """CEL on Topology ``spec.levels`` ("must be unique"; "the kubernetes.io/hostname label can only be used at
+        the lowest level of topology",
+        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_topologies.yaml)."""
+        labels = [level.node_label for level in self.levels]
+        require_unique(labels, lambda i: key_path("levels", i, "nodeLabel"), "topology levels")
+        for i, label in enumerate(labels[:-1]):
+            if label == HOSTNAME_LABEL:
+                raise RuleViolation(key_path("levels", i, "nodeLabel"), label, "it can only be the lowest level")
+        return self
+
+
+class WorkloadPriorityClassConfig(ConfigModel):
+    """A WorkloadPriorityClass: a priority for workloads that is Kueue's alone, apart from pod priority.
+
+    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-WorkloadPriorityClass
+    """
+
+    name: DnsSubdomain
+    """The class's name, which Jobs carry in the ``kueue.x-k8s.io/priority-class`` label."""
+    value: Int32
+    """The priority: higher is admitted first and may preempt lower (an int32: the CRD's format)."""
+    description: str | None = Field(default=None, max_length=2048)
+    """What the class is for (at most 2048 characters: the CRD's limit)."""
 
 
 class ResourceFlavorConfig(ConfigModel):
@@ -82,116 +147,25 @@ class ResourceFlavorConfig(ConfigModel):
     most 8)."""
     tolerations: list[Toleration] | None = Field(default=None, max_length=8)
     """Tolerations Kueue injects into the pods it admits on the flavor (``spec.tolerations``, at most 8)."""
-
-
-class RetryStrategy(ConfigModel):
-    """How often Kueue recreates a failed ProvisioningRequest; unset fields keep Kueue's 3 / 60 s / 1800 s.
-
-    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-ProvisioningRequestRetryStrategy
-    """
-
-    backoff_limit_count: int | None = Field(default=None, ge=0)
-    """Requeues of a Workload whose ProvisioningRequest failed, after which Kueue deactivates it (Kueue's default
-    3)."""
-    backoff_base_seconds: int | None = Field(default=None, ge=1)
-    """The first retry's delay, doubled on each retry (Kueue's default 60)."""
-    backoff_max_seconds: int | None = Field(default=None, ge=1)
-    """The longest delay between retries (Kueue's default 1800)."""
-
-
-class ProvisioningCheckConfig(ConfigModel):
-    """One ProvisioningRequest gate: an AdmissionCheck ``name`` plus the ProvisioningRequestConfig ``configName``.
-
-    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-ProvisioningRequestConfigSpec
-    """
-
-    name: DnsSubdomain
-    """The AdmissionCheck's name, which ClusterQueues list in ``admissionChecksStrategy``."""
-    config_name: ConfigName
-    """The ProvisioningRequestConfig's name, which the AdmissionCheck's ``parameters`` point at."""
-    provisioning_class_name: DnsSubdomain = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
-    """The ProvisioningRequest class (``spec.provisioningClassName``); the article's class: the autoscaler adds all
-    requested nodes in one atomic increase."""
-    managed_resources: list[ResourceName] | None = Field(default=None, max_length=100)
-    """Only pod sets requesting one of these go into the ProvisioningRequest; unset means every resource
-    (``spec.managedResources``, at most 100: the CRD's ``maxItems``)."""
-    retry_strategy: RetryStrategy | None = None
-    """How Kueue retries a failed ProvisioningRequest (``spec.retryStrategy``); unset keeps Kueue's defaults."""
-    parameters: dict[str, ParameterValue] | None = Field(default=None, max_length=100)
-    """Parameters passed to the ProvisioningRequest class (``spec.parameters``, at most 100, each value at most 255
-    characters: the CRD's limits)."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_v1beta1_fields(cls, data: Any) -> Any:
-        return _refuse_v1beta1_keys(data, {"retryDelayMinutes": "v1beta2 removed it; use retryStrategy"})
-
-
-class BorrowWithinCohort(ConfigModel):
-    """Whether a workload that must borrow may preempt to do so.
-
-    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-BorrowWithinCohort
-    """
-
-    policy: Literal["Never", "LowerPriority"] | None = None
-    """``LowerPriority`` lets it preempt lower-priority workloads of the cohort; unset keeps Kueue's ``Never``."""
-    max_priority_threshold: int | None = None
-    """Only workloads up to this priority may be preempted; unset means any lower priority."""
-
-
-class Preemption(ConfigModel):
-    """Which workloads a pending workload may preempt; unset fields keep Kueue's ``Never``.
-
-    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-ClusterQueuePreemption
-    """
-
-    reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] | None = None
-    """Whether it may preempt workloads of other queues in the cohort that borrow this queue's quota."""
-    within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] | None = None
-    """Whether it may preempt workloads of its own queue."""
-    borrow_within_cohort: BorrowWithinCohort | None = None
-    """Whether it may preempt to borrow quota in the cohort."""
+    topology_name: DnsSubdomain | None = None
+    """The Topology whose levels topology-aware scheduling uses on these nodes: one of ``queues.topologies`` or
+    ``queues.external.topologies``. Needs at least one node label."""
 
     @model_validator(mode="after")
-    def _borrowing_preemption_needs_reclaim(self) -> Preemption:
-        """CEL on ClusterQueue ``spec.preemption`` ("reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
-        also ``validatePreemption`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go, with the CRD's
-        defaults (``Never``) for unset fields."""
-        borrow_policy = self.borrow_within_cohort.policy if self.borrow_within_cohort else None
-        if (self.reclaim_within_cohort or "Never") == "Never" and (borrow_policy or "Never") != "Never":
-            allowed = "preempting to borrow needs reclaimWithinCohort other than Never"
-            raise RuleViolation("borrowWithinCohort.policy", borrow_policy, allowed)
+    def _taints_unique_by_key_and_effect(self) -> ResourceFlavorConfig:
+        """``validateNodeTaints`` in
+        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/resourceflavor_webhook.go: "taints must be
+        unique by key and effect pair"."""
+        pairs = [(taint.key, taint.effect) for taint in self.node_taints or []]
+        require_unique(pairs, lambda i: key_path("nodeTaints", i), "taints (by key and effect)")
         return self
 
-
-class FlavorFungibility(ConfigModel):
-    """Whether Kueue tries the next flavor before borrowing or preempting.
-
-    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-FlavorFungibility
-    """
-
-    when_can_borrow: Literal["MayStopSearch", "TryNextFlavor"] | None = None
-    """What Kueue does when a flavor fits by borrowing; unset keeps ``MayStopSearch``."""
-    when_can_preempt: Literal["MayStopSearch", "TryNextFlavor"] | None = None
-    """What Kueue does when a flavor fits by preempting; unset keeps ``TryNextFlavor``."""
-    preference: Literal["BorrowingOverPreemption", "PreemptionOverBorrowing"] | None = None
-    """Which of borrowing and preemption Kueue prefers when both fit; needs both fields above ``TryNextFlavor``."""
-
     @model_validator(mode="after")
-    def _preference_needs_try_next_flavor(self) -> FlavorFungibility:
-        """CEL on ClusterQueue ``spec.flavorFungibility`` ("preference can only be set when both whenCanBorrow and
-        whenCanPreempt are TryNextFlavor",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
-        also ``validateFlavorFungibility`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go, with the CRD's
-        defaults (``MayStopSearch`` / ``TryNextFlavor``) for unset fields."""
-        borrow = self.when_can_borrow or "MayStopSearch"
-        preempt = self.when_can_preempt or "TryNextFlavor"
-        if self.preference is not None and (borrow, preempt) != ("TryNextFlavor", "TryNextFlavor"):
-            allowed = "preference needs whenCanBorrow and whenCanPreempt both TryNextFlavor"
-            raise RuleViolation("preference", self.preference, allowed)
+    def _topology_needs_node_labels(self) -> ResourceFlavorConfig:
+        """CEL on ResourceFlavor ``spec`` ("at least one nodeLabel is required when topology is set",
+        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
+        if self.topology_name is not None and not self.node_labels:
+            raise RuleViolation("nodeLabels", {}, "a flavor with topologyName needs at least one node label")
         return self
 
 
@@ -202,9 +176,17 @@ class AdmissionCheckRef(ConfigModel):
     """
 
     name: DnsSubdomain
-    """The AdmissionCheck: the ``name`` of one of ``queues.provisioningChecks``."""
+    """The AdmissionCheck: one of ``queues.provisioningChecks``, ``queues.admissionChecks`` or
+    ``queues.external.admissionChecks``."""
     on_flavors: list[DnsSubdomain] | None = Field(default=None, max_length=64)
-    """The flavors the check gates; unset gates every flavor of the queue (at most 64: the CRD's ``maxItems``)."""
+    """The flavors the check gates; unset gates every flavor of the queue (a set of at most 64: the CRD's
+    limits)."""
+
+    @model_validator(mode="after")
+    def _flavors_are_a_set(self) -> AdmissionCheckRef:
+        """ClusterQueue CRD ``admissionChecks[].onFlavors`` is ``x-kubernetes-list-type: set``."""
+        require_unique(self.on_flavors or [], lambda i: key_path("onFlavors", i), "onFlavors entries")
+        return self
 
 
 class AdmissionChecksStrategy(ConfigModel):
@@ -239,6 +221,8 @@ class CohortConfig(ConfigModel):
     """The parent Cohort in a cohort tree; unset makes this Cohort a root."""
     resource_groups: list[ResourceGroup] | None = Field(default=None, max_length=16)
     """Quota the Cohort adds to what its ClusterQueues share (at most 16 groups: the CRD's ``maxItems``)."""
+    fair_sharing: FairSharing | None = None
+    """The Cohort's weight among its siblings under fair sharing; needs ``kueue.fairSharing``."""
 
     @model_validator(mode="after")
     def _resource_group_rules(self) -> CohortConfig:
@@ -257,9 +241,10 @@ class ClusterQueueConfig(ConfigModel):
 
     name: DnsSubdomain
     """The ClusterQueue's name, which LocalQueues point at."""
-    namespace_selector: LabelSelector = LabelSelector()
-    """Namespaces whose LocalQueues may submit to it. ``{}`` admits from every namespace, as the article does; Kueue
-    reads an absent selector as *no* namespace."""
+    namespace_selector: LabelSelector | None = LabelSelector()
+    """Namespaces whose LocalQueues may submit to it. The default ``{}`` admits from every namespace, as Azure's
+    article and Kueue's examples do; ``null`` leaves the field out, which Kueue reads as *no* namespace: the queue
+    admits nothing until a selector is set."""
     queueing_strategy: Literal["StrictFIFO", "BestEffortFIFO"] = "BestEffortFIFO"
     """The article's strategy: a workload that does not fit does not block smaller ones behind it."""
     cohort_name: DnsSubdomain | None = None
@@ -269,15 +254,22 @@ class ClusterQueueConfig(ConfigModel):
     """Which workloads a pending workload may preempt; unset keeps Kueue's ``Never`` everywhere."""
     flavor_fungibility: FlavorFungibility | None = None
     """How Kueue moves on to the next flavor; unset keeps Kueue's defaults."""
-    resource_groups: list[ResourceGroup] = Field(min_length=1, max_length=16)
-    """The quota, per group of resources assigned together (1..16: the CRD's limits)."""
+    resource_groups: list[ResourceGroup] | None = Field(default=None, max_length=16)
+    """The quota, per group of resources assigned together (at most 16: the CRD's limit); unset gives the queue no
+    quota of its own (it can still borrow from its cohort)."""
     admission_checks_strategy: AdmissionChecksStrategy | None = None
-    """The AdmissionChecks (here: ProvisioningRequest gates) a workload passes before admission."""
+    """The AdmissionChecks (e.g. ProvisioningRequest gates) a workload passes before admission."""
+    stop_policy: StopPolicy | None = None
+    """``Hold`` or ``HoldAndDrain`` stops the queue; unset keeps Kueue's ``None`` (admitting)."""
+    fair_sharing: FairSharing | None = None
+    """The queue's weight in its cohort under fair sharing; needs ``kueue.fairSharing``."""
+    admission_scope: AdmissionScope | None = None
+    """Orders the queue's workloads by their LocalQueues' recent usage; needs ``kueue.admissionFairSharing``."""
 
     @model_validator(mode="before")
     @classmethod
     def _no_v1beta1_fields(cls, data: Any) -> Any:
-        return _refuse_v1beta1_keys(
+        return _v1beta1_keys(
             data,
             {
                 "cohort": "v1beta2 renamed it cohortName",
@@ -290,10 +282,12 @@ class ClusterQueueConfig(ConfigModel):
         """``validateResourceGroups`` in
         https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go: groups apart, limits
         only within a cohort, and ``validateLendingLimit`` there: a ``lendingLimit`` never above the ``nominalQuota`` it
-        lends from."""
-        require_groups_apart(self.resource_groups)
-        require_limits_within_a_cohort(self.resource_groups, "cohortName", self.cohort_name)
-        for g, group in enumerate(self.resource_groups):
+        lends from; then the webhook's totals."""
+        groups = self.resource_groups or []
+        require_groups_apart(groups)
+        require_limits_within_a_cohort(groups, "cohortName", self.cohort_name)
+        require_totals(groups)
+        for g, group in enumerate(groups):
             for f, flavor in enumerate(group.flavors):
                 for r, quota in enumerate(flavor.resources):
                     lending = quota.lending_limit
@@ -318,13 +312,13 @@ class ClusterQueueConfig(ConfigModel):
 
     @property
     def flavor_names(self) -> list[str]:
-        return [name for group in self.resource_groups for name in group.flavor_names]
+        return [name for group in self.resource_groups or [] for name in group.flavor_names]
 
     def covered_resources(self, flavors: list[str] | None) -> set[str]:
         """Resources of the groups holding ``flavors`` (every group when ``None``): what a check on them can see."""
         return {
             resource
-            for group in self.resource_groups
+            for group in self.resource_groups or []
             if flavors is None or any(name in flavors for name in group.flavor_names)
             for resource in group.covered_resources
         }
@@ -339,6 +333,12 @@ class LocalQueueConfig(ConfigModel):
     name: LocalQueueName
     """The LocalQueue's name: the value of the ``kueue.x-k8s.io/queue-name`` label on Jobs (so at most 63)."""
     namespace: DnsLabel
-    """The namespace it lives in: one of ``queues.namespaces``."""
+    """The namespace it lives in: one of ``queues.namespaces`` (created by the stack) or
+    ``queues.existingNamespaces``."""
     cluster_queue: DnsSubdomain
-    """The ClusterQueue it submits to: the ``name`` of one of ``queues.clusterQueues``."""
+    """The ClusterQueue it submits to: one of ``queues.clusterQueues`` or ``queues.external.clusterQueues``
+    (immutable once created: the CRD's CEL rule)."""
+    stop_policy: StopPolicy | None = None
+    """``Hold`` or ``HoldAndDrain`` stops the queue; unset keeps Kueue's ``None`` (admitting)."""
+    fair_sharing: FairSharing | None = None
+    """The queue's weight under admission fair sharing; needs ``kueue.admissionFairSharing``."""

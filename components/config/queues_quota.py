@@ -122,3 +122,24 @@ def require_limits_within_a_cohort(groups: list[ResourceGroup], parent_key: str,
                     if limit is not None:
                         key = key_path("resourceGroups", g, "flavors", f, "resources", r, field)
                         raise RuleViolation(key, limit, f"limits only apply within a cohort: set {parent_key}")
+
+
+TOTAL_FLAVORS, TOTAL_COVERED_RESOURCES, FLAVOR_RESOURCES_PER_GROUP = 256, 256, 512
+
+
+def require_totals(groups: list[ResourceGroup]) -> None:
+    """``validateTotalFlavors``, ``validateTotalCoveredResources`` and ``validateFlavorResourceCombinations`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go: a ClusterQueue holds at
+    most 256 flavors and 256 covered resources in all, and each group at most 512 flavor-resource quotas."""
+    flavors = sum(len(group.flavors) for group in groups)
+    if flavors > TOTAL_FLAVORS:
+        raise RuleViolation("resourceGroups", f"{flavors} flavors", f"at most {TOTAL_FLAVORS} across all groups")
+    resources = sum(len(group.covered_resources) for group in groups)
+    if resources > TOTAL_COVERED_RESOURCES:
+        allowed = f"at most {TOTAL_COVERED_RESOURCES} across all groups"
+        raise RuleViolation("resourceGroups", f"{resources} covered resources", allowed)
+    for g, group in enumerate(groups):
+        quotas = sum(len(flavor.resources) for flavor in group.flavors)
+        if quotas > FLAVOR_RESOURCES_PER_GROUP:
+            allowed = f"at most {FLAVOR_RESOURCES_PER_GROUP} per group"
+            raise RuleViolation(key_path("resourceGroups", g), f"{quotas} flavor-resource quotas", allowed)

@@ -8,9 +8,12 @@ The rules one Kueue object carries alone (its CRD's CEL rules and its webhook) l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from components.config.base import RuleViolation, key_path, require_unique
+from components.config.kube import NAMESPACE_NAME_LABEL
+from components.config.queues_checks import ProvisioningRequestSpec
 
 if TYPE_CHECKING:
     from components.config.queues import QueuesConfig
@@ -20,68 +23,165 @@ BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 
 
 def require_new_namespaces(queues: QueuesConfig) -> None:
-    """The stack creates the namespaces it lists, and deletes them on ``pulumi destroy``."""
+    """The stack creates the namespaces it lists, and deletes them on ``pulumi destroy``: never a built-in one."""
     for i, namespace in enumerate(queues.namespaces):
         if namespace in BUILTIN_NAMESPACES:
-            allowed = f"the stack creates (and on destroy deletes) its namespaces; not one of {BUILTIN_NAMESPACES}"
+            allowed = (
+                f"the stack creates (and on destroy deletes) its namespaces, never one of {BUILTIN_NAMESPACES}; "
+                "list a namespace that exists already under existingNamespaces"
+            )
             raise RuleViolation(key_path("namespaces", i), namespace, allowed)
+    for i, namespace in enumerate(queues.existing_namespaces):
+        if namespace in queues.namespaces:
+            allowed = "a namespace is either created by the stack (namespaces) or existing, not both"
+            raise RuleViolation(key_path("existingNamespaces", i), namespace, allowed)
 
 
 def require_unique_names(queues: QueuesConfig) -> None:
     """The API server's own rule: one object per kind and name (per namespace for a LocalQueue)."""
-    kinds: list[tuple[str, str, list[str], str]] = [
-        ("namespaces", "", queues.namespaces, "namespaces"),
-        ("resourceFlavors", "name", [f.name for f in queues.resource_flavors], "ResourceFlavor names"),
-        ("provisioningChecks", "name", [c.name for c in queues.provisioning_checks], "AdmissionCheck names"),
+    pairs = queues.provisioning_checks
+    kinds: list[tuple[list[str], list[str], str]] = [
+        (_keys("namespaces", queues.namespaces, ""), queues.namespaces, "namespaces"),
+        (_keys("existingNamespaces", queues.existing_namespaces, ""), queues.existing_namespaces, "namespaces"),
+        (_keys("topologies", queues.topologies), [t.name for t in queues.topologies], "Topology names"),
+        (_keys("resourceFlavors", queues.resource_flavors), [f.name for f in queues.resource_flavors], "flavor names"),
         (
-            "provisioningChecks",
-            "configName",
-            [c.config_name for c in queues.provisioning_checks],
+            _keys("workloadPriorityClasses", queues.workload_priority_classes),
+            [c.name for c in queues.workload_priority_classes],
+            "WorkloadPriorityClass names",
+        ),
+        (
+            _keys("provisioningChecks", pairs) + _keys("admissionChecks", queues.admission_checks),
+            [c.name for c in queues.all_admission_checks],
+            "AdmissionCheck names",
+        ),
+        (
+            _keys("provisioningChecks", pairs, "configName")
+            + _keys("provisioningRequestConfigs", queues.provisioning_request_configs),
+            [c.name for c in queues.all_provisioning_request_configs],
             "ProvisioningRequestConfig names",
         ),
-        ("cohorts", "name", [c.name for c in queues.cohorts], "Cohort names"),
-        ("clusterQueues", "name", [q.name for q in queues.cluster_queues], "ClusterQueue names"),
-        ("localQueues", "name", [f"{q.namespace}/{q.name}" for q in queues.local_queues], "LocalQueue names"),
+        (_keys("cohorts", queues.cohorts), [c.name for c in queues.cohorts], "Cohort names"),
+        (_keys("clusterQueues", queues.cluster_queues), [q.name for q in queues.cluster_queues], "ClusterQueue names"),
+        (
+            _keys("localQueues", queues.local_queues),
+            [f"{q.namespace}/{q.name}" for q in queues.local_queues],
+            "LocalQueue names",
+        ),
     ]
-    for section, field, names, what in kinds:
-        keys = [key_path(section, i, field) for i in range(len(names))]
+    for keys, names, what in kinds:
         require_unique(names, keys.__getitem__, what)
 
 
+def _keys(section: str, items: Sequence[object], field: str = "name") -> list[str]:
+    return [key_path(section, i, field) for i in range(len(items))]
+
+
+def _resolvable(created: list[str], section: str, external: list[str], external_key: str) -> tuple[list[str], str]:
+    """The names a reference may take, and how the error names where they come from."""
+    return [*created, *external], f"it must be one of {section} {created} or external.{external_key} {external}"
+
+
 def require_configured_flavors(queues: QueuesConfig) -> None:
-    """Every flavor a ClusterQueue or Cohort gives quota to is one of ``resourceFlavors``."""
-    flavors = [flavor.name for flavor in queues.resource_flavors]
+    """Every flavor a ClusterQueue or Cohort gives quota to is one of ``resourceFlavors`` or external."""
+    names, allowed = _resolvable(
+        [flavor.name for flavor in queues.resource_flavors],
+        "resourceFlavors",
+        queues.external.resource_flavors,
+        "resourceFlavors",
+    )
     owners = [("cohorts", i, c.resource_groups or []) for i, c in enumerate(queues.cohorts)]
-    owners += [("clusterQueues", i, q.resource_groups) for i, q in enumerate(queues.cluster_queues)]
+    owners += [("clusterQueues", i, q.resource_groups or []) for i, q in enumerate(queues.cluster_queues)]
     for section, i, groups in owners:
         for g, group in enumerate(groups):
             for f, flavor in enumerate(group.flavors):
-                if flavor.name not in flavors:
-                    key = key_path(section, i, "resourceGroups", g, "flavors", f, "name")
-                    raise RuleViolation(key, flavor.name, f"it must be one of resourceFlavors {flavors}")
+                if flavor.name not in names:
+                    raise RuleViolation(
+                        key_path(section, i, "resourceGroups", g, "flavors", f, "name"), flavor.name, allowed
+                    )
+
+
+def require_configured_topologies(queues: QueuesConfig) -> None:
+    """Every ``topologyName`` of a flavor is one of ``topologies`` or external."""
+    names, allowed = _resolvable(
+        [topology.name for topology in queues.topologies], "topologies", queues.external.topologies, "topologies"
+    )
+    for i, flavor in enumerate(queues.resource_flavors):
+        if flavor.topology_name is not None and flavor.topology_name not in names:
+            raise RuleViolation(key_path("resourceFlavors", i, "topologyName"), flavor.topology_name, allowed)
 
 
 def require_configured_checks(queues: QueuesConfig) -> None:
-    """Every AdmissionCheck a ClusterQueue requires is one of ``provisioningChecks``."""
-    checks = [check.name for check in queues.provisioning_checks]
+    """Every AdmissionCheck a ClusterQueue requires is created by the stack or external."""
+    names, allowed = _resolvable(
+        [check.name for check in queues.all_admission_checks],
+        "provisioningChecks/admissionChecks",
+        queues.external.admission_checks,
+        "admissionChecks",
+    )
     for i, queue in enumerate(queues.cluster_queues):
         strategy = queue.admission_checks_strategy
         for c, ref in enumerate(strategy.admission_checks if strategy else []):
-            if ref.name not in checks:
+            if ref.name not in names:
                 key = key_path("clusterQueues", i, "admissionChecksStrategy", "admissionChecks", c, "name")
-                raise RuleViolation(key, ref.name, f"it must be one of provisioningChecks {checks}")
+                raise RuleViolation(key, ref.name, allowed)
+
+
+def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
+    """Every AdmissionCheck whose parameters are a ProvisioningRequestConfig names one created here or external."""
+    names, allowed = _resolvable(
+        [config.name for config in queues.all_provisioning_request_configs],
+        "provisioningRequestConfigs",
+        queues.external.provisioning_request_configs,
+        "provisioningRequestConfigs",
+    )
+    for i, check in enumerate(queues.admission_checks):
+        parameters = check.parameters
+        if parameters is not None and parameters.is_provisioning_config and parameters.name not in names:
+            raise RuleViolation(key_path("admissionChecks", i, "parameters", "name"), parameters.name, allowed)
 
 
 def require_local_queue_targets(queues: QueuesConfig) -> None:
-    """Every LocalQueue points at one of ``clusterQueues`` and lives in one of ``namespaces``."""
-    cluster_queues = [queue.name for queue in queues.cluster_queues]
+    """Every LocalQueue points at a ClusterQueue of the stack or an external one, and lives in a namespace the stack
+    creates or one declared as existing."""
+    cluster_queues, allowed = _resolvable(
+        [queue.name for queue in queues.cluster_queues],
+        "clusterQueues",
+        queues.external.cluster_queues,
+        "clusterQueues",
+    )
     for i, local in enumerate(queues.local_queues):
         if local.cluster_queue not in cluster_queues:
-            key = key_path("localQueues", i, "clusterQueue")
-            raise RuleViolation(key, local.cluster_queue, f"it must be one of clusterQueues {cluster_queues}")
-        if local.namespace not in queues.namespaces:
-            key = key_path("localQueues", i, "namespace")
-            raise RuleViolation(key, local.namespace, f"it must be one of namespaces {queues.namespaces}")
+            raise RuleViolation(key_path("localQueues", i, "clusterQueue"), local.cluster_queue, allowed)
+        if local.namespace not in queues.all_namespaces:
+            allowed_ns = (
+                f"it must be one of namespaces {queues.namespaces} (created by the stack) or existingNamespaces "
+                f"{queues.existing_namespaces} (made elsewhere)"
+            )
+            raise RuleViolation(key_path("localQueues", i, "namespace"), local.namespace, allowed_ns)
+
+
+def require_local_queue_namespaces_selected(queues: QueuesConfig) -> None:
+    """A ClusterQueue admits workloads only from LocalQueues in namespaces its ``namespaceSelector`` selects; unset, it
+    selects none. Only decidable from the namespace name, so a selector on other labels is left to Kueue."""
+    by_name = {queue.name: (i, queue) for i, queue in enumerate(queues.cluster_queues)}
+    for n, local in enumerate(queues.local_queues):
+        if local.cluster_queue not in by_name:
+            continue
+        i, queue = by_name[local.cluster_queue]
+        selector = queue.namespace_selector
+        key = key_path("clusterQueues", i, "namespaceSelector")
+        if selector is None:
+            allowed = (
+                f"localQueues[{n}] ({local.namespace}/{local.name}) submits to it, but an unset namespaceSelector "
+                "selects no namespace; use {} for every namespace (or turn off lints.localQueueNamespaceSelected)"
+            )
+            raise RuleViolation(key, None, allowed)
+        if selector.decidable_by({NAMESPACE_NAME_LABEL}) and not selector.matches(
+            {NAMESPACE_NAME_LABEL: local.namespace}
+        ):
+            allowed = f"it must select namespace {local.namespace!r} of localQueues[{n}], which submits to it"
+            raise RuleViolation(key, selector.model_dump(by_alias=True, exclude_none=True), allowed)
 
 
 def require_cohort_tree(queues: QueuesConfig) -> None:
@@ -93,21 +193,40 @@ def require_cohort_tree(queues: QueuesConfig) -> None:
         seen, current = {cohort.name}, cohort.parent_name
         while current in parents:
             if current in seen:
-                raise RuleViolation(key_path("cohorts", i, "parentName"), cohort.parent_name, "cohorts form a tree")
+                allowed = "cohorts form a tree (or turn off lints.cohortTree)"
+                raise RuleViolation(key_path("cohorts", i, "parentName"), cohort.parent_name, allowed)
             seen.add(current)
             current = parents[current]
 
 
 def require_managed_resources_covered(queues: QueuesConfig) -> None:
-    """A managed resource no gated flavor covers never reaches a ProvisioningRequest: the gate would be a no-op."""
-    for c, check in enumerate(queues.provisioning_checks):
-        for queue in queues.cluster_queues:
-            strategy = queue.admission_checks_strategy
-            for ref in strategy.admission_checks if strategy else []:
-                if ref.name != check.name:
-                    continue
-                covered = queue.covered_resources(ref.on_flavors)
-                for r, resource in enumerate(check.managed_resources or []):
-                    if resource not in covered:
-                        allowed = f"ClusterQueue {queue.name!r} gates flavors covering only {sorted(covered)}"
-                        raise RuleViolation(key_path("provisioningChecks", c, "managedResources", r), resource, allowed)
+    """A managed resource no gated flavor covers never reaches a ProvisioningRequest: the gate would be a no-op. Checked
+    for every AdmissionCheck whose ProvisioningRequestConfig the stack creates."""
+    configs: dict[str, tuple[str, ProvisioningRequestSpec]] = {
+        check.name: (key_path("provisioningChecks", c), check) for c, check in enumerate(queues.provisioning_checks)
+    }
+    by_name = {
+        config.name: (key_path("provisioningRequestConfigs", c), config)
+        for c, config in enumerate(queues.provisioning_request_configs)
+    }
+    for check in queues.admission_checks:
+        if (
+            check.parameters is not None
+            and check.parameters.is_provisioning_config
+            and check.parameters.name in by_name
+        ):
+            configs[check.name] = by_name[check.parameters.name]
+    for queue in queues.cluster_queues:
+        strategy = queue.admission_checks_strategy
+        for ref in strategy.admission_checks if strategy else []:
+            if ref.name not in configs:
+                continue
+            key, config = configs[ref.name]
+            covered = queue.covered_resources(ref.on_flavors)
+            for r, resource in enumerate(config.managed_resources or []):
+                if resource not in covered:
+                    allowed = (
+                        f"ClusterQueue {queue.name!r} gates flavors covering only {sorted(covered)} "
+                        "(or turn off lints.managedResourcesCovered)"
+                    )
+                    raise RuleViolation(key_path(key, "managedResources", r), resource, allowed)

@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple
 import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config import environment_rules
+from components.config import environment_rules, kueue_rules
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -31,6 +31,7 @@ from components.config.base import (
 from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.gitops import GitOpsConfig
+from components.config.kube import NAMESPACE_NAME_LABEL
 from components.config.kueue import KueueConfig
 from components.config.queues import QueuesConfig
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
@@ -175,12 +176,30 @@ class StackConfig(ConfigModel):
         self.require_managed_local_queue_namespaces()
         return self
 
+    @model_validator(mode="after")
+    def _queue_settings_have_their_manager_settings(self) -> StackConfig:
+        if self.kueue_target is not None:
+            kueue_rules.require_manager_settings(self.kueue, self.queues)
+        return self
+
     def require_managed_local_queue_namespaces(self) -> None:
-        """Jobs in a namespace Kueue's webhook skips are never suspended, so their queue would admit nothing."""
+        """Jobs in a namespace Kueue's webhook skips are never suspended, so they bypass their queue (lint
+        ``queues.lints.managedNamespaces``). A namespace the stack creates carries the selector's ``matchLabels``;
+        of an existing one only the name is known, so a selector on other labels is left to the cluster."""
+        if not self.queues.lints.managed_namespaces:
+            return
+        selector = self.kueue.managed_jobs_namespace_selector
         for index, queue in enumerate(self.queues.local_queues):
-            if not self.kueue.manages_namespace(queue.namespace):
+            created = queue.namespace in self.queues.namespaces
+            if not created and not selector.decidable_by({NAMESPACE_NAME_LABEL}):
+                continue
+            labels = self.kueue.managed_namespace_labels if created else {}
+            if not self.kueue.manages_namespace(queue.namespace, labels):
                 key = key_path("queues", "localQueues", index, "namespace")
-                raise RuleViolation(key, queue.namespace, "kueue.managedJobsNamespaceSelector must select it")
+                allowed = (
+                    "kueue.managedJobsNamespaceSelector must select it (or turn off queues.lints.managedNamespaces)"
+                )
+                raise RuleViolation(key, queue.namespace, allowed)
 
     @model_validator(mode="after")
     def _smoke_job_targets_a_local_queue_and_pool(self) -> StackConfig:

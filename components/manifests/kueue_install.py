@@ -76,13 +76,23 @@ def chart_reference(args: KueueConfig) -> tuple[str, str | None]:
 
 def manager_config(args: KueueConfig) -> dict[str, Any]:
     """The complete manager Configuration; ``managedJobsNamespaceSelector`` is always present, because the chart only
-    gives its Job webhook a namespaceSelector when the key is there (``templates/webhook/manifests.yaml``)."""
+    gives its Job webhook a namespaceSelector when the key is there (``templates/webhook/manifests.yaml``); the fair
+    sharing and resource settings only when set, since their presence is what turns them on."""
     return {
         "apiVersion": MANAGER_CONFIG_API_VERSION,
         "kind": "Configuration",
         **_DEFAULT_MANAGER_CONFIG,
         "managedJobsNamespaceSelector": _dump(args.managed_jobs_namespace_selector),
         "integrations": {"frameworks": list(args.frameworks)},
+        **{
+            key: settings.model_dump(by_alias=True, exclude_none=True, mode="json")
+            for key, settings in (
+                ("fairSharing", args.fair_sharing),
+                ("admissionFairSharing", args.admission_fair_sharing),
+                ("resources", args.resources),
+            )
+            if settings is not None
+        },
     }
 
 

@@ -13,18 +13,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from components.config.queues import QueuesConfig
+from components.config.queues_checks import API_GROUP, AdmissionCheckConfig, ProvisioningRequestConfigConfig
 from components.config.queues_objects import (
-    PROVISIONING_CONTROLLER,
     ClusterQueueConfig,
     CohortConfig,
     LocalQueueConfig,
-    ProvisioningCheckConfig,
     ResourceFlavorConfig,
+    TopologyConfig,
+    WorkloadPriorityClassConfig,
 )
 from components.manifests.core import namespace
 
-API_GROUP = "kueue.x-k8s.io"
-"""The API group of every Kueue object."""
 API_VERSION = f"{API_GROUP}/v1beta2"
 """The storage version since Kueue 0.16; v1beta1 is deprecated and must not be mixed in."""
 
@@ -42,25 +41,31 @@ def _object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = 
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
 
 
+def topology(spec: TopologyConfig) -> Manifest:
+    return _object("Topology", spec.name, _fields(spec, exclude={"name"}))
+
+
 def resource_flavor(flavor: ResourceFlavorConfig) -> Manifest:
-    spec: dict[str, Any] = {}
+    """Empty node labels are left out, as in Kueue's own flavors (``nodeLabels`` is an atomic map)."""
+    spec = _fields(flavor, exclude={"name", "node_labels"})
     if flavor.node_labels:
-        spec["nodeLabels"] = dict(flavor.node_labels)
-    if flavor.node_taints is not None:
-        spec["nodeTaints"] = [_fields(taint) for taint in flavor.node_taints]
-    if flavor.tolerations is not None:
-        spec["tolerations"] = [_fields(toleration) for toleration in flavor.tolerations]
+        spec = {"nodeLabels": dict(flavor.node_labels), **spec}
     return _object("ResourceFlavor", flavor.name, spec)
 
 
-def provisioning_request_config(check: ProvisioningCheckConfig) -> Manifest:
-    spec = _fields(check, exclude={"name", "config_name"})
-    return _object("ProvisioningRequestConfig", check.config_name, spec)
+def workload_priority_class(spec: WorkloadPriorityClassConfig) -> Manifest:
+    """The one Kueue kind without a ``spec``: value and description sit at the top level."""
+    return {"apiVersion": API_VERSION, "kind": "WorkloadPriorityClass", "metadata": {"name": spec.name}} | _fields(
+        spec, exclude={"name"}
+    )
 
 
-def admission_check(check: ProvisioningCheckConfig) -> Manifest:
-    parameters = {"apiGroup": API_GROUP, "kind": "ProvisioningRequestConfig", "name": check.config_name}
-    return _object("AdmissionCheck", check.name, {"controllerName": PROVISIONING_CONTROLLER, "parameters": parameters})
+def provisioning_request_config(config: ProvisioningRequestConfigConfig) -> Manifest:
+    return _object("ProvisioningRequestConfig", config.name, _fields(config, exclude={"name"}))
+
+
+def admission_check(check: AdmissionCheckConfig) -> Manifest:
+    return _object("AdmissionCheck", check.name, _fields(check, exclude={"name"}))
 
 
 def cohort(spec: CohortConfig) -> Manifest:
@@ -68,12 +73,12 @@ def cohort(spec: CohortConfig) -> Manifest:
 
 
 def cluster_queue(queue: ClusterQueueConfig) -> Manifest:
-    """``namespaceSelector`` is always sent: ``{}`` admits every namespace, an absent selector would admit none."""
+    """``namespaceSelector: {}`` is sent as such (every namespace); only ``null`` leaves it out (no namespace)."""
     return _object("ClusterQueue", queue.name, _fields(queue, exclude={"name"}))
 
 
 def local_queue(queue: LocalQueueConfig) -> Manifest:
-    return _object("LocalQueue", queue.name, {"clusterQueue": queue.cluster_queue}, namespace=queue.namespace)
+    return _object("LocalQueue", queue.name, _fields(queue, exclude={"name", "namespace"}), namespace=queue.namespace)
 
 
 def references(manifest: Manifest) -> list[tuple[str, str]]:
@@ -84,8 +89,10 @@ def references(manifest: Manifest) -> list[tuple[str, str]]:
     """
     spec, kind = manifest.get("spec", {}), manifest["kind"]
     refs: list[tuple[str, str]] = []
-    if kind == "AdmissionCheck":
-        refs.append(("ProvisioningRequestConfig", spec["parameters"]["name"]))
+    if kind == "AdmissionCheck" and "parameters" in spec:
+        refs.append((spec["parameters"]["kind"], spec["parameters"]["name"]))
+    if kind == "ResourceFlavor" and "topologyName" in spec:
+        refs.append(("Topology", spec["topologyName"]))
     if kind in ("ClusterQueue", "Cohort"):
         groups = spec.get("resourceGroups", [])
         refs += [("ResourceFlavor", flavor["name"]) for group in groups for flavor in group["flavors"]]
@@ -109,13 +116,16 @@ def _parents_first(cohorts: list[CohortConfig]) -> list[CohortConfig]:
     return sorted(cohorts, key=lambda config: depth(config.name))
 
 
-def queue_manifests(args: QueuesConfig) -> list[Manifest]:
-    """Every object in apply order: what an object refers to comes before it."""
+def queue_manifests(args: QueuesConfig, namespace_labels: dict[str, str] | None = None) -> list[Manifest]:
+    """Every object in apply order: what an object refers to comes before it. The namespaces the stack creates carry
+    ``namespace_labels`` (what Kueue's managed-jobs selector selects them by)."""
     return [
-        *(namespace(name) for name in args.namespaces),
+        *(namespace(name, namespace_labels) for name in args.namespaces),
+        *(topology(spec) for spec in args.topologies),
         *(resource_flavor(flavor) for flavor in args.resource_flavors),
-        *(provisioning_request_config(check) for check in args.provisioning_checks),
-        *(admission_check(check) for check in args.provisioning_checks),
+        *(workload_priority_class(spec) for spec in args.workload_priority_classes),
+        *(provisioning_request_config(config) for config in args.all_provisioning_request_configs),
+        *(admission_check(check) for check in args.all_admission_checks),
         *(cohort(spec) for spec in _parents_first(args.cohorts)),
         *(cluster_queue(queue) for queue in args.cluster_queues),
         *(local_queue(queue) for queue in args.local_queues),

@@ -9,7 +9,7 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.queues import QueuesConfig
 from components.queues import KueueQueues
-from tests.support.queues import GENERAL
+from tests.support.queues import EVERY_KIND, GENERAL
 from tests.support.schemas import validate_core, validate_kueue
 from tests.support.seeds import KUEUE_SEED_OBJECTS
 from tools import mock_runtime
@@ -19,7 +19,7 @@ from tools.recording import Recording
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
 
-def record(config: QueuesConfig, *, gated: bool = True) -> Recording:
+def record(config: QueuesConfig, *, gated: bool = True, labels: dict[str, str] | None = None) -> Recording:
     """Register a provider, a stand-in readiness gate (unless not ``gated``) and the component; return the recording."""
 
     def program() -> None:
@@ -29,7 +29,7 @@ def record(config: QueuesConfig, *, gated: bool = True) -> Recording:
             metadata={"name": "kueue-ready", "namespace": "default"},
             opts=pulumi.ResourceOptions(provider=provider),
         )
-        KueueQueues("queues", config, gate if gated else None, opts=pulumi.ResourceOptions(provider=provider))
+        KueueQueues("queues", config, gate if gated else None, labels, opts=pulumi.ResourceOptions(provider=provider))
 
     return mock_runtime.run(program, {})
 
@@ -136,3 +136,22 @@ def test_on_a_cluster_kueue_already_serves_the_objects_wait_only_for_what_they_n
     assert not [obj.name for obj in kueue_objects(ungated) if ungated.depends_on(obj, gate)]
     local = ungated.one(f"{KUEUE_TYPE}LocalQueue")
     assert ungated.depends_on(local, ungated.one(f"{KUEUE_TYPE}ClusterQueue"))
+
+
+def test_created_namespaces_carry_the_given_labels_and_existing_ones_are_not_registered():
+    recording = record(QueuesConfig.model_validate(EVERY_KIND), labels={"kueue-managed": "true"})
+    namespaces = [r for r in recording.registrations if r.type == "kubernetes:core/v1:Namespace"]
+    assert sorted((r.inputs["metadata"] for r in namespaces), key=lambda m: m["name"]) == [
+        {"name": "team-a", "labels": {"kueue-managed": "true"}},
+        {"name": "team-b", "labels": {"kueue-managed": "true"}},
+    ]
+    org, gate = recording.named("queues-localqueue-default/org"), recording.named("kueue-ready")
+    assert list(org.dependencies) == [gate.urn], (
+        "external ClusterQueue and existing namespace: nothing else to wait for"
+    )
+    priority = recording.named("queues-workloadpriorityclass-high")
+    assert (priority.inputs["value"], priority.inputs["description"], "spec" in priority.inputs) == (
+        1000,
+        "production batch",
+        False,
+    )

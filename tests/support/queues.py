@@ -139,15 +139,96 @@ preemption, flavor fungibility, a namespace selector and several LocalQueues: ev
 
 DELETE = object()
 
+PROVISIONING_CONFIG_REF = {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "capacity-check"}
+EVERY_KIND: dict[str, Any] = {
+    **GENERAL,
+    "existingNamespaces": ["default"],
+    "topologies": [
+        {
+            "name": "gpu-topology",
+            "levels": [
+                {"nodeLabel": "cloud.example.com/topology-block"},
+                {"nodeLabel": "cloud.example.com/topology-rack"},
+                {"nodeLabel": "kubernetes.io/hostname"},
+            ],
+        }
+    ],
+    "resourceFlavors": [
+        *GENERAL["resourceFlavors"],
+        {"name": "tas-flavor", "nodeLabels": {"cloud.example.com/node-group": "tas"}, "topologyName": "gpu-topology"},
+    ],
+    "workloadPriorityClasses": [{"name": "high", "value": 1000, "description": "production batch"}],
+    "provisioningRequestConfigs": [
+        {
+            "name": "capacity-check",
+            "provisioningClassName": "check-capacity.autoscaling.x-k8s.io",
+            "managedResources": ["cpu"],
+            "podSetMergePolicy": "IdenticalWorkloadSchedulingRequirements",
+            "podSetUpdates": {
+                "nodeSelector": [{"key": "cloud.example.com/block", "valueFromProvisioningClassDetail": "block"}]
+            },
+            "retryStrategy": {"backoffBaseSeconds": 0},
+        }
+    ],
+    "admissionChecks": [
+        {
+            "name": "capacity",
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": PROVISIONING_CONFIG_REF,
+        },
+        {"name": "approval", "controllerName": "example.com/approval"},
+    ],
+    "external": {"resourceFlavors": ["shared-spot"], "admissionChecks": ["org-approval"], "clusterQueues": ["org-cq"]},
+    "cohorts": [GENERAL["cohorts"][0], {**GENERAL["cohorts"][1], "fairSharing": {"weight": "2"}}],
+    "clusterQueues": [
+        {**GENERAL["clusterQueues"][0], "fairSharing": {"weight": "1.5"}, "stopPolicy": "None"},
+        {**GENERAL["clusterQueues"][1], "admissionScope": {"admissionMode": "UsageBasedAdmissionFairSharing"}},
+        {
+            "name": "tas-cq",
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {"name": "tas-flavor", "resources": [{"name": "cpu", "nominalQuota": "8"}]},
+                        {"name": "shared-spot", "resources": [{"name": "cpu", "nominalQuota": "4"}]},
+                    ],
+                }
+            ],
+            "admissionChecksStrategy": {
+                "admissionChecks": [
+                    {"name": "capacity", "onFlavors": ["tas-flavor"]},
+                    {"name": "approval"},
+                    {"name": "org-approval"},
+                ]
+            },
+        },
+        {"name": "drained", "namespaceSelector": None, "stopPolicy": "HoldAndDrain"},
+    ],
+    "localQueues": [
+        *GENERAL["localQueues"],
+        {"name": "user-queue", "namespace": "default", "clusterQueue": "tas-cq", "stopPolicy": "Hold"},
+        {"name": "org", "namespace": "default", "clusterQueue": "org-cq"},
+        {"name": "fair", "namespace": "team-b", "clusterQueue": "team-b-cq", "fairSharing": {"weight": "2"}},
+    ],
+}
+""":data:`GENERAL` plus every kind and field it leaves out: a topology and a flavor using it, a priority class, a
+standalone ProvisioningRequestConfig with pod set updates, checks of any controller, external objects and an existing
+namespace, fair-sharing weights, an admission scope, stop policies, a queue without quota or namespace selector."""
+EVERY_KIND_MANAGER: dict[str, Any] = {"fairSharing": {}, "admissionFairSharing": {"usageHalfLifeTime": "168h"}}
+"""The ``kueue`` settings :data:`EVERY_KIND`'s fair-sharing fields need."""
+
 
 def edited(base: dict[str, Any], *changes: tuple[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``base`` with ``("clusterQueues.0.cohortName", value)`` changes applied (``DELETE`` removes)."""
+    """A deep copy of ``base`` with ``("clusterQueues.0.cohortName", value)`` changes applied (``DELETE`` removes; an
+    index one past the end appends)."""
     out = copy.deepcopy(base)
     for path, value in changes:
         *parents, last = [int(part) if part.isdigit() else part for part in path.split(".")]
         target = functools.reduce(operator.getitem, parents, out)
         if value is DELETE:
             del target[last]
+        elif isinstance(target, list) and last == len(target):
+            target.append(value)
         else:
             target[last] = value
     return out

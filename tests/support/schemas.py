@@ -1,11 +1,15 @@
 """Validate emitted objects against real schemas: Kueue CRDs from KUEUE_CRD_DIR, core kinds via kubernetes-validate.
 
+A Kueue object is checked as the API server checks it on create: CRD defaults applied, then the OpenAPI schema,
+then the CRD's CEL rules (tests.support.cel).
+
 The CRDs are read from the shared folder, never copied into the repository; tests that need them skip with the
 reason when the folder is absent.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -18,6 +22,7 @@ import pytest
 import yaml
 
 from tests.support import PROJECT_ROOT
+from tests.support.cel import Checked, check_rules
 
 KUEUE_CRD_DIR = Path(os.environ.get("KUEUE_CRD_DIR", PROJECT_ROOT.parent / "shared/schemas/kueue"))
 
@@ -31,7 +36,8 @@ def require_kueue_crds() -> Path:
 
 
 @functools.cache
-def _kueue_schemas() -> dict[tuple[str, str], dict[str, Any]]:
+def kueue_schemas() -> dict[tuple[str, str], dict[str, Any]]:
+    """Every served version of every Kueue CRD: its OpenAPI schema by (apiVersion, kind)."""
     schemas = {}
     for path in sorted(require_kueue_crds().glob("kueue.x-k8s.io_*.yaml")):
         crd = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 8x faster when built
@@ -41,12 +47,58 @@ def _kueue_schemas() -> dict[tuple[str, str], dict[str, Any]]:
     return schemas
 
 
-def validate_kueue(obj: dict[str, Any]) -> None:
-    """Raise if ``obj`` does not validate against the CRD schema of its apiVersion and kind."""
-    schema = _kueue_schemas().get((obj["apiVersion"], obj["kind"]))
+def _kueue_schema(obj: dict[str, Any]) -> dict[str, Any]:
+    schema = kueue_schemas().get((obj["apiVersion"], obj["kind"]))
     if schema is None:
         raise AssertionError(f"no Kueue CRD serves {obj['apiVersion']} {obj['kind']}")
-    jsonschema.validate(obj, _strict(schema))
+    return schema
+
+
+@functools.cache
+def _validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
+    """Built once per kind: checking the metaschema and tightening the schema cost more than validating an object."""
+    schema = _strict(kueue_schemas()[(api_version, kind)])
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema)
+
+
+def validate_kueue(obj: dict[str, Any]) -> Checked:
+    """Raise if ``obj``, CRD defaults applied, fails the OpenAPI schema or a CEL rule of its apiVersion and kind.
+
+    ``obj`` itself is not changed. Returns what the CEL check did (rules evaluated, transition rules skipped).
+    """
+    schema = _kueue_schema(obj)
+    defaulted = _default(copy.deepcopy(obj), schema)
+    error = jsonschema.exceptions.best_match(_validator(obj["apiVersion"], obj["kind"]).iter_errors(defaulted))
+    if error is not None:
+        raise error
+    return check_rules(defaulted, schema)
+
+
+def with_crd_defaults(obj: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``obj`` with its CRD's defaults filled in, as the API server stores it: compare objects with it
+    "CRD defaults aside"."""
+    return _default(copy.deepcopy(obj), _kueue_schema(obj))
+
+
+def _default(value: Any, schema: dict[str, Any]) -> Any:
+    """Kubernetes' structural defaulting, in place: an absent (or non-nullable null) property of a present object
+    takes its schema default, and defaulting goes on inside the defaults it put."""
+    properties, extra = schema.get("properties", {}), schema.get("additionalProperties")
+    if isinstance(value, dict):
+        for name, sub in properties.items():
+            missing = name not in value or (value[name] is None and not sub.get("nullable"))
+            if missing and "default" in sub:
+                value[name] = copy.deepcopy(sub["default"])
+        for name, item in value.items():
+            sub = properties.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                _default(item, sub)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            _default(item, schema["items"])
+    return value
 
 
 def _strict(schema: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import pytest
 from components.config.base import RuleViolation
 from components.config.queues import QueuesConfig
 from components.manifests.queues import queue_manifests, references
-from tests.support.queues import GENERAL, edited
+from tests.support.queues import EVERY_KIND, GENERAL, edited
 
 SUFFIX = "-pr7"
 
@@ -85,3 +85,37 @@ def test_a_name_without_room_for_the_suffix_is_named_by_its_key(change, key):
     with pytest.raises(RuleViolation) as caught:
         config.named_with(SUFFIX)
     assert caught.value.key == key
+
+
+def test_existing_namespaces_and_external_objects_keep_their_names():
+    """They are not the stack's: a suffix would point the stack's queues at objects that do not exist."""
+    config = QueuesConfig.model_validate(EVERY_KIND).named_with(SUFFIX)
+    manifests = queue_manifests(config)
+    created = {(m["kind"], m["metadata"]["name"]) for m in manifests}
+    external = {
+        ("ResourceFlavor", "shared-spot"),
+        ("AdmissionCheck", "org-approval"),
+        ("ClusterQueue", "org-cq"),
+        ("Namespace", "default"),
+    }
+    for manifest in manifests:
+        assert manifest["metadata"]["name"].endswith(SUFFIX), manifest["metadata"]
+        for ref in references(manifest):
+            assert ref in created | external or ref[0] == "Cohort", (manifest["metadata"]["name"], ref)
+    assert config.existing_namespaces == ["default"]
+    assert [(q.namespace, q.name, q.cluster_queue) for q in config.local_queues[3:5]] == [
+        ("default", f"user-queue{SUFFIX}", f"tas-cq{SUFFIX}"),
+        ("default", f"org{SUFFIX}", "org-cq"),
+    ]
+    tas = next(q for q in config.cluster_queues if q.name == f"tas-cq{SUFFIX}")
+    assert tas.flavor_names == [f"tas-flavor{SUFFIX}", "shared-spot"]
+    assert config.resource_flavors[-1].topology_name == f"gpu-topology{SUFFIX}"
+    [capacity, _] = config.admission_checks
+    assert capacity.parameters is not None and capacity.parameters.name == f"capacity-check{SUFFIX}"
+
+
+def test_the_renamed_kinds_pass_every_queue_rule_again():
+    renamed = QueuesConfig.model_validate(EVERY_KIND).named_with(SUFFIX)
+    again = QueuesConfig.model_validate(renamed.model_dump(by_alias=True, exclude_unset=True, mode="json"))
+    assert [c.name for c in again.workload_priority_classes] == [f"high{SUFFIX}"]
+    assert [c.name for c in again.provisioning_request_configs] == [f"capacity-check{SUFFIX}"]

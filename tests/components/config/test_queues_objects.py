@@ -12,6 +12,14 @@ from tests.support.queues import DELETE, GENERAL, edited, queues_error_keys
 CQ0_RG0 = "clusterQueues.0.resourceGroups.0"
 CQ0_CHECKS = "clusterQueues.0.admissionChecksStrategy.admissionChecks"
 NINE_LABELS = {f"label-{i}": "x" for i in range(9)}
+MANY_FLAVORS = [
+    {
+        "coveredResources": [f"r{g}"],
+        "flavors": [{"name": f"f{g}-{f}", "resources": [{"name": f"r{g}", "nominalQuota": 1}]} for f in range(64)],
+    }
+    for g in range(5)
+]
+"""5 groups of 64 flavors: each group within the CRD's limits, 320 flavors in all past the webhook's 256."""
 
 BROKEN: list[tuple[str, tuple[tuple[str, Any], ...], str]] = [
     # DNS-1123 names: subdomains for cluster-scoped objects, labels for config names.
@@ -24,7 +32,18 @@ BROKEN: list[tuple[str, tuple[tuple[str, Any], ...], str]] = [
      "clusterQueues[0].admissionChecksStrategy.admissionChecks[1].name"),
     ("onFlavors outside the queue", ((f"{CQ0_CHECKS}.0.onFlavors", ["scalepool", "spot"]),),
      "clusterQueues[0].admissionChecksStrategy.admissionChecks[0].onFlavors[1]"),
-    ("no resource group", (("clusterQueues.1.resourceGroups", []),), "clusterQueues[1].resourceGroups"),
+    ("onFlavors repeated", ((f"{CQ0_CHECKS}.0.onFlavors", ["scalepool", "scalepool"]),),
+     "clusterQueues[0].admissionChecksStrategy.admissionChecks[0].onFlavors[1]"),
+    ("taints with one key and effect", (("resourceFlavors.1.nodeTaints.1",
+                                          {"key": "nvidia.com/gpu", "value": "other", "effect": "NoSchedule"}),),
+     "resourceFlavors[1].nodeTaints[1]"),
+    ("topology without node labels", (("resourceFlavors.0.nodeLabels", {}), ("resourceFlavors.0.topologyName", "t")),
+     "resourceFlavors[0].nodeLabels"),
+    ("weight collapsing to zero", (("clusterQueues.0.fairSharing", {"weight": "1n"}),),
+     "clusterQueues[0].fairSharing.weight"),
+    ("negative weight", (("cohorts.1.fairSharing", {"weight": "-1"}),), "cohorts[1].fairSharing.weight"),
+    ("stop policy", (("localQueues.0.stopPolicy", "Stop"),), "localQueues[0].stopPolicy"),
+    ("257 flavors", (("clusterQueues.1.resourceGroups", MANY_FLAVORS),), "clusterQueues[1].resourceGroups"),
     # A ClusterQueue lends only within its cohort, never more than its nominal quota.
     ("lending without cohort", (("clusterQueues.0.cohortName", DELETE),),
      "clusterQueues[0].resourceGroups[0].flavors[0].resources[0].lendingLimit"),
@@ -82,6 +101,13 @@ def test_broken_rule_names_the_exact_key(changes, key):
         pytest.param(((f"{CQ0_CHECKS}.0.onFlavors", DELETE),), id="check on every flavor"),
         pytest.param((("resourceFlavors.1.tolerations.0", {"operator": "Exists"}),), id="toleration for every taint"),
         pytest.param((("resourceFlavors.0.nodeLabels", {}),), id="flavor without labels"),
+        pytest.param((("clusterQueues.1.resourceGroups", DELETE), ("clusterQueues.1.admissionChecksStrategy", DELETE)),
+                     id="no resource group (quota borrowed only)"),
+        pytest.param((("clusterQueues.1.resourceGroups", []), ("clusterQueues.1.admissionChecksStrategy", DELETE)),
+                     id="empty resource groups"),
+        pytest.param((("clusterQueues.0.fairSharing", {"weight": "0"}),), id="weight zero"),
+        pytest.param((("resourceFlavors.1.nodeTaints.1", {"key": "nvidia.com/gpu", "effect": "NoExecute"}),),
+                     id="one key, two effects"),
         pytest.param((("clusterQueues.1.namespaceSelector.matchExpressions.0",
                        {"key": "team", "operator": "Exists"}),), id="Exists without values"),
         pytest.param((("clusterQueues.0.preemption.borrowWithinCohort.policy", "Never"),

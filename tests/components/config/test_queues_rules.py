@@ -10,6 +10,8 @@ from components.config.queues import QueuesConfig
 from tests.support.queues import DELETE, GENERAL, edited, queues_error_keys
 
 CQ0_CHECKS = "clusterQueues.0.admissionChecksStrategy.admissionChecks"
+NAME = "kubernetes.io/metadata.name"
+PRC_REF = {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "elsewhere"}
 
 BROKEN: list[tuple[str, tuple[tuple[str, Any], ...], str]] = [
     ("builtin namespace", (("namespaces.1", "kube-system"),), "namespaces[1]"),
@@ -31,6 +33,19 @@ BROKEN: list[tuple[str, tuple[tuple[str, Any], ...], str]] = [
      "clusterQueues[1].admissionChecksStrategy.admissionChecks[0].name"),
     ("unknown cluster queue", (("localQueues.2.clusterQueue", "team-c-cq"),), "localQueues[2].clusterQueue"),
     ("namespace not created", (("localQueues.2.namespace", "team-c"),), "localQueues[2].namespace"),
+    ("namespace both created and existing", (("existingNamespaces", ["default", "team-a"]),), "existingNamespaces[1]"),
+    ("unknown topology", (("resourceFlavors.0.topologyName", "default"),), "resourceFlavors[0].topologyName"),
+    ("unknown config of a check", (("admissionChecks", [{"name": "c", "controllerName": "x", "parameters": PRC_REF}]),),
+     "admissionChecks[0].parameters.name"),
+    ("check name used twice across kinds", (("admissionChecks", [{"name": "cpu-provisioning",
+                                                                   "controllerName": "x"}]),),
+     "admissionChecks[0].name"),
+    ("config name used twice across kinds", (("provisioningRequestConfigs", [{"name": "gpu-provreq-config"}]),),
+     "provisioningRequestConfigs[0].name"),
+    # Lints: Kueue accepts these, and then admits nothing.
+    ("selector unset", (("clusterQueues.1.namespaceSelector", None),), "clusterQueues[1].namespaceSelector"),
+    ("selector skips the namespace", (("clusterQueues.0.namespaceSelector", {"matchLabels": {NAME: "team-b"}}),),
+     "clusterQueues[0].namespaceSelector"),
     ("cohort cycle", (("cohorts.0.parentName", "shared-cohort"),), "cohorts[0].parentName"),
     # A provisioning check must see the resources it manages.
     ("managed resource not on the gated flavor", ((f"{CQ0_CHECKS}.0.onFlavors", ["gpu-a100"]),),
@@ -61,6 +76,47 @@ def test_broken_rule_names_the_exact_key(changes, key):
 )  # fmt: skip
 def test_good_variants_pass(changes):
     QueuesConfig.model_validate(edited(GENERAL, *changes))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        pytest.param((("existingNamespaces", ["default"]), ("localQueues.2.namespace", "default")),
+                     id="local queue in an existing namespace"),
+        pytest.param((("external", {"resourceFlavors": ["spot"]}),
+                      ("clusterQueues.1.resourceGroups.0.flavors.0.name", "spot")), id="external flavor"),
+        pytest.param((("external", {"admissionChecks": ["org-approval"]}),
+                      ("clusterQueues.1.admissionChecksStrategy.admissionChecks.0.name", "org-approval")),
+                     id="external check"),
+        pytest.param((("external", {"clusterQueues": ["org-cq"]}), ("localQueues.2.clusterQueue", "org-cq")),
+                     id="external cluster queue"),
+        pytest.param((("external", {"provisioningRequestConfigs": ["elsewhere"]}),
+                      ("admissionChecks", [{"name": "c", "controllerName": "x", "parameters": PRC_REF}])),
+                     id="check on an external config"),
+        pytest.param((("external", {"topologies": ["default"]}), ("resourceFlavors.0.topologyName", "default")),
+                     id="external topology"),
+        pytest.param((("cohorts.0.parentName", "shared-cohort"), ("lints", {"cohortTree": False})),
+                     id="cycle with its lint off"),
+        pytest.param((("clusterQueues.1.namespaceSelector", None), ("lints", {"localQueueNamespaceSelected": False})),
+                     id="unset selector with its lint off"),
+        pytest.param((("provisioningChecks.1.managedResources", ["memory"]),
+                      ("lints", {"managedResourcesCovered": False})), id="uncovered resource with its lint off"),
+    ],
+)  # fmt: skip
+def test_what_kueue_accepts_is_accepted_once_declared(changes):
+    QueuesConfig.model_validate(edited(GENERAL, *changes))
+
+
+def test_a_check_on_a_config_of_the_stack_is_held_to_its_managed_resources():
+    check = {"name": "capacity", "controllerName": "kueue.x-k8s.io/provisioning-request", "parameters": {
+        **PRC_REF, "name": "capacity"}}  # fmt: skip
+    queues = edited(
+        GENERAL,
+        ("provisioningRequestConfigs", [{"name": "capacity", "managedResources": ["nvidia.com/gpu"]}]),
+        ("admissionChecks", [check]),
+        ("clusterQueues.1.admissionChecksStrategy.admissionChecks.0.name", "capacity"),
+    )
+    assert queues_error_keys(queues) == ["queues.provisioningRequestConfigs[0].managedResources[0]"]
 
 
 def test_a_duplicate_says_which_names_must_be_unique():

@@ -88,6 +88,26 @@ def test_overrides_reach_the_values():
     assert "nodeSelector" not in gate_job(config=config)["spec"]["template"]["spec"]
 
 
+def test_fair_sharing_and_resource_settings_go_into_the_manager_config_only_when_set():
+    """Their presence is what turns each on in Kueue's v1beta2 Configuration (there is no ``enable`` field)."""
+    assert not {"fairSharing", "admissionFairSharing", "resources"} & set(kueue_install.manager_config(DEFAULT))
+    config = KueueConfig.model_validate(
+        {
+            "fairSharing": {},
+            "admissionFairSharing": {"usageHalfLifeTime": "168h", "resourceWeights": {"cpu": 2.0}},
+            "resources": {"transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": 1}}]},
+        }
+    )
+    manager = kueue_install.manager_config(config)
+    assert manager["fairSharing"] == {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
+    assert manager["admissionFairSharing"] == {"usageHalfLifeTime": "168h", "resourceWeights": {"cpu": 2.0}}
+    assert manager["resources"] == {
+        "transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": "1"}}]
+    }
+    values = kueue_install.chart_values(config)["managerConfig"]["controllerManagerConfigYaml"]
+    assert yaml.safe_load(values) == manager
+
+
 def test_namespace_is_valid():
     validate_core(kueue_install.kueue_namespace(DEFAULT), "1.33")
 

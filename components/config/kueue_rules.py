@@ -1,0 +1,80 @@
+"""Queue settings that only work with a Kueue manager setting or feature gate, checked across the two sections.
+
+Kueue accepts each of these queue objects without the manager setting and then silently ignores the field (a
+fair-sharing weight, an admission scope) or never schedules by it (a topology), so the mistake would only show as
+workloads admitted in the wrong order or place. With ``kueue.install: false`` the manager's settings are not the
+stack's to know, and nothing is checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pydantic import BaseModel
+
+from components.config.base import RuleViolation, key_path
+from components.config.kueue import KueueConfig
+from components.config.queues import QueuesConfig
+from components.config.queues_objects import FairSharing
+
+FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/"
+ADMISSION_FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/admission_fair_sharing/"
+TOPOLOGY_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/"
+
+
+def require_manager_settings(kueue: KueueConfig, queues: QueuesConfig) -> None:
+    """Raise :class:`RuleViolation` at the first queue key whose manager setting is missing, naming both keys."""
+    if not kueue.install:
+        return
+    weights = list(_fair_sharing_weights(queues))
+    if weights and kueue.fair_sharing is None:
+        key, value = weights[0]
+        raise RuleViolation(
+            key, value, f"it needs kueue.fairSharing, which turns fair sharing on ({FAIR_SHARING_DOCS})"
+        )
+    scopes = list(_admission_fair_sharing_keys(queues))
+    if scopes and kueue.admission_fair_sharing is None:
+        key, value = scopes[0]
+        needs = f"it needs kueue.admissionFairSharing, which turns it on ({ADMISSION_FAIR_SHARING_DOCS})"
+        raise RuleViolation(key, value, needs)
+    _require_gate(kueue, "AdmissionFairSharing", scopes, ADMISSION_FAIR_SHARING_DOCS)
+    _require_gate(kueue, "TopologyAwareScheduling", list(_topology_keys(queues)), TOPOLOGY_DOCS)
+
+
+def _require_gate(kueue: KueueConfig, gate: str, uses: list[tuple[str, object]], docs: str) -> None:
+    """Both gates are beta and on by default in Kueue 0.17; only an explicit ``false`` turns them off."""
+    if uses and kueue.feature_gates.get(gate) is False:
+        key, value = uses[0]
+        raise RuleViolation(key, value, f"it needs kueue.featureGates.{gate}, which is set false ({docs})")
+
+
+def _dump(model: BaseModel) -> object:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _fair_sharing_weights(queues: QueuesConfig) -> Iterator[tuple[str, object]]:
+    owners: list[tuple[str, int, FairSharing | None]] = [
+        *(("cohorts", i, cohort.fair_sharing) for i, cohort in enumerate(queues.cohorts)),
+        *(("clusterQueues", i, queue.fair_sharing) for i, queue in enumerate(queues.cluster_queues)),
+    ]
+    for section, i, fair_sharing in owners:
+        if fair_sharing is not None:
+            yield key_path("queues", section, i, "fairSharing"), _dump(fair_sharing)
+
+
+def _admission_fair_sharing_keys(queues: QueuesConfig) -> Iterator[tuple[str, object]]:
+    for i, queue in enumerate(queues.cluster_queues):
+        scope = queue.admission_scope
+        if scope is not None and scope.admission_mode == "UsageBasedAdmissionFairSharing":
+            yield key_path("queues", "clusterQueues", i, "admissionScope"), _dump(scope)
+    for i, local in enumerate(queues.local_queues):
+        if local.fair_sharing is not None:
+            yield key_path("queues", "localQueues", i, "fairSharing"), _dump(local.fair_sharing)
+
+
+def _topology_keys(queues: QueuesConfig) -> Iterator[tuple[str, object]]:
+    for i, topology in enumerate(queues.topologies):
+        yield key_path("queues", "topologies", i, "name"), topology.name
+    for i, flavor in enumerate(queues.resource_flavors):
+        if flavor.topology_name is not None:
+            yield key_path("queues", "resourceFlavors", i, "topologyName"), flavor.topology_name
