@@ -15,7 +15,7 @@ SOURCES = sorted(
     p for d in ("components", "tools") for p in (PROJECT_ROOT / d).rglob("*.py") if p.name != "__init__.py"
 )
 PYTHON = sorted(p for d in ("components", "tools", "tests") for p in (PROJECT_ROOT / d).rglob("*.py"))
-ORACLES = {PROJECT_ROOT / "tests/support/seeds.py"}
+ORACLES = {PROJECT_ROOT / "tests/support/seeds.py", PROJECT_ROOT / "tests/support/kueue_examples.py"}
 """The vendors' example objects typed in as test oracles: data, not code."""
 
 

@@ -25,7 +25,14 @@ from components.config.kube import (
     Toleration,
     quantity_value,
 )
-from components.config.kueue_manager import AdmissionFairSharingSettings, FairSharingSettings, ResourcesSettings
+from components.config.kueue_manager import (
+    AdmissionFairSharingSettings,
+    FairSharingSettings,
+    MetricsSettings,
+    ObjectRetentionPolicies,
+    ResourcesSettings,
+    WaitForPodsReadySettings,
+)
 from components.config.registries import PinnedImage, Source
 
 
@@ -145,6 +152,8 @@ def _default_managed_jobs_namespace_selector() -> LabelSelector:
     )
 
 
+CUSTOM_LABELS = "CustomMetricLabels"
+
 SHARED_KUEUE_KEYS = ("install", "namespace", "managed_jobs_namespace_selector")
 """The keys that still mean something with ``install: false``: where the cluster's Kueue runs, and which namespaces
 its Job webhook manages."""
@@ -204,6 +213,14 @@ class KueueConfig(ConfigModel):
     resources: ResourcesSettings | None = None
     """Which requested resources count against quota and how they are transformed first (``resources`` of the
     manager Configuration)."""
+    wait_for_pods_ready: WaitForPodsReadySettings | None = None
+    """Evict admitted workloads whose pods are not ready in time (``waitForPodsReady`` of the manager
+    Configuration). Unset leaves it off."""
+    object_retention_policies: ObjectRetentionPolicies | None = None
+    """When Kueue deletes finished or deactivated Workloads (``objectRetentionPolicies`` of the manager
+    Configuration). Unset keeps them."""
+    metrics: MetricsSettings | None = None
+    """Custom labels on Kueue's queue metrics (``metrics.customLabels`` of the manager Configuration)."""
     managed_jobs_namespace_selector: LabelSelector = Field(default_factory=_default_managed_jobs_namespace_selector)
     """Namespaces whose Jobs Kueue manages (``managedJobsNamespaceSelector`` of the manager Configuration). Always
     written to the manager config: only then does the chart give Kueue's ``failurePolicy: Fail`` Job
@@ -254,6 +271,9 @@ class KueueConfig(ConfigModel):
                 raise RuleViolation(key_path("frameworks", index), framework, allowed)
         require_unique(self.frameworks, lambda index: key_path("frameworks", index), "frameworks")
         kueue_gates.require_valid(self.feature_gates)
+        if self.metrics and self.metrics.custom_labels and not kueue_gates.effective(self.feature_gates)[CUSTOM_LABELS]:
+            allowed = f"Kueue ignores it unless featureGates.{CUSTOM_LABELS} is true"
+            raise RuleViolation("metrics.customLabels", [label.name for label in self.metrics.custom_labels], allowed)
         return self
 
     @model_validator(mode="after")

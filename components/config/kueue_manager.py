@@ -14,8 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from components.config.base import ConfigModel, RuleViolation, key_path, matching, require_unique
-from components.config.kube import Quantity
+from components.config.base import ConfigModel, Int32, RuleViolation, key_path, matching, require_unique
+from components.config.kube import QUALIFIED_NAME_RULE, LabelKey, Quantity, is_qualified_name
 from components.config.queues_quota import ResourceName
 
 PreemptionStrategy = Literal["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
@@ -128,4 +128,96 @@ class ResourcesSettings(ConfigModel):
         """``validateResourceTransformations`` in the manager's config validation."""
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
+        return self
+
+
+class RequeuingStrategy(ConfigModel):
+    """When and how often Kueue requeues a workload evicted for not getting its pods ready in time."""
+
+    timestamp: Literal["Eviction", "Creation"] | None = None
+    """Which time orders the requeued workload in its queue (Kueue's default ``Eviction``)."""
+    backoff_limit_count: Int32 | None = Field(default=None, ge=0)
+    """Requeues before Kueue deactivates the workload; unset requeues forever."""
+    backoff_base_seconds: Int32 | None = Field(default=None, ge=0)
+    """The first requeue's delay, doubled each time (Kueue's default 60)."""
+    backoff_max_seconds: Int32 | None = Field(default=None, ge=0)
+    """The longest delay between requeues (Kueue's default 3600)."""
+
+
+class WaitForPodsReadySettings(ConfigModel):
+    """Evict (and requeue) an admitted workload whose pods are not all ready in time, so a half-scheduled job does
+    not hold quota (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_wait_for_pods_ready/). Setting it turns it on:
+    v1beta2 has no ``enable``."""
+
+    timeout: GoDuration
+    """How long after admission the pods may take to become ready; above 0."""
+    block_admission: bool | None = None
+    """Admit nothing else until the workload's pods are ready (Kueue's default false)."""
+    recovery_timeout: GoDuration | None = None
+    """How long pods that were ready may stay not ready before eviction (Kueue's default: ``timeout``; 0s turns it
+    off)."""
+    requeuing_strategy: RequeuingStrategy | None = None
+    """How evicted workloads are requeued."""
+
+    @model_validator(mode="after")
+    def _timeout_set(self) -> WaitForPodsReadySettings:
+        """``validateWaitForPodsReady`` in the manager's config validation: "timeout: Required value"."""
+        if duration_seconds(self.timeout) <= 0:
+            raise RuleViolation("timeout", self.timeout, "it must be greater than 0")
+        return self
+
+
+class WorkloadRetention(ConfigModel):
+    """How long Kueue keeps Workload objects it is done with."""
+
+    after_finished: GoDuration | None = None
+    """Delete a finished Workload this long after it finished; unset keeps it."""
+    after_deactivated_by_kueue: GoDuration | None = None
+    """Delete the Job of a Workload Kueue deactivated this long after; unset keeps it."""
+
+
+class ObjectRetentionPolicies(ConfigModel):
+    """What Kueue garbage-collects (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_object_retention_policy/)."""
+
+    workloads: WorkloadRetention | None = None
+    """Retention of Workloads."""
+
+
+class CustomMetricLabel(ConfigModel):
+    """A Prometheus label ``custom_<name>`` on Kueue's queue metrics, its value read from a label or annotation of the
+    ClusterQueue, LocalQueue or Cohort
+    (https://kueue.sigs.k8s.io/docs/tasks/manage/observability/configure_custom_metric_labels/)."""
+
+    name: Annotated[
+        str, matching(r"[a-zA-Z][a-zA-Z0-9_]*", "a Prometheus label name: a letter, then letters, digits, _")
+    ]
+    """The label's name after ``custom_``; also the object label read when no source key is given."""
+    source_label_key: LabelKey | None = None
+    """The object label to read instead of ``name``."""
+    source_annotation_key: LabelKey | None = None
+    """The object annotation to read instead; not with ``sourceLabelKey``."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CustomMetricLabel:
+        """``validateCustomLabels`` in the manager's config validation."""
+        if self.source_label_key is not None and self.source_annotation_key is not None:
+            allowed = "sourceLabelKey and sourceAnnotationKey are mutually exclusive"
+            raise RuleViolation("sourceAnnotationKey", self.source_annotation_key, allowed)
+        if self.source_label_key is None and self.source_annotation_key is None and not is_qualified_name(self.name):
+            raise RuleViolation(
+                "name", self.name, f"without a source key it is read as a label key: {QUALIFIED_NAME_RULE}"
+            )
+        return self
+
+
+class MetricsSettings(ConfigModel):
+    """Custom labels on Kueue's metrics; the rest of the manager's ``metrics`` stays the chart's."""
+
+    custom_labels: list[CustomMetricLabel] = Field(default_factory=list)
+    """The labels, each name once; they need ``featureGates.CustomMetricLabels: true``."""
+
+    @model_validator(mode="after")
+    def _each_name_once(self) -> MetricsSettings:
+        names = [label.name for label in self.custom_labels]
+        require_unique(names, lambda i: key_path("customLabels", i, "name"), "custom label names")
         return self

@@ -68,6 +68,13 @@ def _v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
     return refuse_renamed_keys(data, {old: f"it is a Kueue v1beta1 field; {hint}" for old, hint in renamed.items()})
 
 
+class Labelled(ConfigModel):
+    """A queue object that may carry labels: what Kueue's custom metric labels read, and what policy tools select."""
+
+    labels: Labels | None = None
+    """Labels on the object's metadata."""
+
+
 class FairSharing(ConfigModel):
     """A queue's or cohort's share under fair sharing: the weight it competes for unused quota with.
 
@@ -209,7 +216,7 @@ class AdmissionChecksStrategy(ConfigModel):
         return self
 
 
-class CohortConfig(ConfigModel):
+class CohortConfig(Labelled):
     """An explicit Cohort: a parent for cohort trees, or quota that the ClusterQueues in it share.
 
     https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-CohortSpec
@@ -233,7 +240,7 @@ class CohortConfig(ConfigModel):
         return self
 
 
-class ClusterQueueConfig(ConfigModel):
+class ClusterQueueConfig(Labelled):
     """A ClusterQueue: the quota per flavor and the admission checks every admitted workload passes first.
 
     https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-ClusterQueueSpec
@@ -324,7 +331,7 @@ class ClusterQueueConfig(ConfigModel):
         }
 
 
-class LocalQueueConfig(ConfigModel):
+class LocalQueueConfig(Labelled):
     """A LocalQueue: the namespaced name Jobs put in their ``kueue.x-k8s.io/queue-name`` label.
 
     https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-LocalQueueSpec

@@ -90,9 +90,13 @@ def manager_config(args: KueueConfig) -> dict[str, Any]:
                 ("fairSharing", args.fair_sharing),
                 ("admissionFairSharing", args.admission_fair_sharing),
                 ("resources", args.resources),
+                ("waitForPodsReady", args.wait_for_pods_ready),
+                ("objectRetentionPolicies", args.object_retention_policies),
             )
             if settings is not None
         },
+        "metrics": _DEFAULT_MANAGER_CONFIG["metrics"]
+        | (args.metrics.model_dump(by_alias=True, exclude_none=True, mode="json") if args.metrics else {}),
     }
 
 

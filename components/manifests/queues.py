@@ -32,13 +32,20 @@ Manifest = dict[str, Any]
 
 
 def _fields(model: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
-    """A config model whose keys already mirror Kueue's field names, without the unset ones."""
-    return model.model_dump(by_alias=True, exclude_none=True, exclude=exclude, mode="json")
+    """A config model whose keys already mirror Kueue's field names, without the unset ones and the metadata."""
+    return model.model_dump(by_alias=True, exclude_none=True, exclude={*(exclude or ()), "labels"}, mode="json")
 
 
-def _object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> Manifest:
-    metadata = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
-    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
+def _object(
+    kind: str, name: str, spec: dict[str, Any], namespace: str | None = None, labels: dict[str, str] | None = None
+) -> Manifest:
+    """An empty ``spec`` is left out, as Kueue's own examples leave out an empty ResourceFlavor's or Cohort's."""
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    if labels:
+        metadata["labels"] = dict(labels)
+    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata} | ({"spec": spec} if spec else {})
 
 
 def topology(spec: TopologyConfig) -> Manifest:
@@ -69,16 +76,17 @@ def admission_check(check: AdmissionCheckConfig) -> Manifest:
 
 
 def cohort(spec: CohortConfig) -> Manifest:
-    return _object("Cohort", spec.name, _fields(spec, exclude={"name"}))
+    return _object("Cohort", spec.name, _fields(spec, exclude={"name"}), labels=spec.labels)
 
 
 def cluster_queue(queue: ClusterQueueConfig) -> Manifest:
     """``namespaceSelector: {}`` is sent as such (every namespace); only ``null`` leaves it out (no namespace)."""
-    return _object("ClusterQueue", queue.name, _fields(queue, exclude={"name"}))
+    return _object("ClusterQueue", queue.name, _fields(queue, exclude={"name"}), labels=queue.labels)
 
 
 def local_queue(queue: LocalQueueConfig) -> Manifest:
-    return _object("LocalQueue", queue.name, _fields(queue, exclude={"name", "namespace"}), namespace=queue.namespace)
+    spec = _fields(queue, exclude={"name", "namespace"})
+    return _object("LocalQueue", queue.name, spec, namespace=queue.namespace, labels=queue.labels)
 
 
 def references(manifest: Manifest) -> list[tuple[str, str]]:

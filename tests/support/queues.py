@@ -185,6 +185,7 @@ EVERY_KIND: dict[str, Any] = {
         {**GENERAL["clusterQueues"][1], "admissionScope": {"admissionMode": "UsageBasedAdmissionFairSharing"}},
         {
             "name": "tas-cq",
+            "labels": {"team": "platform"},
             "resourceGroups": [
                 {
                     "coveredResources": ["cpu"],

@@ -13,6 +13,7 @@ import copy
 import functools
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,9 @@ def validate_kueue(obj: dict[str, Any]) -> Checked:
     error = jsonschema.exceptions.best_match(_validator(obj["apiVersion"], obj["kind"]).iter_errors(defaulted))
     if error is not None:
         raise error
+    duplicates = list(_duplicate_map_keys(defaulted, schema))
+    if duplicates:
+        raise AssertionError("; ".join(duplicates))
     return check_rules(defaulted, schema)
 
 
@@ -101,8 +105,35 @@ def _default(value: Any, schema: dict[str, Any]) -> Any:
     return value
 
 
+INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+
+
+def _duplicate_map_keys(value: Any, schema: dict[str, Any], path: str = "") -> Iterator[str]:
+    """Where a list of ``x-kubernetes-list-type: map`` repeats its keys, which the API server refuses ("Duplicate
+    value") and JSON Schema cannot say."""
+    if isinstance(value, list):
+        keys = schema.get("x-kubernetes-list-map-keys") if schema.get("x-kubernetes-list-type") == "map" else None
+        seen: set[tuple[Any, ...]] = set()
+        for i, item in enumerate(value):
+            if keys and isinstance(item, dict):
+                key = tuple(item.get(k) for k in keys)
+                if key in seen:
+                    yield f"{path}[{i}]: Duplicate value: {dict(zip(keys, key, strict=True))}"
+                seen.add(key)
+            if isinstance(schema.get("items"), dict):
+                yield from _duplicate_map_keys(item, schema["items"], f"{path}[{i}]")
+    elif isinstance(value, dict):
+        properties, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        for name, item in value.items():
+            sub = properties.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                yield from _duplicate_map_keys(item, sub, f"{path}.{name}" if path else name)
+
+
 def _strict(schema: dict[str, Any]) -> dict[str, Any]:
-    """OpenAPI structural schemas prune unknown fields; make them errors so a typo in a field name fails the test."""
+    """OpenAPI structural schemas prune unknown fields; make them errors so a typo in a field name fails the test. Also
+    spell out what the API server checks beyond JSON Schema where JSON Schema can: integer format ranges and
+    ``x-kubernetes-list-type: set``."""
     if not isinstance(schema, dict):
         return schema
     out = {
@@ -114,6 +145,11 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
         out["additionalProperties"] = False
     if "properties" in out:
         out["properties"] = {k: _strict(v) for k, v in schema["properties"].items()}
+    if out.get("format") in INTEGER_RANGES and "minimum" not in out and "maximum" not in out:
+        # The API server refuses an integer outside its format's range; jsonschema does not assert formats.
+        out["minimum"], out["maximum"] = INTEGER_RANGES[out["format"]]
+    if out.get("x-kubernetes-list-type") == "set":
+        out["uniqueItems"] = True
     pattern = out.get("pattern")
     if isinstance(pattern, str) and "(?i)" in pattern[1:]:
         # Kubernetes (Go RE2) accepts a flag group mid-pattern (AdmissionCheck parameters.kind); Python only first.

@@ -210,3 +210,10 @@ def test_without_an_install_the_clusters_own_kueue_is_described_and_nothing_is_p
 )
 def test_install_keys_are_refused_without_an_install(key, value):
     assert error_keys(kueue={"install": False, key: value}) == [f"elastic-capacity:kueue.{key}"]
+
+
+def test_custom_metric_labels_need_their_gate():
+    labels = {"customLabels": [{"name": "team"}]}
+    assert error_keys(kueue={"metrics": labels}) == ["elastic-capacity:kueue.metrics.customLabels"]
+    with_gate = {"metrics": labels, "featureGates": {"CustomMetricLabels": True}}
+    assert KueueConfig.model_validate(with_gate).metrics is not None

@@ -8,8 +8,12 @@ import pytest
 
 from components.config.kueue_manager import (
     AdmissionFairSharingSettings,
+    CustomMetricLabel,
     FairSharingSettings,
+    MetricsSettings,
+    ObjectRetentionPolicies,
     ResourcesSettings,
+    WaitForPodsReadySettings,
     duration_seconds,
 )
 from tests.support.config import model_error_keys
@@ -84,3 +88,32 @@ def test_a_transformation_renders_as_the_manager_reads_it():
     assert resources.model_dump(by_alias=True, exclude_none=True, mode="json") == {
         "transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": "1"}}]
     }
+
+
+@pytest.mark.parametrize(
+    ("settings", "key"),
+    [
+        ({"timeout": "0s"}, "timeout"),
+        ({"timeout": "-5m"}, "timeout"),
+        ({"timeout": "5m", "recoveryTimeout": "-1m"}, "recoveryTimeout"),
+        ({"timeout": "5m", "requeuingStrategy": {"timestamp": "Admission"}}, "requeuingStrategy.timestamp"),
+        ({"timeout": "5m", "requeuingStrategy": {"backoffLimitCount": -1}}, "requeuingStrategy.backoffLimitCount"),
+        ({"timeout": "5m", "enable": True}, "enable"),
+    ],
+)
+def test_wait_for_pods_ready_refuses_what_the_manager_refuses(settings, key):
+    """``enable`` is v1beta1's: the v1beta2 Configuration is decoded strictly, so the manager would exit on it."""
+    assert model_error_keys(WaitForPodsReadySettings, settings) == [key]
+
+
+def test_retention_and_custom_labels_follow_the_manager_rules():
+    assert model_error_keys(ObjectRetentionPolicies, {"workloads": {"afterFinished": "-1m"}}) == [
+        "workloads.afterFinished"
+    ]
+    assert model_error_keys(MetricsSettings, {"customLabels": [{"name": "team"}, {"name": "team"}]}) == [
+        "customLabels[1].name"
+    ]
+    assert model_error_keys(CustomMetricLabel, {"name": "1team"}) == ["name"]
+    both = {"name": "cost", "sourceLabelKey": "billing/cost", "sourceAnnotationKey": "billing/cost"}
+    assert model_error_keys(CustomMetricLabel, both) == ["sourceAnnotationKey"]
+    CustomMetricLabel.model_validate({"name": "cost_center", "sourceLabelKey": "billing/cost-center"})

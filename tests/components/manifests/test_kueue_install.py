@@ -108,6 +108,22 @@ def test_fair_sharing_and_resource_settings_go_into_the_manager_config_only_when
     assert yaml.safe_load(values) == manager
 
 
+def test_pods_ready_retention_and_metric_labels_reach_the_manager_config():
+    config = KueueConfig.model_validate(
+        {
+            "waitForPodsReady": {"timeout": "10m", "requeuingStrategy": {"backoffLimitCount": 5}},
+            "objectRetentionPolicies": {"workloads": {"afterFinished": "1h"}},
+            "metrics": {"customLabels": [{"name": "team"}]},
+            "featureGates": {"CustomMetricLabels": True},
+        }
+    )
+    manager = kueue_install.manager_config(config)
+    assert manager["waitForPodsReady"] == {"timeout": "10m", "requeuingStrategy": {"backoffLimitCount": 5}}
+    assert manager["objectRetentionPolicies"] == {"workloads": {"afterFinished": "1h"}}
+    assert manager["metrics"] == {"bindAddress": ":8443", "customLabels": [{"name": "team"}]}
+    assert kueue_install.manager_config(DEFAULT)["metrics"] == {"bindAddress": ":8443"}
+
+
 def test_namespace_is_valid():
     validate_core(kueue_install.kueue_namespace(DEFAULT), "1.33")
 

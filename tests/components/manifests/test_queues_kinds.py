@@ -88,6 +88,12 @@ def test_fair_sharing_admission_scope_and_stop_policies(objects):
     assert objects[("LocalQueue", "default/user-queue")]["spec"] == {"clusterQueue": "tas-cq", "stopPolicy": "Hold"}
 
 
+def test_labels_go_into_the_metadata_not_the_spec(objects):
+    tas = objects[("ClusterQueue", "tas-cq")]
+    assert tas["metadata"] == {"name": "tas-cq", "labels": {"team": "platform"}}
+    assert "labels" not in tas["spec"]
+
+
 def test_unset_namespace_selector_and_quota_are_left_out_not_emptied(objects):
     """Kueue reads an absent namespaceSelector as no namespace, ``{}`` as every namespace: the two must not merge."""
     assert objects[("ClusterQueue", "drained")]["spec"] == {

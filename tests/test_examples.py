@@ -1,0 +1,181 @@
+"""The Kueue gallery (examples/kueue/): every stack renders one of Kueue v0.17.8's own example set-ups field for
+field, and the upstream set-ups Kueue refuses are refused by the program too, with the key that is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import PROJECT_ROOT
+from tests.support.kueue_examples import GALLERY, REFUSED, Refused
+from tests.support.schemas import validate_kueue, with_crd_defaults
+from tests.support.stacks import edited_stack, of_type, rendered
+from tools import render
+
+GALLERY_DIR = PROJECT_ROOT / "examples/kueue"
+GALLERY_FILES = sorted(GALLERY_DIR.glob("Pulumi.*.yaml"))
+QUANTITY_KEYS = {"nominalQuota", "borrowingLimit", "lendingLimit", "weight"}
+MANAGER_KEYS = ("fairSharing", "admissionFairSharing", "resources", "waitForPodsReady", "objectRetentionPolicies")
+"""The manager Configuration keys a gallery set-up may need, besides ``metrics.customLabels`` and the feature gates;
+every other key is the program's own."""
+
+Rendered = tuple[dict[str, Any], dict[str, dict[str, Any]]]
+
+
+def stack_name(path: Path) -> str:
+    return path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+
+
+GALLERY_NAMES = [stack_name(path) for path in GALLERY_FILES]
+
+
+def is_kueue(obj: dict[str, Any]) -> bool:
+    return str(obj["apiVersion"]).startswith("kueue.x-k8s.io/")
+
+
+def identity(obj: dict[str, Any]) -> tuple[str, str | None, str]:
+    return obj["kind"], obj["metadata"].get("namespace"), obj["metadata"]["name"]
+
+
+def _quantity(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def canonical(value: Any, key: str | None = None) -> Any:
+    """Quantities as text: upstream writes ``nominalQuota: 9`` where the program writes ``"9"``, one quantity to the
+    API server. Transformation ``outputs`` are quantities too."""
+    if isinstance(value, dict):
+        if key == "outputs":
+            return {name: _quantity(amount) for name, amount in value.items()}
+        return {name: canonical(item, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [canonical(item, key) for item in value]
+    return _quantity(value) if key in QUANTITY_KEYS else value
+
+
+def normalized(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object as the API server keeps it: CRD defaults applied, quantities canonical."""
+    return canonical(with_crd_defaults(obj) if is_kueue(obj) else obj)
+
+
+def queue_objects(manifests: dict[str, dict[str, Any]]) -> dict[tuple[str, str | None, str], dict[str, Any]]:
+    """The rendered Kueue objects and the namespaces made for them (not Kueue's own ``kueue-system``)."""
+    return {
+        identity(obj): obj
+        for obj in manifests.values()
+        if is_kueue(obj) or (obj["kind"] == "Namespace" and obj["metadata"]["name"] != "kueue-system")
+    }
+
+
+def manager_settings(plan: dict[str, Any]) -> dict[str, Any]:
+    """The gallery's keys of the manager Configuration the Kueue chart is given
+    (``managerConfig.controllerManagerConfigYaml``): :data:`MANAGER_KEYS`, ``metrics`` with only its ``customLabels``
+    (``bindAddress`` is the chart's), and ``featureGates`` from the chart's ``controllerManager.featureGates`` (the
+    manager's ``--feature-gates`` flag)."""
+    (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
+    values = chart["inputs"]["values"]
+    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    settings = {key: config[key] for key in MANAGER_KEYS if key in config}
+    if "customLabels" in config.get("metrics", {}):
+        settings["metrics"] = {"customLabels": config["metrics"]["customLabels"]}
+    if gates := values["controllerManager"].get("featureGates"):
+        settings["featureGates"] = {gate["name"]: gate["enabled"] for gate in gates}
+    return settings
+
+
+@pytest.fixture(scope="module")
+def gallery(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Rendered]:
+    """Renders each stack once for the tests that read it, as ``python -m tools.render`` does."""
+    cache: dict[str, Rendered] = {}
+
+    def render_stack(name: str) -> Rendered:
+        if name not in cache:
+            cache[name] = rendered(tmp_path_factory.mktemp(name), GALLERY_DIR / f"Pulumi.{name}.yaml")
+        return cache[name]
+
+    return render_stack
+
+
+def test_every_gallery_stack_has_its_upstream_set_up_and_every_set_up_its_stack():
+    assert sorted(GALLERY_NAMES) == sorted(GALLERY)
+
+
+@pytest.mark.parametrize("name", GALLERY_NAMES)
+def test_the_header_names_the_upstream_source_at_the_tag(name):
+    header = []
+    for line in (GALLERY_DIR / f"Pulumi.{name}.yaml").read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        header.append(line)
+    assert GALLERY[name].url in "\n".join(header)
+
+
+@pytest.mark.parametrize("name", GALLERY_NAMES)
+def test_the_gallery_readme_lists_the_stack_with_its_source(name):
+    rows = [line for line in (GALLERY_DIR / "README.md").read_text().splitlines() if f"`Pulumi.{name}.yaml`" in line]
+    assert len(rows) == 1
+    assert f"({GALLERY[name].url})" in rows[0]
+
+
+@pytest.mark.parametrize("name", GALLERY_NAMES)
+def test_the_stack_renders_the_upstream_objects_field_for_field(name, gallery):
+    _, manifests = gallery(name)
+    actual = queue_objects(manifests)
+    expected = {identity(obj): obj for obj in GALLERY[name].objects}
+    assert sorted(actual, key=str) == sorted(expected, key=str)
+    for key, obj in actual.items():
+        if is_kueue(obj):
+            validate_kueue(obj)
+            validate_kueue(expected[key])
+        assert normalized(obj) == normalized(expected[key]), key
+
+
+@pytest.mark.parametrize("name", GALLERY_NAMES)
+def test_the_manager_has_exactly_the_settings_the_set_up_needs(name, gallery):
+    plan, _ = gallery(name)
+    assert canonical(manager_settings(plan)) == canonical(GALLERY[name].manager)
+
+
+@pytest.mark.parametrize("refused", REFUSED, ids=[r.name for r in REFUSED])
+def test_a_set_up_kueue_refuses_is_refused_naming_the_key(refused: Refused, tmp_path, capsys):
+    def express(config: dict[str, Any]) -> None:
+        for section in ("queues", "kueue"):
+            config.pop(f"elastic-capacity:{section}", None)
+        config.update({f"elastic-capacity:{section}": value for section, value in refused.sections.items()})
+
+    stack = edited_stack(GALLERY_DIR / "Pulumi.single-clusterqueue.yaml", express, tmp_path)
+    assert render.main([str(stack), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: elastic-capacity:{refused.key}: "), f"{refused.rule}: {error}"
+
+
+def waits_on_something_made_elsewhere(objects: list[dict[str, Any]]) -> bool:
+    """A check whose controller is not Kueue's, or a flavor, check, config or ClusterQueue the set-up does not
+    create."""
+    created = {(obj["kind"], obj["metadata"]["name"]) for obj in objects}
+    for obj in objects:
+        spec = obj.get("spec", {})
+        if obj["kind"] == "AdmissionCheck" and spec["controllerName"] != "kueue.x-k8s.io/provisioning-request":
+            return True
+        named = [("ResourceFlavor", f["name"]) for group in spec.get("resourceGroups", []) for f in group["flavors"]]
+        named += [
+            ("AdmissionCheck", c["name"]) for c in spec.get("admissionChecksStrategy", {}).get("admissionChecks", [])
+        ]
+        named += [("ClusterQueue", spec["clusterQueue"])] if obj["kind"] == "LocalQueue" else []
+        named += [(spec["parameters"]["kind"], spec["parameters"]["name"])] if "parameters" in spec else []
+        if any(ref not in created for ref in named):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("name", GALLERY_NAMES)
+def test_a_set_up_waiting_on_objects_made_elsewhere_warns_instead_of_failing_up(name, gallery):
+    """Its queues stay inactive until those objects exist; failing ``up`` after the timeout would help nobody."""
+    plan, _ = gallery(name)
+    [waiter] = of_type(plan, "pulumi-python:dynamic/kueue:QueuesActive")
+    expected = "warn" if waits_on_something_made_elsewhere(GALLERY[name].objects) else "fail"
+    assert waiter["inputs"]["onInactive"] == expected
