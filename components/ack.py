@@ -36,6 +36,14 @@ CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="90m", update="60m", delete="60m
 """How long ``pulumi`` waits for ACK to create, upgrade or delete a cluster before it gives up."""
 
 
+AUTOSCALED_POOL_IGNORES = ["desiredSize"]
+"""What an autoscaling ``cs.NodePool`` leaves to ACK's autoscaler: the node count it moves and the provider reads
+back (``desired_size`` in ``resourceAliCloudAckNodepoolRead``)."""
+
+SCALING_TYPE = "cpu"
+"""``scaling_config.type`` of every autoscaling pool: ECS instances of ``instanceTypes``, ACK's own default
+(https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-createclusternodepool)."""
+
 DELETE_OPTIONS_DOC = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/use-terraform-to-delete-an-ack-cluster"
 """ACK's page on ``delete_options``: what each resource type covers and whether ACK keeps it by default."""
 
@@ -61,6 +69,38 @@ def delete_options(
     if args.control_plane_logs is None or args.control_plane_logs.project is None:
         types.append("SLS_ControlPlane")
     return [{"delete_mode": "delete", "resource_type": resource_type} for resource_type in types]
+
+
+def security_settings(args: AckClusterConfig) -> dict[str, Any]:
+    """RRSA, the nodes' security group and Secret encryption, as ``cs.ManagedKubernetes`` arguments. The provider
+    refuses ``is_enterprise_security_group`` next to ``security_group_id`` (``ConflictsWith``), so a configured group
+    sends only itself; an unset KMS key sends nothing (``encryption_provider_key`` has no default to match)."""
+    group: dict[str, Any] = (
+        {"security_group_id": args.security_group_id}
+        if args.security_group_id is not None
+        else {"is_enterprise_security_group": args.enterprise_security_group}
+    )
+    return {
+        "enable_rrsa": args.enable_rrsa,
+        **group,
+        "encryption_provider_key": args.secrets_encryption_key_id,
+    }
+
+
+def log_settings(args: AckClusterConfig) -> dict[str, Any]:
+    """Control-plane and audit logs as ``cs.ManagedKubernetes`` arguments: none when the config has none. The
+    provider reads the components back in the order ACK returns them, which is the order sent."""
+    logs, audit = args.control_plane_logs, args.audit_log
+    settings: dict[str, Any] = {}
+    if logs is not None:
+        settings |= {
+            "control_plane_log_components": logs.components,
+            "control_plane_log_ttl": str(logs.ttl),
+            "control_plane_log_project": logs.project,
+        }
+    if audit is not None:
+        settings["audit_log_config"] = {"enabled": audit.enabled, "sls_project_name": audit.sls_project_name}
+    return settings
 
 
 def cluster_addon(addon: ClusterAddonConfig) -> cs.ManagedKubernetesAddonArgsDict:
@@ -191,8 +231,6 @@ def _cluster(
     environment: EnvironmentConfig,
     opts: pulumi.ResourceOptions,
 ) -> cs.ManagedKubernetes:
-    logs = args.control_plane_logs
-    audit = args.audit_log
     return cs.ManagedKubernetes(
         f"{name}-cluster",
         name=f"{args.name}{environment.name_suffix}",
@@ -205,16 +243,12 @@ def _cluster(
         proxy_mode=args.proxy_mode,
         deletion_protection=args.deletion_protection,
         delete_options=delete_options(args, environment) or None,
-        enable_rrsa=args.enable_rrsa,
         # Egress comes from the NAT built here (new VPC) or already exists (existing vSwitches).
         new_nat_gateway=False,
         slb_internet_enabled=args.slb_internet_enabled,
         skip_set_certificate_authority=True,
-        is_enterprise_security_group=True,
-        control_plane_log_components=logs.components if logs else None,
-        control_plane_log_ttl=str(logs.ttl) if logs else None,
-        control_plane_log_project=logs.project if logs else None,
-        audit_log_config=({"enabled": audit.enabled, "sls_project_name": audit.sls_project_name} if audit else None),
+        **security_settings(args),
+        **log_settings(args),
         addons=[cluster_addon(addon) for addon in args.addons],
         tags=tags,
         opts=pulumi.ResourceOptions.merge(
@@ -236,7 +270,7 @@ def _node_pool(
 ) -> cs.NodePool:
     # With autoscaling the autoscaler moves the pool's desired size and the provider reads it back; ignoring it
     # keeps `pulumi up` from resizing the pool to the initial count on every run.
-    scaling = pulumi.ResourceOptions(ignore_changes=["desiredSize"]) if pool.autoscaling else None
+    scaling = pulumi.ResourceOptions(ignore_changes=AUTOSCALED_POOL_IGNORES) if pool.autoscaling else None
     return cs.NodePool(
         f"{name}-{pool.name}",
         cluster_id=cluster.id,
@@ -244,9 +278,7 @@ def _node_pool(
         vswitch_ids=network.vswitch_ids,
         instance_types=pool.instance_types,
         desired_size=str(pool.initial_size),
-        scaling_config=(
-            {"enable": True, "min_size": pool.min_size, "max_size": pool.max_size} if pool.autoscaling else None
-        ),
+        scaling_config=autoscaling(pool),
         system_disk_category=pool.system_disk_category,
         system_disk_size=pool.system_disk_size,
         labels=[{"key": key, "value": value} for key, value in pool.labels.items()],
@@ -254,6 +286,16 @@ def _node_pool(
         tags=tags,
         opts=pulumi.ResourceOptions.merge(opts, scaling),
     )
+
+
+def autoscaling(pool: AckNodePoolConfig) -> cs.NodePoolScalingConfigArgsDict | None:
+    """The pool's ``scaling_config``, or ``None`` for a fixed pool. ``type`` is always sent: the provider reads ACK's
+    ``auto_scaling.type`` back into it, and as an Optional, non-Computed field an unset one would show ACK's default
+    ``cpu`` as a change on every preview (``resourceAliCloudAckNodepoolRead`` in
+    https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes_node_pool.go)."""
+    if not pool.autoscaling:
+        return None
+    return {"enable": True, "type": SCALING_TYPE, "min_size": pool.min_size, "max_size": pool.max_size}
 
 
 def _virtual_node(

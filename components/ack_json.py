@@ -4,8 +4,8 @@ The provider stores a ``KubernetesAddon``'s ``config`` as Go's ``json.Marshal`` 
 (https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes_addon.go),
 and the field has no diff suppression: any byte that differs from what the program sends is a diff on every run.
 Go sorts keys, writes no spaces, keeps non-ASCII text as UTF-8, escapes ``<``, ``>``, ``&``, U+2028 and U+2029 as
-``\\u003c``-style escapes, and writes numbers (all ``float64`` after unmarshalling) in the shortest form, using an
-exponent only below 1e-6 or from 1e21 (https://pkg.go.dev/encoding/json#Marshal).
+``\\u003c``-style escapes, and writes numbers (all ``float64`` after unmarshalling, integers included) in the
+shortest form, using an exponent only below 1e-6 or from 1e21 (https://pkg.go.dev/encoding/json#Marshal).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def canonical_json(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return json.dumps(value)
     if isinstance(value, int | float):
-        return _number(float(value)) if isinstance(value, float) else str(value)
+        # Go reads every number into a float64: a large integer comes back rounded, and from 1e21 as an exponent.
+        return _number(float(value))
     raise TypeError(f"{value!r} is not JSON")
 
 
@@ -42,11 +43,13 @@ def _string(text: str) -> str:
 
 
 def _number(value: float) -> str:
+    """Go's ``strconv.AppendFloat(f, 'f' or 'e', -1, 64)``: the shortest digits that read back as ``value`` (Python's
+    ``repr`` finds the same ones), written out in full, so ``2.0**60`` is ``1152921504606847000``."""
     if not math.isfinite(value):
         raise ValueError(f"{value!r}: JSON has no NaN or infinity")
-    magnitude = abs(value)
-    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+    if value == 0:
+        return "-0" if math.copysign(1, value) < 0 else "0"
+    if abs(value) < 1e-6 or abs(value) >= 1e21:
         return _SHORT_NEGATIVE_EXPONENT.sub(r"e-\1", repr(value))
-    if value.is_integer():
-        return "-0" if math.copysign(1, value) < 0 and value == 0 else str(int(value))
-    return format(Decimal(repr(value)), "f")
+    text = format(Decimal(repr(value)), "f")
+    return text.removesuffix(".0")

@@ -15,7 +15,10 @@ from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components.access_wait import ClusterAccess
 from components.cluster_access import kubernetes_provider
+from components.config import environment_rules
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
+from components.config.aks_maintenance import MaintenanceWindowConfig
+from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
 from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive
 
@@ -79,6 +82,44 @@ def _aad_profile(entra_id: EntraIdConfig | None) -> containerservice.ManagedClus
     )
 
 
+def _network_profile(network: AksNetworkConfig) -> containerservice.ContainerServiceNetworkProfileArgs:
+    """ARM ``networkProfile``, with the network policy engine the config chose for the dataplane."""
+    return containerservice.ContainerServiceNetworkProfileArgs(
+        network_plugin=network.plugin,
+        network_plugin_mode=network.plugin_mode,
+        network_dataplane=network.dataplane,
+        network_policy=network.effective_policy,
+        pod_cidr=network.pod_cidr,
+        service_cidr=network.service_cidr,
+        dns_service_ip=network.dns_service_ip,
+        outbound_type=network.outbound_type,
+    )
+
+
+def _api_server_access(access: ApiServerAccessConfig) -> containerservice.ManagedClusterAPIServerAccessProfileArgs:
+    """ARM ``apiServerAccessProfile``. ``enablePrivateCluster`` is always sent (it is fixed from creation on), and so
+    is the range list of a public cluster, empty included: an empty list is how AKS is told to drop the ranges it had
+    (``az aks update --api-server-authorized-ip-ranges ""``). A private cluster has no public endpoint to restrict."""
+    return containerservice.ManagedClusterAPIServerAccessProfileArgs(
+        authorized_ip_ranges=None if access.private_cluster else list(access.authorized_ip_ranges),
+        enable_private_cluster=access.private_cluster,
+    )
+
+
+def _maintenance_window(window: MaintenanceWindowConfig) -> containerservice.MaintenanceWindowArgs:
+    """A weekly ARM ``maintenanceWindow``, every field sent (the SDK would otherwise default the duration to 24)."""
+    return containerservice.MaintenanceWindowArgs(
+        schedule=containerservice.ScheduleArgs(
+            weekly=containerservice.WeeklyScheduleArgs(
+                day_of_week=window.day_of_week, interval_weeks=window.interval_weeks
+            )
+        ),
+        start_time=window.start_time,
+        duration_hours=window.duration_hours,
+        utc_offset=window.utc_offset,
+    )
+
+
 class AksCluster(pulumi.ComponentResource):
     """An AKS cluster whose user pools the cluster autoscaler grows when Kueue files a ProvisioningRequest."""
 
@@ -96,6 +137,8 @@ class AksCluster(pulumi.ComponentResource):
     ``oidcIssuer``."""
     user_pools: dict[str, containerservice.AgentPool]
     """Pool name -> the autoscaling user pool; what must exist before Kueue can see ProvisioningRequests served."""
+    maintenance: dict[str, containerservice.MaintenanceConfiguration]
+    """ARM configuration name -> the planned-maintenance window of that upgrade channel."""
 
     def __init__(
         self,
@@ -116,6 +159,13 @@ class AksCluster(pulumi.ComponentResource):
             lambda profile: profile.issuer_url if profile else None
         )
         self.user_pools = {pool.name: self._user_pool(name, args, pool, cluster) for pool in args.user_pools}
+        self.maintenance = {
+            config_name: self._maintenance(name, config_name, window, cluster)
+            for config_name, window in args.maintenance_windows().items()
+        }
+        if protect:  # a production stack: what it accepts but should not be left that way
+            for key, message in environment_rules.aks_production_warnings(args):
+                pulumi.log.warn(f"aks.{key}: {message}", resource=self)
 
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
@@ -183,7 +233,6 @@ class AksCluster(pulumi.ComponentResource):
 
     def _managed_cluster(self, name: str, args: AksConfig, protect: bool) -> containerservice.ManagedCluster:
         system = args.system_pool
-        network = args.network
         system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
             name=system.name,
             mode=containerservice.AgentPoolMode.SYSTEM,
@@ -220,16 +269,8 @@ class AksCluster(pulumi.ComponentResource):
                     enabled=args.workload_identity
                 )
             ),
-            network_profile=containerservice.ContainerServiceNetworkProfileArgs(
-                network_plugin=network.plugin,
-                network_plugin_mode=network.plugin_mode,
-                network_dataplane=network.dataplane,
-                network_policy=network.policy,
-                pod_cidr=network.pod_cidr,
-                service_cidr=network.service_cidr,
-                dns_service_ip=network.dns_service_ip,
-                outbound_type=network.outbound_type,
-            ),
+            network_profile=_network_profile(args.network),
+            api_server_access_profile=_api_server_access(args.api_server_access),
             auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
                 upgrade_channel=args.upgrade_channel, node_os_upgrade_channel=args.node_os_upgrade_channel
             ),
@@ -256,4 +297,17 @@ class AksCluster(pulumi.ComponentResource):
             node_taints=pool.taints or None,
             **_pool_settings(pool, args.kubernetes_version, args.tags),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"]),
+        )
+
+    def _maintenance(
+        self, name: str, config_name: str, window: MaintenanceWindowConfig, cluster: containerservice.ManagedCluster
+    ) -> containerservice.MaintenanceConfiguration:
+        """One upgrade channel's weekly window; it names the cluster, so it is created after it."""
+        return containerservice.MaintenanceConfiguration(
+            f"{name}-{config_name}",
+            resource_group_name=self.resource_group_name,
+            resource_name_=cluster.name,
+            config_name=config_name,
+            maintenance_window=_maintenance_window(window),
+            opts=pulumi.ResourceOptions(parent=self),
         )

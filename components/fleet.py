@@ -31,6 +31,8 @@ EXISTING_KUEUE_REVISION = "cluster-kueue"
 
 
 def deploy(config: StackConfig) -> None:
+    for setting, message in config.warnings():
+        pulumi.log.warn(f"{setting}: {message}")
     if config.kueue_target is not None:
         _deploy_kueue(config)
     if config.ack is not None:
@@ -135,8 +137,6 @@ def _kueue_revision(config: StackConfig) -> str:
 
 
 def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> None:
-    for setting, message in config.warnings():
-        pulumi.log.warn(f"{setting}: {message}")
     clusters: dict[str, AckClusterHandle] = {
         c.name: AckProCluster(
             f"ack-{c.name}",

@@ -16,7 +16,7 @@ import pulumi
 from pulumi_kubernetes.core import v1 as core
 
 from components.config.queues import QueuesConfig
-from components.manifests.queues import queue_manifests, references
+from components.manifests.queues import namespace_label_patches, queue_manifests, references
 
 
 def kueue_object(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
@@ -40,6 +40,13 @@ class KueueQueues(pulumi.ComponentResource):
     ) -> None:
         super().__init__("elastic-capacity:kueue:KueueQueues", name, None, opts)
         created: dict[tuple[str, str], pulumi.Resource] = {}
+        for patch in namespace_label_patches(args, namespace_labels):
+            # Server-side apply of the labels alone: destroy removes them again and leaves the namespace be.
+            created[("Namespace", patch["metadata"]["name"])] = core.NamespacePatch(
+                f"{name}-namespacelabels-{patch['metadata']['name']}",
+                metadata=patch["metadata"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
         for manifest in queue_manifests(args, namespace_labels):
             kind, metadata = manifest["kind"], manifest["metadata"]
             object_name = "/".join(filter(None, (metadata.get("namespace"), metadata["name"])))

@@ -24,6 +24,7 @@ from components.config.base import ConfigError
 from components.config.queues import QueuesConfig
 from components.manifests.queues import queue_manifests
 from tests.support import PROJECT_ROOT
+from tests.support.cel import is_transition, schema_rules
 from tests.support.config import load_on_existing_cluster
 from tests.support.queues import DELETE, EVERY_KIND, EVERY_KIND_MANAGER, edited
 from tests.support.schemas import kueue_schemas, validate_kueue
@@ -63,6 +64,9 @@ PROBES: list[Probe] = [
      "tolerations[0].operator", "crd"),
     ("toleration Exists with value", "resourceFlavors", 1, "tolerations.0", {"key": "a", "operator": "Exists",
      "value": "b"}, "tolerations[0].value", "crd"),
+    ("toleration operator", "resourceFlavors", 1, "tolerations.0.operator", "Contains", "tolerations[0].operator",
+     "crd"),
+    ("toleration effect", "resourceFlavors", 1, "tolerations.0.effect", "NoRun", "tolerations[0].effect", "crd"),
     ("toleration seconds on NoSchedule", "resourceFlavors", 1, "tolerations.0.tolerationSeconds", 30,
      "tolerations[0].tolerationSeconds", "crd"),
     ("topology name", "resourceFlavors", 3, "topologyName", "Gpu_Topology", "topologyName", "crd"),
@@ -89,6 +93,8 @@ PROBES: list[Probe] = [
      "resourceGroups[0].flavors[0].resources", "crd"),
     # ClusterQueue
     ("empty resource groups", "clusterQueues", 3, "resourceGroups", [], ACCEPT, ""),
+    ("queue flavor short of a resource", "clusterQueues", 1, "resourceGroups.0.flavors.0.resources.1", DELETE,
+     "resourceGroups[0].flavors[0].resources", "crd"),
     ("checks on flavors it lost", "clusterQueues", 2, "resourceGroups", DELETE,
      f"{CHECKS}[0].onFlavors[0]", "webhook:validateAdmissionCheckOnFlavors"),
     ("queueing strategy", "clusterQueues", 0, "queueingStrategy", "FIFO", "queueingStrategy", "crd"),
@@ -255,3 +261,26 @@ def test_the_field_map_names_every_field_of_every_kind(kind):
     section = re.search(rf"^\*\*{kind}\*\* .*?(?=^\*\*|^#)", FIELD_MAP.read_text(), re.M | re.S)
     assert section is not None, f"docs/kueue-api.md has no paragraph for {kind}"
     assert {field for field in fields if f"`{field}`" not in section.group(0)} == set()
+
+
+def test_every_create_time_cel_rule_of_the_queue_kinds_is_paired_with_a_config_rule():
+    """For each CEL rule Kueue's CRDs check on create, some ``crd`` probe breaks exactly that rule: the CRD validator
+    names the rule on the changed object, and the other test shows the config model refused the probe first."""
+    rules = {
+        rule["rule"]
+        for kind in KINDS.values()
+        for path, rule in schema_rules(kueue_schemas()[("kueue.x-k8s.io/v1beta2", kind)])
+        if not is_transition(rule) and not path.startswith("status")
+    }
+    broken: set[str] = set()
+    for probe in (p for p in REFUSED if p[6] == "crd"):
+        try:
+            validate_kueue(changed_object(probe))
+        except AssertionError as error:
+            broken |= set(re.findall(r"\(rule: (.*)\)$", str(error), re.M))
+        except jsonschema.ValidationError:
+            continue
+    assert len(rules) == 13, (
+        "ResourceFlavor 7, Topology 2, ClusterQueue 4 (its resource-group rule is also the Cohort's)"
+    )
+    assert rules - broken == set()

@@ -143,6 +143,20 @@ def test_the_commands_each_workflow_runs():
         assert step["with"]["suppress-outputs"] is True, "the outputs hold kubeconfigs"
 
 
+def test_preview_runs_the_policy_pack_on_the_venv_it_installed_the_packs_requirements_into():
+    job = load("preview.yml")["jobs"]["preview"]
+    runs = [s.get("run", "") for s in steps(job)]
+    venv = next(i for i, run in enumerate(runs) if '.venv/bin" >> "$GITHUB_PATH"' in run)
+    install = runs.index("python3 -m pip install -r policies/requirements.txt")
+    preview = next(i for i, s in enumerate(steps(job)) if "pulumi/actions" in s.get("uses", ""))
+    assert venv < install < preview, "the pack's requirements go into the .venv whose python3 runs the pack"
+    pack = PROJECT_ROOT / pulumi_step("preview.yml", "preview")["with"]["policyPacks"]
+    assert pack == PROJECT_ROOT / "policies"
+    # A Python pack without a virtualenv option runs on `python3` from the PATH: the .venv the steps above put first.
+    assert yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())["runtime"] == "python"
+    assert (pack / "__main__.py").is_file() and (pack / "requirements.txt").is_file()
+
+
 def test_every_pulumi_job_installs_the_project_the_readme_way_and_the_tools_the_program_runs():
     assert README_INSTALL in (PROJECT_ROOT / "README.md").read_text()
     for workflow, name, job in all_jobs():

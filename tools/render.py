@@ -6,7 +6,21 @@ writes ``out/plan.json`` (every resource with its type, name, parent, provider, 
 ``protect`` and inputs, secrets redacted) and ``out/manifests/<cluster>/<kind>-[<namespace>-]<name>.yaml`` (every
 Kubernetes object the program creates itself; a Helm chart's own contents are not rendered). No Pulumi CLI, no
 credentials, no cluster.
-Invalid configuration exits with code 2 and one line naming the key.
+
+A malformed stack file (:mod:`tools.stack_file`) or invalid configuration exits with code 2 and one line naming the
+file or the key; nothing is written then.
+
+The output directory: a render must never mix with other files, nor leave a manifest of an object the stack no
+longer creates. So every render writes :data:`RENDER_MARKER`, holding the resolved path of its stack file, and the
+tool writes only into
+
+- a directory that does not exist or is empty, or
+- a previous render of the same stack file: the marker names that file and the top level holds nothing but
+  ``plan.json``, ``manifests/`` and the marker. It is cleared first (the tool says so), after the new render has
+  succeeded, so a failed render leaves the previous one as it was.
+
+Anything else (a directory of other files, a render of another stack file, a render with files added to it) is
+refused with exit code 2 and left untouched: choose another directory or delete it.
 """
 
 from __future__ import annotations
@@ -15,6 +29,7 @@ import argparse
 import json
 import logging
 import runpy
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,38 +38,35 @@ import yaml
 from pulumi.runtime import rpc
 
 from components.config.base import ConfigError
-from tools import mock_cloud, mock_runtime
+from components.config.stack import StackConfig, load_stack_config
+from tools import mock_runtime, stack_file
 from tools.recording import REDACTED, UNKNOWN, Recording
+from tools.stack_file import StackFile
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SECRET_PLACEHOLDER = "rendered-offline-secret"
-"""Stands in for a ``secure:`` value: its ciphertext cannot be decrypted without the stack's secrets provider."""
+RENDER_MARKER = ".rendered-from"
+"""The file every render writes: the resolved path of the stack file it was rendered from."""
+RENDER_ENTRIES = frozenset({"plan.json", "manifests", RENDER_MARKER})
+"""Everything a render writes at the top of its directory."""
+
+
+class OutputDirectoryError(Exception):
+    """The output directory holds files a render must neither mix with nor delete."""
 
 
 def read_stack_file(path: Path) -> tuple[str, dict[str, str], set[str]]:
-    """Return the stack name, the config as the engine hands it to the program (strings), and the secret keys."""
-    stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
-    document = yaml.safe_load(path.read_text()) or {}
-    config: dict[str, str] = {}
-    secret_keys: set[str] = set()
-    for key, value in (document.get("config") or {}).items():
-        plain, secret = _decrypt_placeholder(key, value)
-        config[key] = plain if isinstance(plain, str) else json.dumps(plain)
-        if secret:
-            secret_keys.add(key)
-    return stack, config, secret_keys
+    """Return the stack name, the config as the engine hands it to the program (strings), and the secret keys.
+
+    Raises :class:`~tools.stack_file.StackFileError` (a ``ConfigError``) for a malformed stack file."""
+    source = stack_file.read(path)
+    return source.stack, source.engine_config(), set(source.secret_keys)
 
 
-def _decrypt_placeholder(key: str, value: Any) -> tuple[Any, bool]:
-    if isinstance(value, dict) and set(value) == {"secure"}:
-        return (mock_cloud.FAKE_KUBECONFIG if key.endswith(":kubeconfig") else SECRET_PLACEHOLDER), True
-    if isinstance(value, dict):
-        pairs = {k: _decrypt_placeholder(key, v) for k, v in value.items()}
-        return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())
-    if isinstance(value, list):
-        items = [_decrypt_placeholder(key, v) for v in value]
-        return [v for v, _ in items], any(s for _, s in items)
-    return value, False
+def validate(source: StackFile) -> StackConfig:
+    """The stack file's configuration, validated as the program validates it, with the file's YAML-typed scalars
+    so a type error can name the exact text to quote; raises ``ConfigError``. Cheap: no resource is registered."""
+    config = source.engine_config()
+    return load_stack_config(config, source.secret_keys, stack=source.stack, yaml_scalars=source.yaml_scalars)
 
 
 def run_main(stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False) -> Recording:
@@ -118,8 +130,51 @@ def manifests(recording: Recording) -> dict[str, dict[str, Any]]:
     return files
 
 
-def write(out: Path, stack: str, recording: Recording) -> None:
+def previous_render(out: Path, stack_path: Path) -> list[str]:
+    """The entries of ``out`` a render of ``stack_path`` may clear (none for a new or empty directory); raises
+    :class:`OutputDirectoryError` for any directory the module docstring's rule does not allow writing into."""
+    if not out.exists():
+        return []
+    if not out.is_dir():
+        raise OutputDirectoryError(f"{out} is not a directory; give --out a directory")
+    entries = sorted(entry.name for entry in out.iterdir())
+    if not entries:
+        return []
+    marker = out / RENDER_MARKER
+    if not marker.is_file():
+        raise OutputDirectoryError(
+            f"{out} is not empty and is not a render (it has no {RENDER_MARKER}); render into a new or empty "
+            "directory, so no file of yours is overwritten or mixed with the render"
+        )
+    rendered_from = marker.read_text(errors="replace").strip()
+    if rendered_from != str(stack_path.resolve()):
+        raise OutputDirectoryError(
+            f"{out} holds a render of {rendered_from}, not of {stack_path}; choose another directory or delete it"
+        )
+    strangers = [entry for entry in entries if entry not in RENDER_ENTRIES]
+    if strangers:
+        raise OutputDirectoryError(
+            f"{out} holds a render of {stack_path} but also {', '.join(strangers)}, which no render writes; "
+            "move them away or choose another directory"
+        )
+    return entries
+
+
+def clear(out: Path, entries: list[str]) -> None:
+    """Delete the previous render's ``entries``, so no manifest of an object the stack dropped survives."""
+    for name in entries:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+def write(out: Path, stack: str, recording: Recording, source: Path | None = None) -> None:
+    """Write ``plan.json`` and the manifests into ``out``, and with ``source`` the marker naming that stack file."""
     out.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        (out / RENDER_MARKER).write_text(f"{source.resolve()}\n")
     (out / "plan.json").write_text(json.dumps(plan(stack, recording), indent=2, sort_keys=True) + "\n")
     for relative, obj in manifests(recording).items():
         path = out / "manifests" / relative
@@ -139,12 +194,18 @@ def main(argv: list[str] | None = None) -> int:
     # silences asyncio's report of them the same way, so the user sees only the one-line error.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
-        stack, recording = render(args.stack_file)
-    except ConfigError as error:
+        source = stack_file.read(args.stack_file)
+        validate(source)
+        stale = previous_render(args.out, args.stack_file)
+        recording = run_main(source.stack, source.engine_config(), set(source.secret_keys))
+    except (ConfigError, OutputDirectoryError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    write(args.out, stack, recording)
-    print(f"rendered {len(recording.registrations)} resources of stack {stack} to {args.out}")
+    if stale:
+        print(f"cleared the previous render of {args.stack_file} in {args.out}: {', '.join(stale)}")
+        clear(args.out, stale)
+    write(args.out, source.stack, recording, source=args.stack_file)
+    print(f"rendered {len(recording.registrations)} resources of stack {source.stack} to {args.out}")
     return 0
 
 

@@ -19,10 +19,11 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from components.config.ack_addons import (
     DEFAULT_ADDONS,
-    MANAGED_ADDONS,
     ClusterAddonConfig,
     SchedulerAddonConfig,
     VirtualNodeAddonConfig,
+    check_create_time_addons,
+    require_pins_meet,
 )
 from components.config.ack_existing import AckExistingClusterConfig
 from components.config.ack_logs import AuditLogConfig, ControlPlaneLogsConfig
@@ -86,12 +87,26 @@ class AckClusterConfig(ConfigModel):
     """While true ACK refuses to delete the cluster: production clusters must not vanish with a stray destroy (and
     ``environment.kind: production`` refuses false). With ``environment.kind: ephemeral`` it defaults to false and
     may not be true. Dev stacks set false (and must apply that before destroying)."""
-    enable_rrsa: bool = False
-    """RAM Roles for Service Accounts: pod identity via OIDC. Opt-in because ACK cannot turn it off again."""
+    enable_rrsa: bool = True
+    """RAM Roles for Service Accounts (``enable_rrsa``): pods assume RAM roles with OIDC-federated service-account
+    tokens instead of the nodes' role or stored AccessKeys (https://www.alibabacloud.com/help/doc-detail/356611.html).
+    ``false`` opts out, but only while it was never on: ACK cannot turn RRSA off, and the provider fails that update."""
+    enterprise_security_group: bool = True
+    """ACK puts the nodes in a new enterprise (advanced) security group (``is_enterprise_security_group``), in which
+    instances get no implicit access to each other (https://www.alibabacloud.com/help/doc-detail/120621.htm). Applied
+    at creation only. ``false`` opts out (a basic group)."""
+    security_group_id: Annotated[str, StringConstraints(pattern=r"^sg-[a-z0-9]+$")] | None = None
+    """An existing security group for the nodes (``security_group_id``) instead of one ACK creates."""
+    secrets_encryption_key_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
+    """A KMS key (``Aliyun_AES_256``, for ENCRYPT/DECRYPT) that encrypts Kubernetes Secrets in etcd
+    (``encryption_provider_key``, https://www.alibabacloud.com/help/doc-detail/187472.htm). Unset: no KMS
+    encryption. Never disable or delete the key while the cluster uses it: its API server stops serving Secrets."""
     control_plane_logs: ControlPlaneLogsConfig | None = None
-    """Ship control-plane logs to SLS; absent sends no log setting."""
+    """Ship control-plane logs to SLS; absent sends no log setting. Unset with ``environment.kind: production``:
+    ``apiserver``, ``kcm``, ``scheduler`` and ``ccm``; an explicit ``null`` opts out."""
     audit_log: AuditLogConfig | None = None
-    """Ship the API server's audit log to SLS; absent sends no audit-log setting, leaving ACK's default."""
+    """Ship the API server's audit log to SLS; absent sends no audit-log setting, leaving ACK's default. Unset with
+    ``environment.kind: production``: enabled; ``{enabled: false}`` or ``null`` opts out."""
     slb_internet_enabled: bool = True
     """A public API server endpoint. ``false`` needs ``kubeconfigMode: exec-plugin``, whose kubeconfig then uses the
     private endpoint: ``pulumi`` must run inside the VPC (or a network connected to it)."""
@@ -216,21 +231,18 @@ class AckClusterConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _create_time_addons(self) -> AckClusterConfig:
-        names = [addon.name for addon in self.addons]
-        for index, name in enumerate(names):
-            key = key_path("addons", index, "name")
-            if name in MANAGED_ADDONS:
-                raise RuleViolation(
-                    key,
-                    name,
-                    f"configure it under {MANAGED_ADDONS[name]}: cluster addons are create-only, so it is managed as "
-                    "a KubernetesAddon resource",
-                )
-            if name == "flannel":
-                raise RuleViolation(key, name, "this project wires Terway pod vSwitches; Flannel conflicts with Terway")
-        require_unique(names, lambda i: key_path("addons", i, "name"), "addon names")
-        if not any(addon.name == "terway-eniip" and not addon.disabled for addon in self.addons):
-            raise RuleViolation("addons", names, "terway-eniip is required: pod vSwitches need the Terway CNI")
+        check_create_time_addons(self.addons)
+        return self
+
+    @model_validator(mode="after")
+    def _one_security_group(self) -> AckClusterConfig:
+        if self.security_group_id is not None and "enterprise_security_group" in self.model_fields_set:
+            raise RuleViolation(
+                "enterpriseSecurityGroup",
+                self.enterprise_security_group,
+                f"securityGroupId {self.security_group_id} is the nodes' group: ACK creates none, so leave "
+                "enterpriseSecurityGroup unset (the provider refuses both)",
+            )
         return self
 
 
@@ -308,7 +320,7 @@ class AckConfig(ConfigModel):
                 if workload.cluster == cluster.name and workload.is_gpu:
                     _require_table_minor(cluster_key, cluster, index, workload)
             if isinstance(cluster, AckClusterConfig):
-                _require_pins_meet(cluster_key, cluster, self.needs(cluster))
+                require_pins_meet(cluster_key, cluster.virtual_node, cluster.scheduler, self.needs(cluster))
         return self
 
     def needs(self, cluster: AckClusterConfig | AckExistingClusterConfig) -> ClusterNeeds:
@@ -372,24 +384,3 @@ def _require_table_minor(
             f"ack.workloads[{index}] ({workload.name}, {workload.compute_class}) needs Kubernetes {oldest} or later: "
             f"ACK lists no kube-scheduler for {workload.compute_class} before it",
         )
-
-
-def _require_pins_meet(cluster_key: str, cluster: AckClusterConfig, needs: ClusterNeeds) -> None:
-    """A pinned (floor) version must already meet every need: a pin below it could only install too old a version."""
-    pinned_node = cluster.virtual_node.version
-    if pinned_node is not None and not needs.virtual_node.met_by(pinned_node):
-        raise RuleViolation(
-            key_path(cluster_key, "virtualNode", "version"),
-            pinned_node,
-            f"{needs.virtual_node.reason} needs ack-virtual-node v{needs.virtual_node.minimum} or later",
-        )
-    pinned_scheduler = cluster.scheduler.parsed if cluster.scheduler is not None else None
-    if pinned_scheduler is None:
-        return
-    for need in needs.scheduler:
-        if not need.met_by(pinned_scheduler):
-            raise RuleViolation(
-                key_path(cluster_key, "scheduler", "version"),
-                pinned_scheduler.text,
-                f"{need.reason} needs kube-scheduler {need.text} or later",
-            )

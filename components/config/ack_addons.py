@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import field_validator, model_validator
 
-from components.config.base import ConfigModel, RuleViolation
-from components.versions import SCHEDULER_MIN_ACS, VIRTUAL_NODE_MIN, SchedulerVersion, addon_version
+from components.config.base import ConfigModel, RuleViolation, key_path, require_unique
+from components.versions import SCHEDULER_MIN_ACS, VIRTUAL_NODE_MIN, ClusterNeeds, SchedulerVersion, addon_version
 
 MANAGED_ADDONS = {"ack-virtual-node": "virtualNode", "kube-scheduler": "scheduler"}
 """Addons this project manages as ``KubernetesAddon`` resources, and the key that configures each."""
@@ -115,3 +115,50 @@ DEFAULT_ADDONS = (
 )
 """Terway (pods, ACS included, take VPC IPs from the pod vSwitches) and CSI storage, as the provider's Pro
 examples install them (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
+
+
+def check_create_time_addons(addons: list[ClusterAddonConfig]) -> None:
+    """A cluster's ``addons``: each name once, none of the addons managed as resources, no Flannel, and Terway on.
+    Raises :class:`RuleViolation` at the key under the cluster."""
+    names = [addon.name for addon in addons]
+    for index, name in enumerate(names):
+        key = key_path("addons", index, "name")
+        if name in MANAGED_ADDONS:
+            raise RuleViolation(
+                key,
+                name,
+                f"configure it under {MANAGED_ADDONS[name]}: cluster addons are create-only, so it is managed as a "
+                "KubernetesAddon resource",
+            )
+        if name == "flannel":
+            raise RuleViolation(key, name, "this project wires Terway pod vSwitches; Flannel conflicts with Terway")
+    require_unique(names, lambda i: key_path("addons", i, "name"), "addon names")
+    if not any(addon.name == "terway-eniip" and not addon.disabled for addon in addons):
+        raise RuleViolation("addons", names, "terway-eniip is required: pod vSwitches need the Terway CNI")
+
+
+def require_pins_meet(
+    cluster_key: str,
+    virtual_node: VirtualNodeAddonConfig,
+    scheduler: SchedulerAddonConfig | None,
+    needs: ClusterNeeds,
+) -> None:
+    """A pinned (floor) version must already meet every need: a pin below it could only install too old a version.
+    Raises :class:`RuleViolation` at the pin's key under ``cluster_key``."""
+    pinned_node = virtual_node.version
+    if pinned_node is not None and not needs.virtual_node.met_by(pinned_node):
+        raise RuleViolation(
+            key_path(cluster_key, "virtualNode", "version"),
+            pinned_node,
+            f"{needs.virtual_node.reason} needs ack-virtual-node v{needs.virtual_node.minimum} or later",
+        )
+    pinned_scheduler = scheduler.parsed if scheduler is not None else None
+    if pinned_scheduler is None:
+        return
+    for need in needs.scheduler:
+        if not need.met_by(pinned_scheduler):
+            raise RuleViolation(
+                key_path(cluster_key, "scheduler", "version"),
+                pinned_scheduler.text,
+                f"{need.reason} needs kube-scheduler {need.text} or later",
+            )

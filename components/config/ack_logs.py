@@ -31,9 +31,11 @@ class ControlPlaneLogsConfig(ConfigModel):
 
     components: list[str] = Field(min_length=1)
     """The components whose logs are shipped, each once: ``apiserver``, ``kcm``, ``scheduler``, ``ccm``,
-    ``controlplane-events``, ``alb``, ``ack-goatscaler``, ``coredns`` or ``gatekeeper``."""
-    ttl: int = Field(30, ge=1, le=3650)
-    """Days SLS keeps the logs; ACK's default is 30."""
+    ``controlplane-events``, ``alb``, ``ack-goatscaler``, ``coredns`` or ``gatekeeper``. Sent in this order, which
+    is the order the provider reads them back in (its acceptance test checks it), so keep it as ACK lists them."""
+    ttl: int = Field(30, ge=1, le=3000)
+    """Days SLS keeps the logs, 1-3000 as ACK's UpdateControlPlaneLog takes them; ACK's default is 30
+    (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-updatecontrolplanelog)."""
     project: str | None = None
     """SLS project; ACK creates ``k8s-log-{ClusterID}`` when omitted."""
 

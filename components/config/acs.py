@@ -19,6 +19,7 @@ from packaging.version import Version
 from pydantic import Field, StringConstraints, model_validator
 
 from components import acs_sizing
+from components.config import acs_annotations
 from components.config.base import (
     ConfigModel,
     DnsLabel,
@@ -332,10 +333,12 @@ class AcsWorkloadConfig(ConfigModel):
     def _label_rules(self) -> AcsWorkloadConfig:
         _refuse_reserved("labels", self.labels)
         _refuse_eci("annotations", self.annotations)
+        acs_annotations.check("annotations", self.annotations, self.compute_class)
         for index, unit in enumerate(self.policy_units):
             unit_key = key_path("resourcePolicy", "units", index)
             _refuse_reserved(key_path(unit_key, "podLabels"), unit.pod_labels)
             _refuse_eci(key_path(unit_key, "podAnnotations"), unit.pod_annotations)
+            acs_annotations.check(key_path(unit_key, "podAnnotations"), unit.pod_annotations, self.compute_class)
         return self
 
 

@@ -20,7 +20,13 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from components.config.aks_autoscaler import AutoscalerProfileConfig
-from components.config.aks_network import AksNetworkConfig
+from components.config.aks_maintenance import (
+    AUTO_UPGRADE_SCHEDULE,
+    NODE_OS_UPGRADE_SCHEDULE,
+    AksMaintenanceConfig,
+    MaintenanceWindowConfig,
+)
+from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
 from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, matching, require_unique
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
@@ -251,14 +257,20 @@ class AksConfig(ConfigModel):
     ``patch`` upgrade channel keeps it current) or an exact patch. AKS's managed cluster autoscaler serves
     ProvisioningRequests from 1.33 on."""
     sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
-    """The pricing tier (ARM ``sku.tier``): ``az aks create`` without ``--tier`` (the walkthrough) gives Free;
-    choose Standard for the uptime SLA."""
+    """The pricing tier (ARM ``sku.tier``): ``az aks create`` without ``--tier`` (the walkthrough) gives Free.
+    Unset with ``environment.kind: production``: Standard, the tier with the uptime SLA and the control plane sized
+    for production (https://learn.microsoft.com/azure/aks/free-standard-pricing-tiers); an explicit ``Free`` opts
+    out."""
     support_plan: Literal["KubernetesOfficial", "AKSLongTermSupport"] = "KubernetesOfficial"
     """The support plan (ARM ``supportPlan``): ``AKSLongTermSupport`` (with ``skuTier: Premium``) keeps an LTS minor
     such as 1.33 patched past standard support (https://learn.microsoft.com/azure/aks/long-term-support)."""
     entra_id: EntraIdConfig | None = None
     """Sign-in with Entra ID and authorization with Azure RBAC, local accounts off. The identity running Pulumi is
-    made "Azure Kubernetes Service RBAC Cluster Admin" of the cluster so the Kubernetes provider can work."""
+    made "Azure Kubernetes Service RBAC Cluster Admin" of the cluster so the Kubernetes provider can work. Unset with
+    ``environment.kind: production``: on with its defaults; an explicit ``null`` opts out (local accounts with a
+    static admin credential)."""
+    api_server_access: ApiServerAccessConfig = ApiServerAccessConfig()
+    """Who may reach the API server: authorized IP ranges or a private cluster (ARM ``apiServerAccessProfile``)."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
     """The system pool, inline in the cluster (ARM ``agentPoolProfiles[0]``, mode ``System``)."""
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
@@ -279,6 +291,8 @@ class AksConfig(ConfigModel):
     so a minor upgrade is a deliberate change of ``kubernetesVersion``."""
     node_os_upgrade_channel: Literal["None", "Unmanaged", "NodeImage", "SecurityPatch"] = "NodeImage"
     """How node OS images are kept current (ARM ``autoUpgradeProfile.nodeOSUpgradeChannel``)."""
+    maintenance: AksMaintenanceConfig = AksMaintenanceConfig()
+    """When AKS may apply what the two upgrade channels pick: a weekly window each by default."""
     tags: Tags = Field(default_factory=lambda: {"project": PROJECT})
     """Azure tags on the resource group, the cluster and its pools."""
     delete_unreachable: bool = False
@@ -290,6 +304,13 @@ class AksConfig(ConfigModel):
     @property
     def effective_dns_prefix(self) -> str:
         return self.dns_prefix or self.cluster_name
+
+    def maintenance_windows(self) -> dict[str, MaintenanceWindowConfig]:
+        """The windows of the channels that upgrade anything, by ARM configuration name: none for ``upgradeChannel:
+        none``, none for ``nodeOsUpgradeChannel`` ``None`` or ``Unmanaged`` (the OS patches itself, unscheduled)."""
+        idle = {AUTO_UPGRADE_SCHEDULE: self.upgrade_channel == "none"}
+        idle[NODE_OS_UPGRADE_SCHEDULE] = self.node_os_upgrade_channel in ("None", "Unmanaged")
+        return {name: window for name, window in self.maintenance.windows().items() if not idle[name]}
 
     @model_validator(mode="before")
     @classmethod

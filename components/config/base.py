@@ -7,9 +7,13 @@ rejected (a typo must never be silently ignored), immutable once loaded. A cross
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
-from collections.abc import Callable, Hashable, Sequence
-from typing import Annotated, Any
+from collections import abc
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import pulumi
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -147,13 +151,167 @@ def key_path(*parts: str | int) -> str:
 
 def _loc_to_key(loc: tuple[str | int, ...]) -> str:
     # pydantic puts tagged-union discriminators and function validators in the location; drop them.
-    return key_path(*(p for p in loc if isinstance(p, int) or not re.match(r"^(function-|tagged-union)", p)))
+    return key_path(*(p for p in loc if isinstance(p, int) or not _is_validator_step(p)))
 
 
-def problems_from(error: ValidationError, prefix: str) -> list[tuple[str, str]]:
-    """Turn a pydantic error into ``(full key, message)`` pairs that name the key, the bad value and what is allowed."""
+def _is_validator_step(part: str) -> bool:
+    return re.match(r"^(function-|tagged-union)", part) is not None
+
+
+_LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters and line separators escaped (``\\n``): a key or value the user wrote may
+    hold one, and a message must stay one line for ``pulumi up`` and the render tool to print it as one."""
+    return _LINE_BREAKING.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice ``word`` most likely misspells (case ignored), or ``None`` when none is close enough."""
+    by_lower = {choice.lower(): choice for choice in choices}
+    match = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[match[0]] if match else None
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    """The types a value at ``annotation`` may take: ``Annotated`` metadata and ``None`` dropped, unions split."""
+    if get_origin(annotation) is Annotated:
+        return _unwrap(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        return [t for arg in get_args(annotation) if arg is not type(None) for t in _unwrap(arg)]
+    return [annotation]
+
+
+def _step(annotation: Any, part: str | int) -> Any:
+    """The annotation one location step below ``annotation``, or ``None`` when the step leads nowhere known."""
+    for candidate in _unwrap(annotation):
+        origin = get_origin(candidate)
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel) and isinstance(part, str):
+            if part == candidate.__name__:  # a union member's name in the location
+                return candidate
+            fields = {field.alias or name: field for name, field in candidate.model_fields.items()}
+            field = fields.get(part) or candidate.model_fields.get(part)
+            if field is not None:
+                return field.annotation
+        elif origin in (list, tuple, set, frozenset, abc.Sequence) and isinstance(part, int):
+            return get_args(candidate)[0] if get_args(candidate) else None
+        elif origin in (dict, abc.Mapping) and isinstance(part, str):
+            return get_args(candidate)[1] if get_args(candidate) else None
+    return None
+
+
+def model_at(root: type[BaseModel], loc: Sequence[str | int]) -> type[BaseModel] | None:
+    """The config model class at pydantic location ``loc`` below ``root`` (``StackConfig``, a section), following
+    field annotations through ``Optional``, unions, lists and maps; ``None`` where no single model is found."""
+    annotation: Any = root
+    for part in loc:
+        if isinstance(part, str) and _is_validator_step(part):
+            continue
+        annotation = _step(annotation, part)
+        if annotation is None:
+            return None
+    models = [t for t in _unwrap(annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
+    return models[0] if len(models) == 1 else None
+
+
+def _model_named(title: str) -> type[BaseModel] | None:
+    """The config model a ``ValidationError`` is about, found by its class name when that name is unique."""
+    found: list[type[BaseModel]] = []
+    pending: list[type[BaseModel]] = [ConfigModel]
+    while pending:
+        cls = pending.pop()
+        found += [cls] if cls.__name__ == title else []
+        pending += cls.__subclasses__()
+    return found[0] if len(found) == 1 else None
+
+
+def _suggestion(root: type[BaseModel] | None, loc: tuple[str | int, ...]) -> tuple[str | None, list[str]]:
+    """The key an unknown key at ``loc`` most likely misspells, and every key allowed at that place."""
+    model = model_at(root, loc[:-1]) if root is not None else None
+    if model is None:
+        return None, []
+    aliases = [field.alias or name for name, field in model.model_fields.items()]
+    return closest(str(loc[-1]), aliases), aliases
+
+
+def _unknown_key(root: type[BaseModel] | None, loc: tuple[str | int, ...]) -> str:
+    """ "unknown key `clustrName`; did you mean `clusterName`?", or the keys allowed at that place."""
+    suggestion, aliases = _suggestion(root, loc)
+    if suggestion is not None:
+        return f"unknown key `{loc[-1]}`; did you mean `{suggestion}`?"
+    if aliases:
+        return f"unknown key `{loc[-1]}`; allowed here: {', '.join(aliases)}"
+    return f"unknown key `{loc[-1]}`; check the spelling against the README's config reference"
+
+
+def _misspelled_required_keys(items: list[Any], root: type[BaseModel] | None) -> set[tuple[str | int, ...]]:
+    """Locations of required keys reported missing only because the user misspelled them: the unknown key's own
+    message already names them ("did you mean `region`?"), so the missing-key report would say it twice."""
+    found = set()
+    for item in items:
+        if item["type"] == "extra_forbidden":
+            suggestion, _ = _suggestion(root, tuple(item["loc"]))
+            if suggestion is not None:
+                found.add((*item["loc"][:-1], suggestion))
+    return found
+
+
+_YAML_KINDS = {
+    bool: ("a boolean", "the boolean"),
+    int: ("an integer", "the integer"),
+    float: ("a number", "the number"),
+}
+
+
+def _as_yaml(value: bool | int | float) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _yaml_typed(item: Any, written: str | None) -> str | None:
+    """The message for a scalar YAML typed as a boolean or number where the model wants something else, saying how
+    to write it (``written``: the scalar as the stack file spells it, when the loader knows it); else ``None``."""
+    value, kind = item["input"], item["type"]
+    if not isinstance(value, bool | int | float):
+        return None
+    text = written if written is not None else _as_yaml(value)
+    a_kind, the_kind = _YAML_KINDS[type(value)]
+    reads = (
+        f"YAML reads {text} as {a_kind}"
+        if text == _as_yaml(value)
+        else f"YAML reads {text} as {the_kind} {_as_yaml(value)}"
+    )
+    expected = str((item.get("ctx") or {}).get("expected", ""))
+    if kind == "string_type" or (kind == "literal_error" and expected.startswith("'")):
+        allowed = f" (allowed: {expected})" if expected else ""
+        return f"{text} is not allowed; {reads}, not a string: quote it: {json.dumps(text)}{allowed}"
+    if kind in ("int_type", "int_from_float") and isinstance(value, bool):
+        return f"{text} is not allowed; {reads}, not a whole number: write a number such as 3"
+    if kind in ("int_type", "int_from_float") and isinstance(value, float):
+        return f"{text} is not allowed; it must be a whole number without a fraction, such as 3"
+    return None
+
+
+def problems_from(
+    error: ValidationError,
+    prefix: str,
+    *,
+    root: type[BaseModel] | None = None,
+    yaml_scalars: Mapping[str, str] | None = None,
+) -> list[tuple[str, str]]:
+    """Turn a pydantic error into ``(full key, message)`` pairs that name the key, the bad value and what is allowed.
+
+    ``root`` is the model that was validated (found by the error's title when not given): an unknown key is then
+    answered with the closest key allowed at its place. ``yaml_scalars`` maps keys (as returned) to the text of
+    unquoted scalars YAML typed as booleans or numbers, so a type error can say exactly what to quote.
+    """
+    root = root if root is not None else _model_named(error.title)
+    items = error.errors(include_url=False)
+    misspelled = _misspelled_required_keys(items, root)
     problems = []
-    for item in error.errors(include_url=False):
+    for item in items:
+        if item["type"] == "missing" and tuple(item["loc"]) in misspelled:
+            continue
         cause = (item.get("ctx") or {}).get("error")
         loc = _loc_to_key(tuple(item["loc"]))
         if isinstance(cause, RuleViolation):
@@ -161,13 +319,20 @@ def problems_from(error: ValidationError, prefix: str) -> list[tuple[str, str]]:
             problems.append((key, cause.problem))
             continue
         key = key_path(prefix, loc)
-        if item["type"] == "extra_forbidden":
-            problems.append((key, "unknown key; check the spelling against the README's config reference"))
-        elif item["type"] == "missing":
-            problems.append((key, "required key is missing"))
-        elif item["type"] == "string_pattern_mismatch" and item["ctx"]["pattern"] in _PATTERN_NAMES:
-            problems.append((key, f"{item['input']!r} is not allowed; {_PATTERN_NAMES[item['ctx']['pattern']]}"))
-        else:
-            message = item["msg"].removeprefix("Value error, ")
-            problems.append((key, f"{item['input']!r} is not allowed; {message}"))
-    return problems
+        problems.append((key, _message(item, root, (yaml_scalars or {}).get(key))))
+    return [(one_line(key), one_line(message)) for key, message in problems]
+
+
+def _message(item: Any, root: type[BaseModel] | None, written: str | None) -> str:
+    if item["type"] == "extra_forbidden":
+        return _unknown_key(root, tuple(item["loc"]))
+    if item["type"] == "missing":
+        return "required key is missing"
+    if item["type"] == "string_pattern_mismatch" and item["ctx"]["pattern"] in _PATTERN_NAMES:
+        return f"{item['input']!r} is not allowed; {_PATTERN_NAMES[item['ctx']['pattern']]}"
+    typed = _yaml_typed(item, written)
+    if typed is not None:
+        return typed
+    message = item["msg"].removeprefix("Value error, ")
+    shown = written if written is not None else repr(item["input"])  # 1.30 as written, not the 1.3 YAML made of it
+    return f"{shown} is not allowed; {message}"

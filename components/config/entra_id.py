@@ -40,8 +40,10 @@ class EntraIdConfig(ConfigModel):
     """Entra ID integration (AKS-managed) with Azure RBAC for Kubernetes authorization."""
 
     admin_group_object_ids: list[UUID] = Field(default_factory=list)
-    """Entra groups that get cluster-admin through Kubernetes RBAC, besides the Azure RBAC role assignments."""
+    """Entra groups that get cluster-admin through Kubernetes RBAC, besides the Azure RBAC role assignments (ARM
+    ``aadProfile.adminGroupObjectIDs``): who can still administer the cluster when role assignments are wrong."""
     disable_local_accounts: bool = True
-    """No static admin credential: every sign-in goes through Entra ID and is audited."""
+    """No static admin credential (ARM ``disableLocalAccounts``): every sign-in goes through Entra ID and is audited
+    (https://learn.microsoft.com/azure/aks/manage-local-accounts-managed-azure-ad). ``false`` opts out."""
     kubelogin: KubeloginConfig = KubeloginConfig()
     """How Pulumi and the smoke waiter sign in to the cluster without a prompt."""

@@ -12,7 +12,10 @@ never code edits:
   60 minutes instead of a day.
 - ``production``: the AKS and ACK clusters and the Kueue install carry Pulumi's ``protect`` (``pulumi destroy`` and
   a replacement refuse, https://www.pulumi.com/docs/iac/concepts/options/protect/), ACK deletion protection stays on,
-  and the opt-in smoke Job, which scales a pool up on every change, is refused.
+  and the opt-in smoke Job, which scales a pool up on every change, is refused. Keys the stack file leaves unset get
+  their secure production values (the AKS Standard tier and Entra ID, ACK control-plane and audit logs), a written
+  key being the opt-out, and an AKS API server open to every address is warned about
+  (``components/config/environment_rules.py``).
 
 Which names are physical, and so suffixed: the resource group (only one the stack creates), the AKS cluster and its
 DNS prefix, each ACK cluster and its VPC, vSwitches, NAT gateway and EIP, and every Kueue object with the references
@@ -72,8 +75,9 @@ class EnvironmentConfig(ConfigModel):
 
     kind: EnvironmentKind = "dev"
     """``dev`` deploys what the stack file says; ``ephemeral`` (pull-request stacks) suffixes every physical name,
-    protects nothing and makes every cluster deletable; ``production`` protects the clusters and the Kueue install
-    and keeps ACK deletion protection on. Details: ``components/config/environment.py``."""
+    protects nothing and makes every cluster deletable; ``production`` protects the clusters and the Kueue install,
+    keeps ACK deletion protection on and gives unset keys their secure values (the AKS Standard tier and Entra ID,
+    ACK control-plane and audit logs). Details: ``components/config/environment.py``."""
     name_suffix: str = ""
     """Appended to every physical name (``-`` and 1-8 lowercase letters or digits). Unset: with ``kind: ephemeral``,
     ``-`` and the first 6 hex digits of the SHA-256 of the Pulumi stack name, so every pull-request stack gets its own

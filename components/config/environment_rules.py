@@ -4,23 +4,32 @@
 would survive ``pulumi destroy``), each naming the key it is about; :func:`resolve` turns the validated stack into
 the one the components build: physical names with ``environment.nameSuffix`` and the environment's defaults for the
 keys whose default depends on it (``aks.deleteUnreachable``, ``ack.clusters[].deletionProtection`` and
-``credentialMinutes``); ACS workloads on an ``ack.existingClusters`` entry get the suffix on their namespace.
-Settings that are not config keys (Pulumi's ``protect``, ACK delete options, ``delete_unreachable`` of the other
-Kubernetes providers) follow ``environment`` in the components.
+``credentialMinutes``; in production the secure values of :data:`PRODUCTION_AKS_DEFAULTS` and
+:func:`production_ack_defaults` for keys the stack file leaves unset, where writing the key is the opt-out); ACS
+workloads on an ``ack.existingClusters`` entry get the suffix on their namespace. :func:`aks_production_warnings`
+names what a production stack accepts but should not leave that way. Settings that are not config keys (Pulumi's
+``protect``, ACK delete options, ``delete_unreachable`` of the other Kubernetes providers) follow ``environment`` in
+the components.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic import BaseModel
+
+from components.config.ack_logs import AuditLogConfig, ControlPlaneLogsConfig
+from components.config.aks_network import API_SERVER_ACCESS_URL
 from components.config.base import RuleViolation, key_path
+from components.config.entra_id import EntraIdConfig
 from components.config.environment import EnvironmentConfig, suffixed
 from components.config.queues_naming import renamed_namespaces
 
 if TYPE_CHECKING:
     from components.config.ack import AckConfig
     from components.config.acs import AcsWorkloadConfig
+    from components.config.aks import AksConfig
     from components.config.stack import StackConfig
 
 EPHEMERAL_CREDENTIAL_MINUTES = 60
@@ -33,6 +42,13 @@ https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs
 
 NAMESPACE_MAX = 63
 """A namespace name is a DNS label."""
+
+PRODUCTION_AKS_DEFAULTS: Mapping[str, Any] = {"sku_tier": "Standard", "entra_id": EntraIdConfig()}
+"""``aks`` keys a production stack gets when its file leaves them unset: the tier with the uptime SLA, and Entra ID
+sign-in with Azure RBAC and no local accounts. Writing the key (``skuTier: Free``, ``entraId: null``) opts out."""
+PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS = ("apiserver", "kcm", "scheduler", "ccm")
+"""What a production ACK cluster ships to Simple Log Service unless ``controlPlaneLogs`` says otherwise: the
+components the provider's own examples log."""
 
 _T = TypeVar("_T")
 
@@ -110,10 +126,14 @@ def resolve(config: StackConfig) -> StackConfig:
         aks = _within("aks", lambda: section.named_with(suffix))
         if environment.ephemeral:
             aks = aks.model_copy(update={"delete_unreachable": True})
+        if environment.protect:
+            aks = aks.model_copy(update=_unset(aks, PRODUCTION_AKS_DEFAULTS))
     kueue = config.kueue
     if kueue.install and suffix:  # the stack's own Kueue manages the stack's namespaces under their new names
         selector = renamed_namespaces(kueue.managed_jobs_namespace_selector, config.queues.namespaces, suffix)
         kueue = kueue.model_copy(update={"managed_jobs_namespace_selector": selector})
+    if kueue.install and environment.protect:
+        kueue = kueue.model_copy(update=_unset(kueue, PRODUCTION_KUEUE_DEFAULTS))
     return config.model_copy(
         update={
             "aks": aks,
@@ -125,6 +145,11 @@ def resolve(config: StackConfig) -> StackConfig:
     )
 
 
+PRODUCTION_KUEUE_DEFAULTS: Mapping[str, Any] = {"replicas": 2}
+"""A production Kueue runs a second replica (leader election hands over in seconds) and, with it, the chart's
+PodDisruptionBudget, so a node drain never stops admission; ``kueue.replicas: 1`` is the opt-out."""
+
+
 def _within(section: str, build: Callable[[], _T]) -> _T:
     """``build()``, its :class:`RuleViolation` re-raised at the full key under ``section``."""
     try:
@@ -133,18 +158,55 @@ def _within(section: str, build: Callable[[], _T]) -> _T:
         raise RuleViolation(key_path(section, violation.key), violation.value, violation.allowed) from None
 
 
+def _unset(model: BaseModel, defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``defaults`` for the fields the stack file did not write: a written key, ``null`` included, is kept."""
+    return {key: value for key, value in defaults.items() if key not in model.model_fields_set}
+
+
+def production_ack_defaults() -> dict[str, Any]:
+    """``ack.clusters[]`` keys a production cluster gets when its entry leaves them unset: control-plane logs of
+    :data:`PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS` and the API server's audit log, both in Simple Log Service.
+    Writing the key (``controlPlaneLogs: null``, ``auditLog: {enabled: false}``) opts out."""
+    return {
+        "control_plane_logs": ControlPlaneLogsConfig.model_validate(
+            {"components": list(PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS)}
+        ),
+        "audit_log": AuditLogConfig(),
+    }
+
+
+def aks_production_warnings(aks: AksConfig) -> list[tuple[str, str]]:
+    """``(key under aks, message)`` for what a production cluster accepts but should not leave that way: an API
+    server open to every address. A warning, not a refusal: the ranges to allow are where ``pulumi`` and the team
+    run, which no default can know."""
+    access = aks.api_server_access
+    if access.restricted or access.allow_unrestricted:
+        return []
+    return [
+        (
+            "apiServerAccess",
+            "the API server of this production cluster accepts connections from any address (Entra ID still "
+            "authenticates them): set apiServerAccess.authorizedIpRanges (with the egress of whatever runs pulumi) or "
+            "apiServerAccess.privateCluster, or apiServerAccess.allowUnrestricted: true if that is intended "
+            f"({API_SERVER_ACCESS_URL})",
+        )
+    ]
+
+
 def _ack(ack: AckConfig, environment: EnvironmentConfig) -> AckConfig:
     """ACK names get their suffix in the components (the config ``name`` is also what workloads and outputs use);
     only their room is checked here. An ephemeral cluster defaults to no deletion protection and to
-    :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which only a temporary kubeconfig uses)."""
+    :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which only a temporary kubeconfig uses); a production one to
+    :func:`production_ack_defaults`."""
     clusters = []
     for index, cluster in enumerate(ack.clusters):
         key = key_path("ack.clusters", index, "name")
         suffixed(key, cluster.name, environment.name_suffix, ACK_CLUSTER_NAME_MAX)
         if environment.ephemeral:
             defaults = {"deletion_protection": False, "credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES}
-            unset = {key: value for key, value in defaults.items() if key not in cluster.model_fields_set}
-            cluster = cluster.model_copy(update=unset)
+            cluster = cluster.model_copy(update=_unset(cluster, defaults))
+        if environment.protect:
+            cluster = cluster.model_copy(update=_unset(cluster, production_ack_defaults()))
         clusters.append(cluster)
     return ack.model_copy(update={"clusters": clusters, "workloads": _workloads(ack, environment.name_suffix)})
 

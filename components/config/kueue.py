@@ -144,12 +144,21 @@ def _default_tolerations() -> list[Toleration]:
     return [Toleration(key="CriticalAddonsOnly", operator="Exists", effect="NoSchedule")]
 
 
+OPT_IN_LABEL = ("managed-by-kueue", "true")
+"""The namespace label Kueue's opt-in guide selects managed namespaces by
+(https://kueue.sigs.k8s.io/docs/tasks/manage/enforce_job_management/opt_in_namespace_management/)."""
+
+
 def _default_managed_jobs_namespace_selector() -> LabelSelector:
-    return LabelSelector(
-        match_expressions=[
-            LabelSelectorRequirement(key=NAMESPACE_NAME_LABEL, operator="NotIn", values=["kube-system", "kueue-system"])
-        ]
-    )
+    return LabelSelector(match_labels=dict([OPT_IN_LABEL]))
+
+
+KUEUE_DEFAULT_SELECTOR = LabelSelector(
+    match_expressions=[
+        LabelSelectorRequirement(key=NAMESPACE_NAME_LABEL, operator="NotIn", values=["kube-system", "kueue-system"])
+    ]
+)
+"""Kueue's own default: every namespace but ``kube-system`` and Kueue's. The opt-out of the opt-in default."""
 
 
 CUSTOM_LABELS = "CustomMetricLabels"
@@ -181,7 +190,9 @@ class KueueConfig(ConfigModel):
     """The Helm release name. The default keeps object names as in Kueue's docs (``kueue-controller-manager``,
     ``kueue-webhook-service``): the chart uses the release name as is when it contains ``kueue``."""
     replicas: int = Field(default=1, ge=1, le=5)
-    """Kueue manager replicas; the default is the chart's. Leader election is on, so more replicas only add failover."""
+    """Kueue manager replicas; the default is the chart's, 2 in production stacks (``1`` there is the opt-out).
+    Leader election is on, so more replicas only add failover; from 2 on the chart's PodDisruptionBudget
+    (``minAvailable: 1``) is on too, so a node drain never takes both."""
     manager_resources: Resources = Resources(
         requests={"cpu": "500m", "memory": "512Mi"}, limits={"cpu": "2", "memory": "512Mi"}
     )
@@ -226,7 +237,10 @@ class KueueConfig(ConfigModel):
     written to the manager config: only then does the chart give Kueue's ``failurePolicy: Fail`` Job
     webhook a namespaceSelector, instead of intercepting every Job in the cluster
     (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/templates/webhook/manifests.yaml). The
-    default is the manager's own default."""
+    default is opt-in, ``managed-by-kueue: "true"``, which the stack puts on the namespaces of its LocalQueues (created
+    or existing), so a Kueue outage blocks Jobs there and nowhere else. Kueue's own default, every namespace but
+    ``kube-system`` and ``kueue-system``, is the opt-out: ``{matchExpressions: [{key: kubernetes.io/metadata.name,
+    operator: NotIn, values: [kube-system, kueue-system]}]}``. With ``install: false`` describe the cluster's Kueue."""
     readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
     """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
 

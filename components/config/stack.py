@@ -10,13 +10,14 @@ what the environment kind allows) live here. :func:`load_stack_config` is the si
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, NamedTuple
 
 import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config import environment_rules, kueue_rules
+from components.config import environment_rules, feasibility, kueue_rules
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -25,13 +26,14 @@ from components.config.base import (
     ConfigModel,
     MisplacedKey,
     RuleViolation,
+    closest,
     key_path,
+    one_line,
     problems_from,
 )
 from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.gitops import GitOpsConfig
-from components.config.kube import NAMESPACE_NAME_LABEL
 from components.config.kueue import KueueConfig
 from components.config.queues import QueuesConfig
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
@@ -184,17 +186,12 @@ class StackConfig(ConfigModel):
 
     def require_managed_local_queue_namespaces(self) -> None:
         """Jobs in a namespace Kueue's webhook skips are never suspended, so they bypass their queue (lint
-        ``queues.lints.managedNamespaces``). A namespace the stack creates carries the selector's ``matchLabels``;
-        of an existing one only the name is known, so a selector on other labels is left to the cluster."""
+        ``queues.lints.managedNamespaces``). Every LocalQueue namespace carries the selector's ``matchLabels``: the
+        stack puts them on the namespaces it creates and patches them onto existing ones."""
         if not self.queues.lints.managed_namespaces:
             return
-        selector = self.kueue.managed_jobs_namespace_selector
         for index, queue in enumerate(self.queues.local_queues):
-            created = queue.namespace in self.queues.namespaces
-            if not created and not selector.decidable_by({NAMESPACE_NAME_LABEL}):
-                continue
-            labels = self.kueue.managed_namespace_labels if created else {}
-            if not self.kueue.manages_namespace(queue.namespace, labels):
+            if not self.kueue.manages_namespace(queue.namespace, self.kueue.managed_namespace_labels):
                 key = key_path("queues", "localQueues", index, "namespace")
                 allowed = (
                     "kueue.managedJobsNamespaceSelector must select it (or turn off queues.lints.managedNamespaces)"
@@ -218,6 +215,16 @@ class StackConfig(ConfigModel):
                 "smokeJob.pool", job.pool, f"it must name an autoscaling pool of aks.userPools: {pools}"
             )
         return self
+
+    @model_validator(mode="after")
+    def _the_stack_can_work(self) -> StackConfig:
+        if self.kueue_target is not None:
+            feasibility.check(self)
+        return self
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """``(key, message)`` for settings that will likely not work; the fleet logs them as warnings."""
+        return [*feasibility.warnings(self), *(self.ack.warnings() if self.ack is not None else [])]
 
     @model_validator(mode="after")
     def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:
@@ -261,26 +268,69 @@ class StackConfig(ConfigModel):
         return self
 
 
+CONFIG_NAMESPACES = (PROJECT, "azure-native", "alicloud", "kubernetes", "pulumi")
+"""The namespaces a stack's config keys may use: this project's, its providers' and Pulumi's own. A key in any
+other namespace is read by nobody, so a misspelled one (``elastc-capacity:aks``) would leave its section unset."""
+_INT64 = 2**63 - 1
+
+
 def _parse_value(raw: Any) -> Any:
     """Structured config arrives as JSON strings; plain strings stay strings."""
     if not isinstance(raw, str):
         return raw
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return raw
 
 
+def _stray_key_problems(keys: Collection[str]) -> list[tuple[str, str]]:
+    """Keys without a namespace (the engine refuses them in a stack file) or in one nobody reads."""
+    problems = []
+    for key in keys:
+        namespace, colon, _ = key.partition(":")
+        if not colon:
+            problems.append((key, f"a config key needs its namespace: write `{PROJECT}:{key}`"))
+        elif namespace not in CONFIG_NAMESPACES:
+            suggestion = closest(namespace, CONFIG_NAMESPACES)
+            hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+            problems.append((key, f"unknown namespace `{namespace}`{hint} (allowed: {', '.join(CONFIG_NAMESPACES)})"))
+    return problems
+
+
+def _absurd_number_problems(value: Any, key: str) -> list[tuple[str, str]]:
+    """Infinity, NaN and integers beyond 64 bits: no key holds one, and JSON writers disagree on how to spell them."""
+    if isinstance(value, dict):
+        return [problem for k, v in value.items() for problem in _absurd_number_problems(v, key_path(key, str(k)))]
+    if isinstance(value, list):
+        return [problem for i, v in enumerate(value) for problem in _absurd_number_problems(v, key_path(key, i))]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [(key, f"{value!r} is out of range; write a finite number")]
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 - 1 <= value <= _INT64:
+        return [(key, f"{value!r} is out of range; integers must fit in 64 bits")]
+    return []
+
+
 def load_stack_config(
-    values: Mapping[str, Any], secret_keys: Collection[str] = (), *, stack: str | None = None
+    values: Mapping[str, Any],
+    secret_keys: Collection[str] = (),
+    *,
+    stack: str | None = None,
+    yaml_scalars: Mapping[str, str] | None = None,
 ) -> StackConfig:
     """Validate the ``elastic-capacity:*`` config values of ``stack``; raise :class:`ConfigError` naming every bad key.
 
     The stack name is what unset names derive from (``aks`` names, an ephemeral ``environment.nameSuffix``); without
-    one, the walkthrough's names are used and an ephemeral stack must set its suffix.
+    one, the walkthrough's names are used and an ephemeral stack must set its suffix. ``yaml_scalars`` (full key ->
+    text, from :mod:`tools.stack_file`) lets a type error quote the exact text of an unquoted YAML scalar.
     """
     prefix = f"{PROJECT}:"
     section_values = {key.removeprefix(prefix): _parse_value(v) for key, v in values.items() if key.startswith(prefix)}
+    problems = _stray_key_problems(list(values))
+    for section, value in section_values.items():
+        problems += _absurd_number_problems(value, prefix + section)
+    if problems:
+        raise ConfigError([(one_line(key), one_line(message)) for key, message in problems])
     kubeconfig_key = prefix + KUBECONFIG_KEY
     if kubeconfig_key in values and kubeconfig_key not in secret_keys:
         raise ConfigError([(kubeconfig_key, "must be a secret: pulumi config set --secret kubeconfig < kubeconfig")])
@@ -290,7 +340,9 @@ def load_stack_config(
     try:
         return StackConfig.model_validate(section_values, context=context).for_environment()
     except ValidationError as error:
-        raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in problems_from(error, "")]) from None
+        scalars = {k.removeprefix(prefix): text for k, text in (yaml_scalars or {}).items() if k.startswith(prefix)}
+        found = problems_from(error, "", root=StackConfig, yaml_scalars=scalars)
+        raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in found]) from None
 
 
 def read_stack_config() -> StackConfig:

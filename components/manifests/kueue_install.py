@@ -105,6 +105,8 @@ def chart_values(args: KueueConfig) -> dict[str, Any]:
     return {
         "controllerManager": {
             "replicas": args.replicas,
+            # With a second replica, a node drain may take only one at a time; with one it would block every drain.
+            "podDisruptionBudget": {"enabled": args.replicas > 1, "minAvailable": 1},
             "manager": {
                 "resources": _dump(args.manager_resources),
                 "image": {"repository": args.image_repository},

@@ -124,6 +124,15 @@ def _parents_first(cohorts: list[CohortConfig]) -> list[CohortConfig]:
     return sorted(cohorts, key=lambda config: depth(config.name))
 
 
+def namespace_label_patches(args: QueuesConfig, namespace_labels: dict[str, str] | None) -> list[Manifest]:
+    """The labels Kueue's managed-jobs selector needs, for each existing namespace that holds a LocalQueue: patched
+    onto the namespace, never the namespace itself (the stack does not own it)."""
+    if not namespace_labels:
+        return []
+    hosting = {queue.namespace for queue in args.local_queues}
+    return [namespace(name, namespace_labels) for name in args.existing_namespaces if name in hosting]
+
+
 def queue_manifests(args: QueuesConfig, namespace_labels: dict[str, str] | None = None) -> list[Manifest]:
     """Every object in apply order: what an object refers to comes before it. The namespaces the stack creates carry
     ``namespace_labels`` (what Kueue's managed-jobs selector selects them by)."""

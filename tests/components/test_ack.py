@@ -77,25 +77,20 @@ def default_run() -> Recording:
 
 # --- the cluster and its version ----------------------------------------------------------------------------------
 
+FLAGS = {"newNatGateway": False, "slbInternetEnabled": True, "skipSetCertificateAuthority": True}
+ABSENT = ("controlPlaneLogComponents", "auditLogConfig", "zoneIds", "workerVswitchIds", "podCidr", "securityGroupId")
+
 
 def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
     cluster = default_run.one(CLUSTER_TYPE, "ack-demo-cluster")
     inputs = cluster.inputs
-    assert inputs["name"] == "demo"
-    assert inputs["clusterSpec"] == "ack.pro.small"
-    assert inputs["serviceCidr"] == "192.168.0.0/16"
-    assert inputs["timezone"] == "Asia/Shanghai"
-    assert inputs["proxyMode"] == "ipvs"
-    assert inputs["deletionProtection"] is True
-    assert inputs["enableRrsa"] is False
-    assert inputs["newNatGateway"] is False
-    assert inputs["slbInternetEnabled"] is True
-    assert inputs["skipSetCertificateAuthority"] is True
-    assert inputs["isEnterpriseSecurityGroup"] is True
+    assert (inputs["name"], inputs["clusterSpec"], inputs["serviceCidr"]) == ("demo", "ack.pro.small", "192.168.0.0/16")
+    assert (inputs["timezone"], inputs["proxyMode"]) == ("Asia/Shanghai", "ipvs")
+    assert (inputs["deletionProtection"], inputs["enableRrsa"], inputs["isEnterpriseSecurityGroup"]) == (True,) * 3
+    assert {k: inputs[k] for k in FLAGS} == FLAGS
     assert inputs["tags"] == {"project": "elastic-capacity"}
     assert inputs["addons"] == [{"name": "terway-eniip"}, {"name": "csi-plugin"}, {"name": "managed-csiprovisioner"}]
-    for absent in ("controlPlaneLogComponents", "auditLogConfig", "zoneIds", "workerVswitchIds", "podCidr"):
-        assert absent not in inputs
+    assert not [key for key in (*ABSENT, "encryptionProviderKey") if key in inputs], "no KMS key unless configured"
     assert cluster.custom_timeouts == {"create": "90m", "update": "60m", "delete": "60m"}, "long enough for ACK"
 
 
@@ -114,9 +109,22 @@ def test_logs_and_create_time_addons_reach_the_cluster(run_program):
     ]
 
 
+SECURITY_CASES = [  # (what the config sets, what the cluster gets)
+    (dict(enableRrsa=False, enterpriseSecurityGroup=False), dict(enableRrsa=False, isEnterpriseSecurityGroup=False)),
+    ({"securityGroupId": "sg-bp1abc"}, {"enableRrsa": True, "securityGroupId": "sg-bp1abc"}),  # never both
+    ({"secretsEncryptionKeyId": "key-hzz6500"}, {"encryptionProviderKey": "key-hzz6500"}),
+]
+
+
+@pytest.mark.parametrize(("settings", "sent"), SECURITY_CASES)
+def test_security_opt_outs_and_options_reach_the_cluster(run_program, settings, sent):
+    inputs = build(run_program, cluster_config(network=EXISTING, **settings)).one(CLUSTER_TYPE).inputs
+    assert {key: inputs[key] for key in sent} == sent
+    assert ("isEnterpriseSecurityGroup" in inputs) is ("securityGroupId" not in settings)
+
+
 def test_a_minor_becomes_the_newest_patch_ack_offers_in_the_region(default_run):
-    assert default_run.one(CLUSTER_TYPE).inputs["version"] == "1.35.2-aliyun.1"
-    assert default_run.outputs["demo-version"] == "1.35.2-aliyun.1"
+    assert default_run.one(CLUSTER_TYPE).inputs["version"] == default_run.outputs["demo-version"] == "1.35.2-aliyun.1"
     [call] = invokes(default_run, VERSION_INVOKE)
     assert call.args == {"clusterType": "ManagedKubernetes", "profile": "Default"}
     region = default_run.one("pulumi:providers:alicloud")
@@ -140,8 +148,7 @@ def test_a_version_ack_no_longer_offers_fails_naming_the_key_and_the_offer(run_p
     with pytest.raises(ConfigError) as caught:
         build(run_program, cluster_config(network=EXISTING, kubernetesVersion=version))
     assert caught.value.keys == [f"{KEY}.kubernetesVersion"]
-    assert repr(version) in str(caught.value) and says in str(caught.value)
-    assert "\n" not in str(caught.value)
+    assert repr(version) in str(caught.value) and says in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_the_version_check_runs_in_preview():
@@ -160,8 +167,7 @@ def test_every_alicloud_resource_is_a_child_on_the_region_provider(default_run):
     assert {default_run.provider_of(r).name for r in alicloud} == {"ack-demo-alicloud"}
     assert {r.parent for r in alicloud} == {component.urn}
     region = default_run.one("pulumi:providers:alicloud")
-    assert region.inputs["region"] == "cn-hangzhou"
-    assert region.parent == component.urn
+    assert (region.inputs["region"], region.parent) == ("cn-hangzhou", component.urn)
     calls = [c for c in default_run.invokes if c.token.startswith("alicloud:")]
     assert {c.token for c in calls} == {VERSION_INVOKE, ADDONS_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE}
     assert {c.provider.rsplit("::", 1)[0] for c in calls} == {region.urn}
@@ -187,8 +193,7 @@ def test_cluster_takes_its_vswitches_from_the_network_and_waits_for_the_snat_ent
     pod = {switches["ack-demo-pod-cn-hangzhou-k"], switches["ack-demo-pod-cn-hangzhou-j"]}
     assert set(cluster.property_dependencies["vswitchIds"]) == node
     assert set(cluster.property_dependencies["podVswitchIds"]) == pod
-    entries = {e.urn for e in default_run.by_type(SNAT_TYPE)}
-    assert len(entries) == 4
+    assert len(entries := {e.urn for e in default_run.by_type(SNAT_TYPE)}) == 4
     assert set(cluster.dependencies) == entries | node | pod, "the SNAT entries, beside the vSwitches it reads"
 
 
@@ -209,10 +214,9 @@ def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_pro
     node_pool = recording.one(NODE_POOL_TYPE, "ack-demo-system")
     inputs = node_pool.inputs
     assert inputs["desiredSize"] == "2"
-    assert inputs["scalingConfig"] == {"enable": True, "minSize": 1, "maxSize": 4}
+    assert inputs["scalingConfig"] == {"enable": True, "type": "cpu", "minSize": 1, "maxSize": 4}, "type: read back"
     assert node_pool.ignore_changes == ("desiredSize",)
-    assert inputs["nodePoolName"] == "system"
-    assert inputs["instanceTypes"] == ["ecs.g7.xlarge", "ecs.g6.xlarge"]
+    assert (inputs["nodePoolName"], inputs["instanceTypes"]) == ("system", ["ecs.g7.xlarge", "ecs.g6.xlarge"])
     assert inputs["vswitchIds"] == ["vsw-node1", "vsw-node2"]
     assert (inputs["systemDiskCategory"], inputs["systemDiskSize"]) == ("cloud_essd", 120)
     assert inputs["labels"] == [{"key": "role", "value": "system"}]
@@ -223,13 +227,8 @@ def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_pro
 
 def test_fixed_node_pool_has_no_scaling_config_and_keeps_its_size(run_program):
     node_pool = build(run_program, cluster_config(nodePool=POOL)).one(NODE_POOL_TYPE)
-    assert node_pool.inputs["desiredSize"] == "2"
-    assert "scalingConfig" not in node_pool.inputs
+    assert node_pool.inputs["desiredSize"] == "2" and "scalingConfig" not in node_pool.inputs
     assert node_pool.ignore_changes == ()
-
-
-def test_no_node_pool_unless_configured(default_run):
-    assert default_run.by_type(NODE_POOL_TYPE) == []
 
 
 def test_the_virtual_node_and_the_workloads_wait_for_the_node_pool(run_program):
@@ -254,6 +253,7 @@ def test_virtual_node_is_installed_at_ack_s_version_without_a_pin(default_run):
     cluster = default_run.one(CLUSTER_TYPE)
     assert set(addon.property_dependencies["clusterId"]) == {cluster.urn}
     assert set(addon.dependencies) == {cluster.urn}, "no node pool configured, nothing else to wait for"
+    assert default_run.by_type(NODE_POOL_TYPE) == [], "no node pool unless configured"
 
 
 def test_only_the_virtual_node_is_managed_by_default_and_the_workloads_wait_for_it(default_run):

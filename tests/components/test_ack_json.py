@@ -45,6 +45,11 @@ def test_strings_are_escaped_as_go_escapes_them(value, go):
         (1e20, "100000000000000000000"),
         (1e21, "1e+21"),  # ... or from 1e21 on
         (-0.0, "-0"),
+        # Integers are float64s too: rounded past 2**53, and an exponent from 1e21 on, as Go writes them back.
+        (2**53 + 1, "9007199254740992"),
+        (2**60, "1152921504606847000"),  # the shortest digits that read back, not the exact value
+        (10**21, "1e+21"),
+        (-(10**22), "-1e+22"),
     ],
 )
 def test_numbers_are_written_as_go_writes_float64(number, go):

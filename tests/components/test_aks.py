@@ -28,6 +28,7 @@ ACCESS_WAITER = "pulumi-python:dynamic/azure:ClusterAccess"
 DEPLOYER_OBJECT_ID = "00000000-0000-0000-0000-0000000000bb"
 """The ``objectId`` the mocks' ``getClientConfig`` reports for whoever runs Pulumi."""
 CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
 
 GPU_POOL = {
     "name": "gpupool",
@@ -75,6 +76,11 @@ CONFIGURED = {
     },
     "upgradeChannel": "stable",
     "nodeOsUpgradeChannel": "SecurityPatch",
+    "apiServerAccess": {"authorizedIpRanges": ["203.0.113.0/24", "198.51.100.7/32"]},
+    "maintenance": {
+        "autoUpgrade": {"dayOfWeek": "Tuesday", "intervalWeeks": 2, "startTime": "22:30", "durationHours": 6},
+        "nodeOsUpgrade": None,
+    },
     "tags": {"team": "ml"},
 }
 """An ``aks`` section that sets a value other than the default for every key the cluster resource takes."""
@@ -116,6 +122,80 @@ def test_managed_cluster_network_is_the_configured_one(configured) -> None:
         "10.1.0.0/16",
         "10.1.0.10",
     )
+
+
+def test_only_the_configured_ranges_reach_the_api_server(configured, run_program) -> None:
+    cluster, _ = configured
+    assert cluster["apiServerAccessProfile"] == {
+        "authorizedIPRanges": ["203.0.113.0/24", "198.51.100.7/32"],
+        "enablePrivateCluster": False,
+    }
+    recording, _ = build_aks(run_program, {"apiServerAccess": {"privateCluster": True}})
+    assert recording.one(CLUSTER).inputs["apiServerAccessProfile"] == {"enablePrivateCluster": True}
+
+
+def test_by_default_a_network_policy_engine_runs_and_the_api_server_is_public(run_program) -> None:
+    """An empty range list is sent, not left out: it is how AKS is told to drop ranges a cluster had."""
+    recording, _ = build_aks(run_program, {})
+    cluster = recording.one(CLUSTER).inputs
+    assert cluster["networkProfile"]["networkPolicy"] == "calico"
+    assert cluster["apiServerAccessProfile"] == {"authorizedIPRanges": [], "enablePrivateCluster": False}
+    opted_out, _ = build_aks(run_program, {"network": {"policy": "none"}})
+    assert opted_out.one(CLUSTER).inputs["networkProfile"]["networkPolicy"] == "none"
+
+
+def test_each_upgrade_channel_gets_its_weekly_window_on_the_cluster(run_program) -> None:
+    recording, _ = build_aks(run_program, {})
+    cluster = recording.one(CLUSTER)
+    component = recording.one("elastic-capacity:azure:AksCluster")
+    windows = {m.inputs["configName"]: m for m in recording.by_type(MAINTENANCE)}
+    assert sorted(windows) == ["aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"]
+    for config_name, day in (
+        ("aksManagedAutoUpgradeSchedule", "Sunday"),
+        ("aksManagedNodeOSUpgradeSchedule", "Saturday"),
+    ):
+        window = windows[config_name]
+        assert window.name == f"demo-{config_name}" and window.parent == component.urn
+        assert window.inputs["maintenanceWindow"] == {
+            "schedule": {"weekly": {"dayOfWeek": day, "intervalWeeks": 1}},
+            "startTime": "00:00",
+            "durationHours": 4,
+            "utcOffset": "+00:00",
+        }
+        assert window.inputs["resourceName"] == cluster.inputs["resourceName"]
+        assert window.inputs["resourceGroupName"] == cluster.inputs["resourceGroupName"]
+        assert set(window.property_dependencies["resourceName"]) == {cluster.urn}, "created after the cluster"
+
+
+def test_a_window_is_configured_or_opted_out() -> None:
+    config = AksConfig.model_validate(CONFIGURED)
+    recording = mock_runtime.run(lambda: AksCluster("demo", config), {})
+    [window] = recording.by_type(MAINTENANCE)
+    assert window.inputs["configName"] == "aksManagedAutoUpgradeSchedule", "nodeOsUpgrade: null opts out"
+    idle = mock_runtime.run(lambda: AksCluster("demo", AksConfig.model_validate({"upgradeChannel": "none"})), {})
+    assert [m.inputs["configName"] for m in idle.by_type(MAINTENANCE)] == ["aksManagedNodeOSUpgradeSchedule"]
+    assert window.inputs["maintenanceWindow"] == {
+        "schedule": {"weekly": {"dayOfWeek": "Tuesday", "intervalWeeks": 2}},
+        "startTime": "22:30",
+        "durationHours": 6,
+        "utcOffset": "+00:00",
+    }
+
+
+@pytest.mark.parametrize(
+    ("protect", "access", "warned"),
+    [
+        (True, {}, True),
+        (True, {"authorizedIpRanges": ["203.0.113.0/24"]}, False),
+        (True, {"allowUnrestricted": True}, False),
+        (False, {}, False),  # only production stacks are held to it
+    ],
+)
+def test_a_production_cluster_with_an_open_api_server_warns(run_program, caplog, protect, access, warned) -> None:
+    config = AksConfig.model_validate({"apiServerAccess": access})
+    run_program(lambda: AksCluster("demo", config, protect=protect))
+    logged = [r.getMessage() for r in caplog.records if "aks.apiServerAccess:" in r.getMessage()]
+    assert len(logged) == (1 if warned else 0)
 
 
 def test_managed_cluster_autoscaler_and_upgrades_are_the_configured_ones(configured) -> None:

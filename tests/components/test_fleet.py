@@ -38,7 +38,7 @@ WITHOUT_PROVISIONING = {
             "resourceGroups": [
                 {
                     "coveredResources": ["cpu"],
-                    "flavors": [{"name": "scalepool", "resources": [{"name": "cpu", "nominalQuota": 4}]}],
+                    "flavors": [{"name": "scalepool", "resources": [{"name": "cpu", "nominalQuota": 8}]}],
                 }
             ],
         }

@@ -138,20 +138,28 @@ def test_on_a_cluster_kueue_already_serves_the_objects_wait_only_for_what_they_n
     assert ungated.depends_on(local, ungated.one(f"{KUEUE_TYPE}ClusterQueue"))
 
 
-def test_created_namespaces_carry_the_given_labels_and_existing_ones_are_not_registered():
+def test_namespaces_carry_the_given_labels_created_or_patched_onto_existing_ones():
     recording = record(QueuesConfig.model_validate(EVERY_KIND), labels={"kueue-managed": "true"})
     namespaces = [r for r in recording.registrations if r.type == "kubernetes:core/v1:Namespace"]
     assert sorted((r.inputs["metadata"] for r in namespaces), key=lambda m: m["name"]) == [
         {"name": "team-a", "labels": {"kueue-managed": "true"}},
         {"name": "team-b", "labels": {"kueue-managed": "true"}},
     ]
-    org, gate = recording.named("queues-localqueue-default/org"), recording.named("kueue-ready")
-    assert list(org.dependencies) == [gate.urn], (
-        "external ClusterQueue and existing namespace: nothing else to wait for"
+    patch = recording.named("queues-namespacelabels-default")
+    assert (patch.type, patch.inputs["metadata"]) == (
+        "kubernetes:core/v1:NamespacePatch",
+        {"name": "default", "labels": {"kueue-managed": "true"}},
     )
+    org, gate = recording.named("queues-localqueue-default/org"), recording.named("kueue-ready")
+    assert set(org.dependencies) == {gate.urn, patch.urn}, "labelled before its Jobs come; no external object waited on"
     priority = recording.named("queues-workloadpriorityclass-high")
     assert (priority.inputs["value"], priority.inputs["description"], "spec" in priority.inputs) == (
         1000,
         "production batch",
         False,
     )
+
+
+def test_without_labels_to_set_an_existing_namespace_is_left_alone():
+    recording = record(QueuesConfig.model_validate(EVERY_KIND), labels={})
+    assert not [r for r in recording.registrations if r.type == "kubernetes:core/v1:NamespacePatch"]

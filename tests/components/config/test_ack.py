@@ -55,7 +55,12 @@ def test_defaults():
     assert config.cluster_spec == "ack.pro.small"
     assert str(config.service_cidr) == "192.168.0.0/16"
     assert (config.timezone, config.proxy_mode) == ("Asia/Shanghai", "ipvs")
-    assert (config.deletion_protection, config.slb_internet_enabled, config.enable_rrsa) == (True, True, False)
+    assert (config.deletion_protection, config.slb_internet_enabled, config.enable_rrsa) == (True, True, True)
+    assert (config.enterprise_security_group, config.security_group_id, config.secrets_encryption_key_id) == (
+        True,
+        None,
+        None,
+    )
     assert [addon.name for addon in config.addons] == ["terway-eniip", "csi-plugin", "managed-csiprovisioner"]
     assert (config.virtual_node.version, config.scheduler, config.node_pool) == (None, None, None)
     assert (config.control_plane_logs, config.audit_log) == (None, None)
@@ -181,6 +186,23 @@ def test_a_private_endpoint_needs_the_exec_plugin_kubeconfig():
     assert (private.slb_internet_enabled, private.kubeconfig_mode) == (False, "exec-plugin")
     assert error_keys(cluster(slbInternetEnabled=False, kubeconfigMode="temporary")) == ["slbInternetEnabled"]
     assert error_keys(cluster(kubeconfigMode="static")) == ["kubeconfigMode"]
+
+
+def test_security_opt_outs_and_options():
+    opted_out = cluster_config(enableRrsa=False, enterpriseSecurityGroup=False)
+    assert (opted_out.enable_rrsa, opted_out.enterprise_security_group) == (False, False)
+    own = cluster_config(securityGroupId="sg-bp1abc", secretsEncryptionKeyId="key-hzz6500")
+    assert (own.security_group_id, own.secrets_encryption_key_id) == ("sg-bp1abc", "key-hzz6500")
+    assert error_keys(cluster(securityGroupId="bp1abc")) == ["securityGroupId"]
+    assert error_keys(cluster(secretsEncryptionKeyId="")) == ["secretsEncryptionKeyId"]
+
+
+def test_an_own_security_group_leaves_ack_none_to_create():
+    """The provider refuses ``is_enterprise_security_group`` next to ``security_group_id`` (ConflictsWith)."""
+    data = cluster(securityGroupId="sg-bp1abc", enterpriseSecurityGroup=True)
+    assert error_keys(data) == ["enterpriseSecurityGroup"]
+    with pytest.raises(ValidationError, match=r"True is not allowed; securityGroupId sg-bp1abc is the nodes' group"):
+        AckClusterConfig.model_validate(data)
 
 
 def test_a_scheduler_pin_is_built_for_the_clusters_minor():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from packaging.version import Version
 from pydantic import ValidationError
 
 from components.config.ack_addons import (
@@ -11,7 +12,11 @@ from components.config.ack_addons import (
     ClusterAddonConfig,
     SchedulerAddonConfig,
     VirtualNodeAddonConfig,
+    check_create_time_addons,
+    require_pins_meet,
 )
+from components.config.base import RuleViolation
+from components.versions import ClusterNeeds, VirtualNodeNeed
 from tests.support.ack import SCHEDULER_1_35
 from tests.support.config import model_error_keys
 
@@ -50,3 +55,19 @@ def test_the_scheduler_may_take_parameters_without_a_version_but_not_nothing():
     with pytest.raises(ValidationError) as caught:
         SchedulerAddonConfig.model_validate({})
     assert "'{}'" not in str(caught.value), "the empty mapping is quoted as what it is, not as a placeholder"
+
+
+def test_create_time_addons_name_the_key_under_the_cluster():
+    check_create_time_addons(list(DEFAULT_ADDONS))
+    with pytest.raises(RuleViolation) as caught:
+        check_create_time_addons([*DEFAULT_ADDONS, ClusterAddonConfig(name="flannel")])
+    assert (caught.value.key, caught.value.value) == ("addons[3].name", "flannel")
+
+
+def test_a_pin_below_what_the_workloads_need_names_its_full_key():
+    needs = ClusterNeeds((), VirtualNodeNeed(Version("2.15.0"), "ack.workloads[0] (hpn, gpu-hpn)"))
+    require_pins_meet("ack.clusters[0]", VirtualNodeAddonConfig(version="v2.15.0"), None, needs)
+    with pytest.raises(RuleViolation) as caught:
+        require_pins_meet("ack.clusters[0]", VirtualNodeAddonConfig(version="v2.14.0"), None, needs)
+    assert caught.value.key == "ack.clusters[0].virtualNode.version"
+    assert "ack.workloads[0] (hpn, gpu-hpn) needs ack-virtual-node v2.15.0 or later" in str(caught.value)

@@ -15,11 +15,13 @@ from tests.support.config import model_error_keys
         ({"components": ["apiserver", "kcm", "apiserver"]}, "controlPlaneLogs.components[2]"),
         ({"components": []}, "controlPlaneLogs.components"),
         ({"components": ["apiserver"], "ttl": 0}, "controlPlaneLogs.ttl"),
+        ({"components": ["apiserver"], "ttl": 3001}, "controlPlaneLogs.ttl"),  # UpdateControlPlaneLog takes 1-3000
     ],
 )
 def test_control_plane_logs(logs, key):
     good = ControlPlaneLogsConfig.model_validate({"components": list(CONTROL_PLANE_LOG_COMPONENTS), "ttl": 7})
     assert (good.ttl, good.project) == (7, None)
+    assert ControlPlaneLogsConfig.model_validate({"components": ["kcm"], "ttl": 3000}).ttl == 3000
     assert model_error_keys(ControlPlaneLogsConfig, logs, "controlPlaneLogs") == [key]
 
 

@@ -37,6 +37,16 @@ def test_defaults_reproduce_the_walkthrough() -> None:
     assert aks.oidc_issuer and aks.workload_identity
 
 
+def test_secure_defaults_outside_production() -> None:
+    """What every stack gets unless it opts out: a NetworkPolicy engine and a window per upgrade channel. Entra ID and
+    the Standard tier are production's defaults (``test_environment_rules``); the API server stays reachable."""
+    aks = load_stack_config(as_config({"aks": {}})).aks
+    assert aks is not None
+    assert aks.network.effective_policy == "calico"
+    assert sorted(aks.maintenance.windows()) == ["aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"]
+    assert (aks.sku_tier, aks.entra_id, aks.api_server_access.restricted) == ("Free", None, False)
+
+
 def test_dns_prefix_and_system_taints_follow_the_config() -> None:
     aks = AksConfig.model_validate(
         {"dnsPrefix": "batch", "systemPool": {"onlyCriticalAddons": False, "taints": ["team=ml:NoSchedule"]}}
@@ -231,3 +241,20 @@ def test_named_with_suffixes_the_physical_names_only() -> None:
     assert (named.resource_group.name, named.cluster_name, named.dns_prefix) == ("rg-pr7", "c-pr7", "d-pr7")
     assert [pool.name for pool in named.user_pools] == ["scalepool"], "pool names live inside the cluster"
     assert aks.named_with("") is aks
+
+
+@pytest.mark.parametrize(
+    ("channels", "windows"),
+    [
+        ({}, ["aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"]),
+        ({"upgradeChannel": "none"}, ["aksManagedNodeOSUpgradeSchedule"]),
+        ({"nodeOsUpgradeChannel": "None"}, ["aksManagedAutoUpgradeSchedule"]),
+        ({"nodeOsUpgradeChannel": "Unmanaged"}, ["aksManagedAutoUpgradeSchedule"]),
+        (
+            {"nodeOsUpgradeChannel": "SecurityPatch", "maintenance": {"nodeOsUpgrade": None}},
+            ["aksManagedAutoUpgradeSchedule"],
+        ),
+    ],
+)
+def test_a_window_is_made_only_for_a_channel_that_upgrades_something(channels, windows) -> None:
+    assert sorted(AksConfig.model_validate(channels).maintenance_windows()) == windows

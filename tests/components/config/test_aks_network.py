@@ -1,4 +1,5 @@
-"""The ``aks.network`` section: every rule with a passing and a failing case naming the exact key."""
+"""The ``aks.network`` and ``aks.apiServerAccess`` sections: the engine chosen for each dataplane, and every rule
+with a passing and a failing case naming the exact key."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 import pytest
 
 from components.config.aks import AksConfig
-from components.config.aks_network import AksNetworkConfig
-from tests.support.config import stack_error_keys
+from components.config.aks_network import MAX_AUTHORIZED_RANGES, AksNetworkConfig, ApiServerAccessConfig
+from components.config.base import ConfigError
+from components.config.stack import load_stack_config
+from tests.support.config import as_config, stack_error_keys
 
 
 def network(fields: dict[str, Any]) -> dict[str, Any]:
@@ -17,6 +20,34 @@ def network(fields: dict[str, Any]) -> dict[str, Any]:
 
 def test_default_is_azure_cni_overlay_with_aks_defaults_for_the_rest() -> None:
     assert AksNetworkConfig().model_dump(exclude_none=True) == {"plugin": "azure", "plugin_mode": "overlay"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "engine"),
+    [
+        ({}, "calico"),  # Azure CNI overlay
+        ({"dataplane": "cilium"}, "cilium"),  # the only engine of the Cilium dataplane
+        ({"dataplane": "azure"}, "calico"),
+        ({"plugin": "kubenet", "pluginMode": None}, "calico"),
+        ({"plugin": "none", "pluginMode": None}, None),  # a CNI of your own brings its own policy engine
+        ({"policy": "none"}, "none"),  # the opt-out
+        ({"policy": "azure"}, "azure"),
+    ],
+)
+def test_a_network_policy_engine_is_on_unless_opted_out(fields: dict[str, Any], engine: str | None) -> None:
+    assert AksNetworkConfig.model_validate(fields).effective_policy == engine
+
+
+def test_the_api_server_is_open_by_default_and_restricted_by_ranges_or_a_private_endpoint() -> None:
+    default = ApiServerAccessConfig()
+    assert (default.authorized_ip_ranges, default.private_cluster, default.allow_unrestricted) == ([], False, False)
+    assert not default.restricted
+    assert ApiServerAccessConfig.model_validate({"authorizedIpRanges": ["203.0.113.0/24"]}).restricted
+    assert ApiServerAccessConfig.model_validate({"privateCluster": True}).restricted
+
+
+def access(fields: dict[str, Any]) -> dict[str, Any]:
+    return {"apiServerAccess": fields}
 
 
 # (rule, an ``aks`` section that passes, one that breaks it, the key the error must name under ``aks.``)
@@ -64,6 +95,48 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "network.serviceCidr",
     ),
     (
+        "no other engine on the cilium dataplane",
+        network({"dataplane": "cilium", "policy": "cilium"}),
+        network({"dataplane": "cilium", "policy": "calico"}),
+        "network.policy",
+    ),
+    (
+        "the cilium dataplane always enforces policy",
+        network({"dataplane": "cilium"}),
+        network({"dataplane": "cilium", "policy": "none"}),
+        "network.policy",
+    ),
+    (
+        "no aks engine without an aks cni",
+        network({"plugin": "none", "pluginMode": None, "policy": "none"}),
+        network({"plugin": "none", "pluginMode": None, "policy": "calico"}),
+        "network.policy",
+    ),
+    (
+        "authorized ranges are networks",
+        access({"authorizedIpRanges": ["203.0.113.0/24", "198.51.100.7/32"]}),
+        access({"authorizedIpRanges": ["203.0.113.0/24", "198.51.100.7/24"]}),
+        "apiServerAccess.authorizedIpRanges[1]",
+    ),
+    (
+        "at most 200 ranges",
+        access({"authorizedIpRanges": [f"10.0.{i}.0/24" for i in range(MAX_AUTHORIZED_RANGES)]}),
+        access({"authorizedIpRanges": [f"10.{i // 256}.{i % 256}.0/24" for i in range(MAX_AUTHORIZED_RANGES + 1)]}),
+        "apiServerAccess.authorizedIpRanges",
+    ),
+    (
+        "ranges or a private endpoint",
+        access({"privateCluster": True}),
+        access({"privateCluster": True, "authorizedIpRanges": ["203.0.113.0/24"]}),
+        "apiServerAccess.authorizedIpRanges",
+    ),
+    (
+        "unrestricted only when nothing restricts",
+        access({"allowUnrestricted": True}),
+        access({"allowUnrestricted": True, "privateCluster": True}),
+        "apiServerAccess.allowUnrestricted",
+    ),
+    (
         "outbound type",
         network({"outboundType": "managedNATGateway"}),
         network({"outboundType": "nat"}),
@@ -76,3 +149,20 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
 def test_rule(good: dict[str, Any], bad: dict[str, Any], key: str) -> None:
     AksConfig.model_validate(good)
     assert stack_error_keys({"aks": bad}) == [f"elastic-capacity:aks.{key}"]
+
+
+@pytest.mark.parametrize(
+    ("section", "says"),
+    [
+        (
+            network({"dataplane": "cilium", "policy": "calico"}),
+            "'calico' is not allowed; the Cilium dataplane enforces",
+        ),
+        (network({"plugin": "none", "pluginMode": None, "policy": "azure"}), "'azure' is not allowed; plugin 'none'"),
+        (access({"privateCluster": True, "authorizedIpRanges": ["203.0.113.0/24"]}), "a private cluster has no"),
+        (access({"allowUnrestricted": True, "authorizedIpRanges": ["203.0.113.0/24"]}), "remove allowUnrestricted"),
+    ],
+)
+def test_each_rule_names_the_value_and_what_is_allowed(section: dict[str, Any], says: str) -> None:
+    with pytest.raises(ConfigError, match=says):
+        load_stack_config(as_config({"aks": section}))

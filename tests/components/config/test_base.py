@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import pytest
-from pydantic import ValidationError, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from components.config.base import (
     ConfigModel,
     MisplacedKey,
     RuleViolation,
+    closest,
     key_path,
+    model_at,
+    one_line,
     problems_from,
     require_unique,
 )
@@ -51,3 +56,113 @@ def test_the_loader_reports_a_misplaced_key_with_its_full_key():
     with pytest.raises(ValidationError) as caught:
         Section.model_validate({"other": 1})
     assert problems_from(caught.value, "section") == [("section.other", "it must not be set here; remove it")]
+
+
+class Pool(ConfigModel):
+    name: str
+    max_count: int = 5
+
+
+class Cluster(ConfigModel):
+    cluster_name: str = "c"
+    pools: list[Pool] = Field(default_factory=list)
+    by_zone: dict[str, Pool] = Field(default_factory=dict)
+    system: Pool | None = None
+    version: str = "1.35"
+    zone: Literal["1", "2", "3"] = "1"
+    replicas: Annotated[int, Field(strict=True)] = 1
+
+
+def problems(data: dict, **kwargs) -> list[tuple[str, str]]:
+    with pytest.raises(ValidationError) as caught:
+        Cluster.model_validate(data)
+    return problems_from(caught.value, "aks", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "suggestion"),
+    [
+        ({"clustrName": "x"}, "aks.clustrName", "clusterName"),
+        ({"pools": [{"name": "a", "maxcount": 3}]}, "aks.pools[0].maxcount", "maxCount"),
+        ({"byZone": {"1": {"name": "a", "maxCont": 3}}}, "aks.byZone.1.maxCont", "maxCount"),
+        ({"system": {"name": "a", "nme": "b"}}, "aks.system.nme", "name"),
+    ],
+    ids=["top", "list item", "map value", "optional"],
+)
+def test_an_unknown_key_suggests_the_closest_key_allowed_at_its_place(data, key, suggestion):
+    unknown = key.rsplit(".", 1)[-1]
+    assert (key, f"unknown key `{unknown}`; did you mean `{suggestion}`?") in problems(data)
+
+
+def test_an_unknown_key_like_no_allowed_one_lists_them():
+    assert problems({"pools": [{"name": "a", "zzzzzz": 1}]}) == [
+        ("aks.pools[0].zzzzzz", "unknown key `zzzzzz`; allowed here: name, maxCount")
+    ]
+
+
+def test_a_misspelled_required_key_is_reported_once():
+    assert problems({"pools": [{"nmae": "a"}]}) == [("aks.pools[0].nmae", "unknown key `nmae`; did you mean `name`?")]
+
+
+def test_the_model_is_found_by_the_errors_title_when_not_given():
+    assert problems({"clustrName": "x"}, root=None) == problems({"clustrName": "x"}, root=Cluster)
+
+
+def test_model_at_follows_optional_lists_and_maps():
+    assert model_at(Cluster, ("pools", 0)) is Pool
+    assert model_at(Cluster, ("byZone", "1")) is Pool
+    assert model_at(Cluster, ("system",)) is Pool
+    assert model_at(Cluster, ("version",)) is None
+    assert model_at(Cluster, ("nowhere", 0)) is None
+
+
+def test_closest_ignores_case_and_gives_up_on_strangers():
+    assert closest("clustername", ["clusterName", "location"]) == "clusterName"
+    assert closest("qqq", ["clusterName", "location"]) is None
+
+
+@pytest.mark.parametrize(
+    ("data", "written", "expected"),
+    [
+        (
+            {"version": 1.3},
+            {"aks.version": "1.30"},
+            'YAML reads 1.30 as the number 1.3, not a string: quote it: "1.30"',
+        ),
+        (
+            {"version": True},
+            {"aks.version": "yes"},
+            'YAML reads yes as the boolean true, not a string: quote it: "yes"',
+        ),
+        ({"version": 60}, None, 'YAML reads 60 as an integer, not a string: quote it: "60"'),
+        ({"zone": 1}, None, "quote it: \"1\" (allowed: '1', '2' or '3')"),
+        ({"replicas": True}, {"aks.replicas": "on"}, "YAML reads on as the boolean true, not a whole number"),
+        ({"replicas": 1.5}, None, "1.5 is not allowed; it must be a whole number without a fraction"),
+    ],
+)
+def test_a_scalar_yaml_typed_against_the_model_says_how_to_write_it(data, written, expected):
+    ((_, message),) = problems(data, yaml_scalars=written)
+    assert expected in message
+
+
+def _quoted(value: object) -> object:
+    if not isinstance(value, str):
+        raise ValueError("quote the version")
+    return value
+
+
+def test_a_value_is_shown_as_the_file_wrote_it():
+    class Version(ConfigModel):
+        version: Annotated[str, BeforeValidator(_quoted)]
+
+    with pytest.raises(ValidationError) as caught:
+        Version.model_validate({"version": 1.3})
+    assert problems_from(caught.value, "", yaml_scalars={"version": "1.30"}) == [
+        ("version", "1.30 is not allowed; quote the version")
+    ]
+
+
+def test_messages_and_keys_stay_on_one_line():
+    assert one_line("a\nb\r\tc\u2028d\x85") == "a\\nb\\r\\tc\\u2028d\\x85"
+    ((key, message),) = problems({"pools": [{"name": "a", "bad\nkey": 1}]})
+    assert "\n" not in key and "\n" not in message

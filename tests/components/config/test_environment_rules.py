@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from components.config.environment_rules import EPHEMERAL_CREDENTIAL_MINUTES
+from components.config.aks import AksConfig
+from components.config.entra_id import EntraIdConfig
+from components.config.environment_rules import (
+    EPHEMERAL_CREDENTIAL_MINUTES,
+    PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS,
+    aks_production_warnings,
+)
 from components.config.stack import StackConfig, load_stack_config
 from tests.support import ack as ack_data
 from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config, stack_error_keys
@@ -137,3 +143,69 @@ def test_a_shared_kueue_that_would_not_manage_the_renamed_namespaces_is_refused(
     shared = {**ON_EXISTING_CLUSTER, "kueue": {"install": False, "managedJobsNamespaceSelector": BY_NAME}}
     sections = {"environment": {"kind": "ephemeral", "nameSuffix": SUFFIX}, **shared, "queues": TEAM_A}
     assert stack_error_keys(sections, KUBECONFIG_SECRET) == ["elastic-capacity:queues.localQueues[0].namespace"]
+
+
+# --- production's secure defaults: unset keys get them, a written key is the opt-out -------------------------------
+
+STACK_GROUP = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+
+
+def test_production_defaults_unset_keys_to_their_secure_values():
+    config = load("production", aks={}, ack=ack())
+    assert config.aks is not None and config.ack is not None
+    assert (config.aks.sku_tier, config.aks.entra_id) == ("Standard", EntraIdConfig())
+    assert config.aks.entra_id.disable_local_accounts
+    [cluster] = config.ack.clusters
+    assert cluster.control_plane_logs is not None and cluster.audit_log is not None
+    assert cluster.control_plane_logs.components == list(PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS)
+    assert PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS == ("apiserver", "kcm", "scheduler", "ccm")
+    assert (cluster.audit_log.enabled, cluster.audit_log.sls_project_name) == (True, None)
+
+
+def test_production_keeps_every_key_the_stack_file_writes_including_the_opt_outs():
+    aks = {"skuTier": "Free", "entraId": None}
+    opted_out = {**ack_data.cluster(auditLog={"enabled": False}), "controlPlaneLogs": None}  # null, written out
+    config = load("production", aks=aks, ack=ack_data.section([], clusters=[opted_out]))
+    assert config.aks is not None and config.ack is not None
+    assert (config.aks.sku_tier, config.aks.entra_id) == ("Free", None)
+    [cluster] = config.ack.clusters
+    assert cluster.control_plane_logs is None and cluster.audit_log is not None and not cluster.audit_log.enabled
+    premium = load("production", aks={"skuTier": "Premium", "entraId": {"adminGroupObjectIds": [STACK_GROUP]}})
+    assert premium.aks is not None and premium.aks.sku_tier == "Premium"
+    assert premium.aks.entra_id is not None and [str(g) for g in premium.aks.entra_id.admin_group_object_ids] == [
+        STACK_GROUP
+    ]
+
+
+@pytest.mark.parametrize("kind", ["dev", "ephemeral"])
+def test_other_kinds_leave_those_keys_at_their_plain_defaults(kind):
+    config = load(kind, aks={}, ack=ack())
+    assert config.aks is not None and config.ack is not None
+    assert (config.aks.sku_tier, config.aks.entra_id) == ("Free", None)
+    assert (config.ack.clusters[0].control_plane_logs, config.ack.clusters[0].audit_log) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("access", "warned"),
+    [
+        ({}, True),
+        ({"authorizedIpRanges": ["203.0.113.0/24"]}, False),
+        ({"privateCluster": True}, False),
+        ({"allowUnrestricted": True}, False),  # the opt-out
+    ],
+)
+def test_production_warns_about_an_api_server_open_to_every_address(access, warned):
+    warnings = aks_production_warnings(AksConfig.model_validate({"apiServerAccess": access}))
+    assert [key for key, _ in warnings] == (["apiServerAccess"] if warned else [])
+    for _, message in warnings:
+        assert "apiServerAccess.authorizedIpRanges" in message and "apiServerAccess.privateCluster" in message
+        assert "apiServerAccess.allowUnrestricted: true" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("kueue", "replicas"), [({}, 2), ({"replicas": 1}, 1), ({"replicas": 3}, 3)])
+def test_a_production_kueue_runs_two_replicas_unless_the_stack_file_says_otherwise(kueue, replicas):
+    sections = {**ON_EXISTING_CLUSTER, "environment": {"kind": "production"}, "kueue": kueue}
+    config = load_stack_config(as_config(sections), KUBECONFIG_SECRET).for_environment()
+    assert config.kueue.replicas == replicas
+    dev = load_stack_config(as_config({**ON_EXISTING_CLUSTER, "kueue": kueue}), KUBECONFIG_SECRET).for_environment()
+    assert dev.kueue.replicas == kueue.get("replicas", 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from components.config.base import ConfigError
-from components.config.kueue import KNOWN_FRAMEWORKS, SUPPORTED_CHART_VERSIONS, KueueConfig
+from components.config.kueue import KNOWN_FRAMEWORKS, KUEUE_DEFAULT_SELECTOR, SUPPORTED_CHART_VERSIONS, KueueConfig
 from tests.support.config import error_keys_on_existing_cluster as error_keys
 from tests.support.config import load_on_existing_cluster as load
 
@@ -23,11 +23,16 @@ def test_defaults_install_the_latest_supported_chart_from_the_official_registry_
     assert kueue.readiness_gate.probe_image.startswith("registry.k8s.io/kubectl:v1.33.")
 
 
-def test_default_selector_leaves_system_and_kueue_namespaces_alone_and_manages_the_seed_namespace():
+def test_default_selector_is_opt_in_by_the_label_the_stack_puts_on_its_namespaces():
+    """A Kueue outage then blocks Job creation only in the stack's own LocalQueue namespaces."""
     kueue = KueueConfig()
+    assert kueue.managed_namespace_labels == {"managed-by-kueue": "true"}
     assert not kueue.manages_namespace("kube-system")
-    assert not kueue.manages_namespace("kueue-system")
-    assert kueue.manages_namespace("cas-kueue-demo")
+    assert not kueue.manages_namespace("default")
+    assert kueue.manages_namespace("cas-kueue-demo", kueue.managed_namespace_labels)
+    opted_out = KueueConfig(managed_jobs_namespace_selector=KUEUE_DEFAULT_SELECTOR)
+    assert opted_out.managed_namespace_labels == {}
+    assert opted_out.manages_namespace("default") and not opted_out.manages_namespace("kueue-system")
 
 
 def test_mirrors_and_non_aks_overrides_are_accepted_on_a_cluster_of_unknown_cloud():
@@ -136,8 +141,12 @@ def test_opt_in_selector_by_label_is_accepted():
     assert not kueue.manages_namespace("kueue-system")
 
 
-def test_another_kueue_namespace_needs_the_selector_to_follow():
-    assert error_keys(kueue={"namespace": "kueue"}) == ["elastic-capacity:kueue.managedJobsNamespaceSelector"]
+def test_another_kueue_namespace_needs_a_name_based_selector_to_follow():
+    """The opt-in default never selects Kueue's namespace (the stack does not label it); Kueue's own default does."""
+    assert load(kueue={"namespace": "kueue"}).kueue.namespace == "kueue"
+    kueues_own = KUEUE_DEFAULT_SELECTOR.model_dump(by_alias=True, exclude_none=True)
+    keys = error_keys(kueue={"namespace": "kueue", "managedJobsNamespaceSelector": kueues_own})
+    assert keys == ["elastic-capacity:kueue.managedJobsNamespaceSelector"]
     moved = {
         "namespace": "kueue",
         "managedJobsNamespaceSelector": {

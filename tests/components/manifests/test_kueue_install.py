@@ -41,6 +41,7 @@ def test_values_run_the_manager_on_the_system_pool_with_the_chart_default_resour
     assert manager["tolerations"] == [{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}]
     assert manager["nodeSelector"] == {"kubernetes.azure.com/mode": "system"}
     assert manager["replicas"] == 1
+    assert manager["podDisruptionBudget"] == {"enabled": False, "minAvailable": 1}, "one replica: never block drains"
     assert manager["manager"]["resources"] == {
         "requests": {"cpu": "500m", "memory": "512Mi"},
         "limits": {"cpu": "2", "memory": "512Mi"},
@@ -52,11 +53,7 @@ def test_values_run_the_manager_on_the_system_pool_with_the_chart_default_resour
 def test_manager_config_always_carries_the_namespace_selector_and_frameworks():
     config = kueue_install.manager_config(DEFAULT)
     assert (config["apiVersion"], config["kind"]) == ("config.kueue.x-k8s.io/v1beta2", "Configuration")
-    assert config["managedJobsNamespaceSelector"] == {
-        "matchExpressions": [
-            {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", "kueue-system"]}
-        ]
-    }
+    assert config["managedJobsNamespaceSelector"] == {"matchLabels": {"managed-by-kueue": "true"}}
     assert config["integrations"] == {"frameworks": ["batch/job"]}
     values = kueue_install.chart_values(DEFAULT)["managerConfig"]["controllerManagerConfigYaml"]
     assert yaml.safe_load(values) == config
@@ -83,6 +80,7 @@ def test_overrides_reach_the_values():
     manager = kueue_install.chart_values(config)["controllerManager"]
     assert manager["manager"]["image"] == {"repository": "mcr.microsoft.com/oss/v2/kueue/kueue"}
     assert (manager["replicas"], manager["nodeSelector"]) == (2, {})
+    assert manager["podDisruptionBudget"] == {"enabled": True, "minAvailable": 1}
     assert manager["featureGates"] == [{"name": "PartialAdmission", "enabled": True}]
     assert kueue_install.manager_config(config)["integrations"]["frameworks"] == ["batch/job", "pod"]
     assert "nodeSelector" not in gate_job(config=config)["spec"]["template"]["spec"]

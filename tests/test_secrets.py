@@ -1,0 +1,89 @@
+"""No credential material leaves a secret: every shipped stack's plan.json and manifests are scanned for what the mock
+cloud hands out (kubeconfigs, tokens, client keys and certificates), and no stack file holds a plain-text secret."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import PROJECT_ROOT
+from tests.support.stacks import STACK_IDS, STACKS, rendered
+
+CREDENTIAL_MARKERS = [
+    ("a PEM block", re.compile(r"-----BEGIN [A-Z ]+-----")),
+    ("a base64 PEM block", re.compile(re.escape(base64.b64encode(b"-----BEGIN ").decode()[:12]))),
+    ("a kubeconfig user", re.compile(r"\b(client-key-data|client-certificate-data|users:)")),
+    ("a bearer token", re.compile(r"\btoken['\"]?\s*[:=]\s*['\"]?[A-Za-z0-9._-]{8,}")),
+    ("the mock token", re.compile(r"mock-token")),
+    ("an Alibaba Cloud AccessKey id", re.compile(r"\bLTAI[0-9A-Za-z]{12,}")),
+]
+"""What a credential looks like in text: the forms the mock cloud's credential invokes answer in, and real ones."""
+
+SECRET_KEY_NAMES = re.compile(r"(kubeconfig|password|secret|token|accesskey|privatekey|clientkey)$", re.I)
+"""Config keys whose value is a credential, whatever section they sit in."""
+
+
+def credential_findings(text: str) -> list[str]:
+    return [what for what, pattern in CREDENTIAL_MARKERS if pattern.search(text)]
+
+
+@pytest.fixture(scope="module", params=STACKS, ids=STACK_IDS)
+def rendered_stack(request, tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(tmp_path_factory.mktemp("secrets"), request.param)
+
+
+def test_the_markers_find_what_the_mock_cloud_hands_out():
+    """The scan is only as good as its markers: each credential the mocks return trips one."""
+    from tools import mock_cloud
+
+    kubeconfig = mock_cloud.ack_cluster_credential({"clusterId": "c1"})["kubeConfig"]
+    assert credential_findings(kubeconfig)
+    assert credential_findings(mock_cloud.FAKE_KUBECONFIG)
+    assert credential_findings(json.dumps({"kubeconfig": kubeconfig}))
+    assert not credential_findings(json.dumps({"kubeconfig": "[secret]", "server": "https://mock.invalid:443"}))
+
+
+def test_no_plan_or_manifest_holds_credential_material(rendered_stack):
+    plan, manifests = rendered_stack
+    assert credential_findings(json.dumps(plan)) == []
+    for path, manifest in manifests.items():
+        assert credential_findings(yaml.safe_dump(manifest)) == [], path
+
+
+def secret_like_plain_values(value: Any, path: str = "") -> list[str]:
+    """Keys named like a credential whose value is written in plain text rather than as ``secure:``."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return []
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if SECRET_KEY_NAMES.search(str(key).split(":")[-1]) and isinstance(item, str | int) and item != "":
+                found.append(where)
+            found += secret_like_plain_values(item, where)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += secret_like_plain_values(item, f"{path}[{i}]")
+    return found
+
+
+STACK_FILES = [*STACKS, *sorted((PROJECT_ROOT / "examples").rglob("Pulumi.*.yaml"))]
+
+
+@pytest.mark.parametrize("path", STACK_FILES, ids=[str(p.relative_to(PROJECT_ROOT)) for p in STACK_FILES])
+def test_stack_files_hold_no_plain_text_secret(path: Path):
+    document = yaml.safe_load(path.read_text()) or {}
+    assert secret_like_plain_values(document.get("config") or {}) == []
+
+
+def test_the_stack_file_check_finds_a_plain_text_kubeconfig():
+    assert secret_like_plain_values({"elastic-capacity:kubeconfig": "apiVersion: v1"}) == [
+        "elastic-capacity:kubeconfig"
+    ]
+    assert secret_like_plain_values({"elastic-capacity:kubeconfig": {"secure": "v1:abc"}}) == []
