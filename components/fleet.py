@@ -1,7 +1,8 @@
 """Build everything a stack asks for from its validated configuration, and export what operators need.
 
 Two independent halves: Kueue with provisioning-gated queues on an AKS (new or existing) or any cluster, and ACK
-Pro clusters with ACS workloads. Each half only wires components together; the components own the resources. The
+Pro clusters with ACS workloads. A ``multiKueue`` section joins them: the AKS cluster's Kueue sends burst Jobs to
+ACK clusters whose capacity is ACS. Each half only wires components together; the components own the resources. The
 config arrives with its physical names resolved; what ``environment.kind`` changes beyond names (Pulumi's
 ``protect``, ``delete_unreachable``, ACK delete options) is handed to the components here.
 """
@@ -21,10 +22,14 @@ from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
 from components.manifests import kueue_install
+from components.multikueue import MultiKueueBurst, Proof, WorkerAccess
+from components.multikueue_worker import MultiKueueWorker
 from components.queue_wait import QueuesActive
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
 
+AckClusters = dict[str, AckClusterHandle]
+"""The stack's ACK clusters, new and existing, by ``name``."""
 EXISTING_KUEUE_REVISION = "cluster-kueue"
 """What the activation waiter records as Kueue's revision when the stack uses the cluster's own Kueue
 (``kueue.install: false``): the stack cannot see that install change."""
@@ -33,13 +38,20 @@ EXISTING_KUEUE_REVISION = "cluster-kueue"
 def deploy(config: StackConfig) -> None:
     for setting, message in config.warnings():
         pulumi.log.warn(f"{setting}: {message}")
-    if config.kueue_target is not None:
-        _deploy_kueue(config)
-    if config.ack is not None:
+    manager = _deploy_kueue(config) if config.kueue_target is not None else None
+    ack_clusters = (
         _deploy_ack(config.ack, config.environment, render_to=config.gitops.render_to_directory)
+        if config.ack is not None
+        else {}
+    )
+    if config.multi_kueue is not None:
+        assert manager is not None  # multikueue_rules: the manager is the stack's AKS cluster, with Kueue installed
+        cluster, kueue = manager
+        assert kueue is not None
+        _deploy_multikueue(config, cluster, kueue, ack_clusters)
 
 
-def _deploy_kueue(config: StackConfig) -> None:
+def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Kueue | None]:
     cluster, kueue_waits_for = _kueue_cluster(config)
     pulumi.export("kubeconfig", cluster.kubeconfig)
 
@@ -77,6 +89,7 @@ def _deploy_kueue(config: StackConfig) -> None:
             wait=render_to is None,
             opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=[active, *kueue_waits_for]),
         )
+    return cluster, kueue
 
 
 def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, list[pulumi.Resource]]:
@@ -136,8 +149,40 @@ def _kueue_revision(config: StackConfig) -> str:
     return kueue_install.gate_job_name(config.kueue, check_provisioning_request_crd=crd_check)
 
 
-def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> None:
-    clusters: dict[str, AckClusterHandle] = {
+def _deploy_multikueue(
+    config: StackConfig, manager: AksCluster | ExistingCluster, kueue: Kueue, ack_clusters: AckClusters
+) -> None:
+    """The burst set-up: each worker (Kueue, burst queues, the manager's identity) on its ACK cluster's provider,
+    after the cluster's addons (they wait for its ECS pool, where Kueue's controller runs, and the virtual node the
+    burst pods run on); then the manager's objects, holding each worker's kubeconfig, on the manager's provider."""
+    burst = config.multi_kueue
+    assert burst is not None
+    workers = {}
+    for worker in burst.workers:
+        cluster = ack_clusters[worker.cluster]
+        on_worker = MultiKueueWorker(
+            f"ack-{worker.cluster}-multikueue",
+            burst,
+            worker,
+            config.kueue,
+            cluster.api_server_endpoint,
+            opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=cluster.addons),
+        )
+        workers[worker.cluster] = WorkerAccess(on_worker.kubeconfig, cluster.api_server_endpoint, on_worker.ready)
+    MultiKueueBurst(
+        "multikueue",
+        burst,
+        kueue_ready=kueue.ready,
+        kueue_namespace=config.kueue.namespace,
+        namespace_labels=config.kueue.managed_namespace_labels,
+        workers=workers,
+        proof=Proof(manager.kubeconfig, _kueue_revision(config)),
+        opts=pulumi.ResourceOptions(provider=manager.provider),
+    )
+
+
+def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> AckClusters:
+    clusters: AckClusters = {
         c.name: AckProCluster(
             f"ack-{c.name}",
             c,
@@ -194,3 +239,4 @@ def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to:
     )
     pulumi.export("ackKubeconfigs", pulumi.Output.secret({name: c.kubeconfig for name, c in clusters.items()}))
     pulumi.export("acsBilledSpecs", billed)
+    return clusters

@@ -20,6 +20,24 @@ PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta2"
 """Where the API server serves Kueue's objects, in the storage version the stack writes."""
 
+MULTIKUEUE_CLUSTER_REASONS = {
+    "ClientConnectionFailed": "the manager could not reach or use the worker's API server: its egress must reach the "
+    "worker's public endpoint, the token must be valid, and the worker must serve Kueue's v1beta2 API",
+    "BadKubeConfig": "the Secret it names is missing, or has no key 'kubeconfig' holding a kubeconfig",
+    "InsecureKubeConfig": "the kubeconfig uses an exec plugin, a token or CA file, basic auth or "
+    "insecure-skip-tls-verify; MultiKueue accepts an inline token and certificate-authority-data only",
+    "BadClusterProfile": "its ClusterProfile could not be read",
+    "BadRestConfig": "no client could be built from the kubeconfig (its server or credentials)",
+}
+"""Why a MultiKueueCluster is ``Active=False``, by the reasons Kueue 0.17 sets
+(https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go)."""
+MULTIKUEUE_CHECK_REASONS = {
+    "NoUsableClusters": "none of its MultiKueueClusters is connected",
+    "BadConfig": "its MultiKueueConfig is missing or names no cluster",
+}
+"""Why a MultiKueue AdmissionCheck is ``Active=False`` (``SomeActiveClusters`` keeps it Active with some workers
+down; https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/admissioncheck.go)."""
+
 Conditions = Sequence[Mapping[str, Any]]
 Seen = TypeVar("Seen")
 
@@ -78,6 +96,13 @@ def explained(found: Mapping[str, Any] | None) -> str:
         return ""
     parts = [str(found[k]) for k in ("reason", "message") if found.get(k)]
     return f" ({': '.join(parts)})" if parts else ""
+
+
+def why_inactive(kind: str, found: Mapping[str, Any] | None) -> str:
+    """``"; <what the reason means>"`` for a MultiKueue object's known ``Active=False`` reason, else nothing."""
+    reasons = {"MultiKueueCluster": MULTIKUEUE_CLUSTER_REASONS, "AdmissionCheck": MULTIKUEUE_CHECK_REASONS}
+    meaning = reasons.get(kind, {}).get(str((found or {}).get("reason")))
+    return f"; {meaning}" if meaning else ""
 
 
 def poll(

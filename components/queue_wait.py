@@ -7,6 +7,10 @@ started: Kueue only sets up its provisioning controller if the CRD exists at sta
 (https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/). pulumi-kubernetes' ``pulumi.com/waitFor``
 annotation could wait for the condition, but its timeout names neither the cause nor the fix; this waiter does.
 
+The same waiter proves a MultiKueue burst set-up: each MultiKueueCluster ``Active`` (connected to its worker), the
+MultiKueue AdmissionCheck and the burst ClusterQueue ``Active``. A cluster that cannot connect is named with Kueue's
+reason and message and what that reason means; the caller's ``hint`` says what to check on the way to the worker.
+
 Shipped by value (:mod:`components.dynamic_by_value`): imports nothing from the project but :data:`SHIPPED_MODULES`.
 """
 
@@ -29,10 +33,15 @@ from components.kube_wait import (
     explained,
     is_not_found,
     poll,
+    why_inactive,
 )
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.queue_wait")
-KINDS = {"AdmissionCheck": "admissionchecks", "ClusterQueue": "clusterqueues"}
+KINDS = {
+    "AdmissionCheck": "admissionchecks",
+    "ClusterQueue": "clusterqueues",
+    "MultiKueueCluster": "multikueueclusters",
+}
 
 Observed = dict[tuple[str, str], Conditions | None]
 """``(kind, name)`` -> the object's conditions; ``None`` when the object does not exist."""
@@ -61,20 +70,32 @@ def inactive(seen: Observed) -> list[tuple[str, str]]:
     return [key for key, conditions in seen.items() if not is_active(conditions)]
 
 
+def describe(kind: str, name: str, conditions: Conditions | None) -> str:
+    """One object's state in a sentence: missing, never reconciled, or inactive with Kueue's reason and message."""
+    if conditions is None:
+        return f"{kind} {name} does not exist"
+    active = condition(conditions, "Active")
+    if active is None:
+        return f"{kind} {name} has no Active condition: no controller has reconciled it"
+    state = "cannot connect" if kind == "MultiKueueCluster" else "is inactive"
+    return f"{kind} {name} {state}{explained(active)}{why_inactive(kind, active)}"
+
+
 def diagnose(seen: Observed, *, hint: str, namespace: str) -> str:
-    """One sentence per inactive object, then the likely cause and the commands that confirm and fix it."""
-    lines = []
-    for kind, name in inactive(seen):
-        conditions = seen[(kind, name)]
-        if conditions is None:
-            lines.append(f"{kind} {name} does not exist")
-        elif condition(conditions, "Active") is None:
-            lines.append(f"{kind} {name} has no Active condition: no controller has reconciled it")
-        else:
-            lines.append(f"{kind} {name} is inactive{explained(condition(conditions, 'Active'))}")
+    """One sentence per inactive object, then the likely cause and the commands that confirm and fix it: a MultiKueue
+    set-up (the objects include MultiKueueClusters) fails on the way to a worker, a queue set-up at its
+    ProvisioningRequest controller."""
+    lines = "; ".join(describe(kind, name, seen[(kind, name)]) for kind, name in inactive(seen))
+    if any(kind == "MultiKueueCluster" for kind, _ in seen):
+        return (
+            f"{lines}. The manager's Kueue ({namespace}/kueue-controller-manager) connects to each worker's API server "
+            f"with the kubeconfig in the Secret {namespace}/<MultiKueueCluster name>. {hint}. Confirm: kubectl get "
+            f"multikueueclusters; kubectl get multikueuecluster <name> -o yaml; kubectl -n {namespace} logs "
+            "deployment/kueue-controller-manager. Kueue keeps retrying: once the cause is fixed, run pulumi up again."
+        )
     restart = f"kubectl -n {namespace} rollout restart deployment"
     return (
-        f"{'; '.join(lines)}. Likely cause: Kueue's provisioning controller is not running because the "
+        f"{lines}. Likely cause: Kueue's provisioning controller is not running because the "
         f"ProvisioningRequest CRD did not exist when Kueue started. {hint}. Confirm: kubectl get crd "
         f"{PROVISIONING_REQUEST_CRD}; kubectl get admissioncheck,clusterqueue -o yaml. Once the CRD "
         f"exists: {restart}, then run pulumi up again."
@@ -82,7 +103,8 @@ def diagnose(seen: Observed, *, hint: str, namespace: str) -> str:
 
 
 class QueuesInactiveError(Exception):
-    """Some AdmissionCheck or ClusterQueue stayed inactive until the deadline; the message is the diagnosis."""
+    """Some AdmissionCheck, ClusterQueue or MultiKueueCluster stayed inactive until the deadline; the message is the
+    diagnosis."""
 
 
 WATCHED_INPUTS = ("objects", "kueueRevision", "timeoutSeconds", "onInactive")
@@ -122,7 +144,7 @@ class QueuesActive(pulumi.dynamic.Resource, module="kueue", name="QueuesActive")
         kueue_revision: pulumi.Input[str],
         timeout_seconds: int,
         on_inactive: str,
-        hint: str,
+        hint: pulumi.Input[str],
         kubeconfig: pulumi.Input[str],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:

@@ -15,7 +15,7 @@ import yaml
 from tests.support import PROJECT_ROOT
 
 WORKFLOWS = sorted((PROJECT_ROOT / ".github/workflows").glob("*.yml"))
-LONG_LIVED = ["aks-kueue-dev", "aks-kueue-china", "ack-acs-dev", "multicloud"]
+LONG_LIVED = ["aks-kueue-dev", "aks-kueue-china", "ack-acs-dev", "multicloud", "burst"]
 README_INSTALL = "python3 -m pip install -r requirements-dev.txt"
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 

@@ -9,7 +9,8 @@
 the template's ``config`` (and ESC ``environment``) into the stack's settings file, sets the template's ``secure:``
 keys from ``--secret`` (a template's ciphertext only decrypts in the template's own stack), and deploys with progress
 output. ``check`` runs the verification steps of :mod:`tools.ephemeral_checks` against the stack's kubeconfig
-outputs and prints one line per condition. ``down`` destroys the stack and removes it. With
+outputs and prints one line per condition; with ``multiKueue.smokeJob.enabled`` it first submits the burst smoke Job
+to the MultiKueue manager (the one object it writes). ``down`` destroys the stack and removes it. With
 ``--destroy-on-failure`` a failed ``up`` or ``check`` is followed by ``down``. Only stacks of
 ``environment.kind: ephemeral`` are handled, so a long-lived stack is never overwritten or destroyed.
 
@@ -35,7 +36,8 @@ from typing import Any, Protocol
 import yaml
 
 from components.config.stack import load_stack_config
-from components.kube_wait import Cluster, RestCluster
+from components.kube_wait import Cluster
+from tools.ephemeral_burst import RestWriter
 from tools.ephemeral_checks import check_all, plan_checks
 from tools.ephemeral_workspace import AutomationWorkspace
 
@@ -297,9 +299,10 @@ def main(
     argv: list[str] | None = None,
     *,
     workspace: Workspace | None = None,
-    connect: Callable[[str], Cluster] = RestCluster,
+    connect: Callable[[str], Cluster] = RestWriter,
 ) -> int:
-    """Run one command; ``workspace`` and ``connect`` default to the real Automation API and Kubernetes client."""
+    """Run one command; ``workspace`` and ``connect`` default to the real Automation API and Kubernetes client (one
+    that may also submit the burst smoke Job)."""
     args = parse_args(argv)
     runner = Runner(
         workspace or AutomationWorkspace(),

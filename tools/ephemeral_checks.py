@@ -11,6 +11,11 @@ its validated configuration and its outputs:
 * ``ackKubeconfigs`` (one per ACK cluster, new or existing): every pod of each ACS workload ``Running`` on a virtual
   node with the ``alibabacloud.com/instance-id`` annotation ACS sets on its instances
   (https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
+* ``multiKueue`` (the manager's ``kubeconfig``, the workers' ``ackKubeconfigs``): every MultiKueueCluster, the
+  MultiKueue AdmissionCheck and the burst ClusterQueue ``Active``; with ``multiKueue.smokeJob.enabled`` the runner
+  submits the burst Job to the manager and follows it: admitted there, its copy admitted on one worker, its pods on
+  ACS there, its status synced back, the worker's objects cleaned up. Those steps pass through states that do not
+  last (the worker's copy and pods are deleted once the Job completes), so each counts once it has been seen.
 
 :func:`run_probes` polls a cluster's probes together until all pass or the deadline (the bounded retries of
 :func:`components.kube_wait.poll`); an API error counts as "not yet" and is shown if it persists.
@@ -24,12 +29,21 @@ from typing import Any
 
 from components.config.acs import APP_LABEL, AcsWorkloadConfig
 from components.config.aks import POOL_LABEL
+from components.config.multikueue import MultiKueueConfig
 from components.config.stack import StackConfig
 from components.job_wait import JobObservation, JobObserver, job_outcome
-from components.kube_wait import KUEUE_API_PATH, Cluster, condition, explained, is_not_found, is_true, poll
+from components.kube_wait import (
+    KUEUE_API_PATH,
+    Cluster,
+    condition,
+    explained,
+    is_not_found,
+    is_true,
+    poll,
+    why_inactive,
+)
+from tools.ephemeral_burst import INSTANCE_ID_ANNOTATION, BurstJob, latched, submission, with_workers
 
-INSTANCE_ID_ANNOTATION = "alibabacloud.com/instance-id"
-"""ACS writes the id of the instance that runs the pod here; its presence proves the pod runs on ACS."""
 VIRTUAL_NODE_LABELS = (("type", "virtual-kubelet"), ("alibabacloud.com/node-type", "reserved"))
 """Labels of the nodes ACS pods may run on: every virtual node, and the reserved nodes of a GPU-HPN reservation."""
 
@@ -91,7 +105,8 @@ def _active(kind: str, plural: str, name: str) -> Probe:
         active = condition((found.get("status") or {}).get("conditions"), "Active")
         if active is None:
             return False, "no Active condition: no controller has reconciled it"
-        return active.get("status") == "True", f"Active={active.get('status')}{explained(active)}"
+        detail = f"Active={active.get('status')}{explained(active)}{why_inactive(kind, active)}"
+        return active.get("status") == "True", detail
 
     return Probe(f"{kind} {name} Active", evaluate)
 
@@ -207,6 +222,16 @@ def acs_probes(config: StackConfig) -> dict[str, list[Probe]]:
     return probes
 
 
+def burst_probes(burst: MultiKueueConfig) -> list[Probe]:
+    """The burst set-up on the manager: every worker connected, the check and the queue Active; then, opted in, the
+    burst smoke Job's way to a worker and back, each step latched (:mod:`tools.ephemeral_burst`)."""
+    probes = [_active("MultiKueueCluster", "multikueueclusters", burst.worker_cluster_name(w)) for w in burst.workers]
+    probes += [_active("AdmissionCheck", "admissionchecks", burst.admission_check)]
+    probes += [_active("ClusterQueue", "clusterqueues", burst.cluster_queue)]
+    steps = BurstJob(burst).steps() if burst.smoke_job.enabled else []
+    return probes + [Probe(name, latched(evaluate)) for name, evaluate in steps]
+
+
 @dataclasses.dataclass(frozen=True)
 class ClusterChecks:
     """The probes of one cluster and the kubeconfig (from the stack's outputs) to read it with."""
@@ -216,6 +241,11 @@ class ClusterChecks:
     probes: list[Probe]
     missing: str = ""
     """Why ``kubeconfig`` is ``None``: which output lacks it."""
+    workers: Mapping[str, str | None] | None = None
+    """The burst set-up's workers' kubeconfigs, by ACK cluster name: the probes then read a
+    :class:`~tools.ephemeral_burst.Burst`."""
+    submit: Callable[..., None] | None = None
+    """What to submit to the cluster before polling (the burst smoke Job)."""
 
 
 def plan_checks(config: StackConfig, outputs: Mapping[str, Any]) -> list[ClusterChecks]:
@@ -228,6 +258,16 @@ def plan_checks(config: StackConfig, outputs: Mapping[str, Any]) -> list[Cluster
     for cluster, probes in acs_probes(config).items():
         missing = f"output ackKubeconfigs has no entry {cluster!r}"
         plans.append(ClusterChecks(f"ACK {cluster}", ack_kubeconfigs.get(cluster) or None, probes, missing))
+    if config.multi_kueue is not None:
+        burst = config.multi_kueue
+        workers = {w.cluster: ack_kubeconfigs.get(w.cluster) or None for w in burst.workers}
+        submit = submission(burst) if burst.smoke_job.enabled else None
+        kubeconfig = outputs.get("kubeconfig") or None
+        plans.append(
+            ClusterChecks(
+                "MultiKueue manager", kubeconfig, burst_probes(burst), "no output kubeconfig", workers, submit
+            )
+        )
     return plans
 
 
@@ -251,5 +291,14 @@ def check_all(
             detail = f"{plan.cluster}: cannot load its kubeconfig ({type(error).__name__}: {error})"
             conditions += [Condition(p.name, False, detail) for p in plan.probes]
             continue
+        try:
+            if plan.submit is not None:
+                plan.submit(cluster, **poll_options)
+        except Exception as error:
+            detail = f"{plan.cluster}: cannot submit the burst smoke Job ({type(error).__name__}: {error})"
+            conditions += [Condition(p.name, False, detail) for p in plan.probes]
+            continue
+        if plan.workers is not None:
+            cluster = with_workers(cluster, plan.workers, connect)
         conditions += run_probes(plan.probes, cluster, timeout_seconds, **poll_options)
     return conditions

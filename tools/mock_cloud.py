@@ -173,6 +173,19 @@ def _azure_id(args: pulumi_mocks.MockResourceArgs) -> str:
     return kinds.get(args.typ, f"{_AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/mock/{args.name}")
 
 
+def service_account_token_data(metadata: Mapping[str, Any]) -> dict[str, str]:
+    """What the token controller writes into a ``kubernetes.io/service-account-token`` Secret (and pulumi-kubernetes
+    waits for): the token and the namespace base64-encoded, ``ca.crt`` the cluster CA as base64 PEM. A fresh token
+    per Secret name, so a rotated Secret carries a new one."""
+    namespace, name = str(metadata.get("namespace", "default")), str(metadata.get("name", ""))
+    token = f"eyJhbGciOiJSUzI1NiJ9.{_digest('token', namespace, name)[:32]}.mock"
+    return {
+        "token": base64.b64encode(token.encode()).decode(),
+        "ca.crt": _pem_data("CERTIFICATE", _digest("cluster-ca", namespace)),
+        "namespace": base64.b64encode(namespace.encode()).decode(),
+    }
+
+
 def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
     """Outputs a real provider would compute, per resource type."""
     inputs = args.inputs
@@ -188,6 +201,8 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
         }
     if args.typ == "azure-native:containerservice:AgentPool":
         return {"name": inputs.get("agentPoolName", args.name), "provisioningState": "Succeeded"}
+    if args.typ == "kubernetes:core/v1:Secret" and inputs.get("type") == "kubernetes.io/service-account-token":
+        return {"data": service_account_token_data(inputs.get("metadata") or {})}
     if args.typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
         # The same server the cluster's credential names (see ack_cluster_credential).
         host = _digest("ack", _mock_id(args))[:8]

@@ -134,6 +134,8 @@ def resolve(config: StackConfig) -> StackConfig:
         kueue = kueue.model_copy(update={"managed_jobs_namespace_selector": selector})
     if kueue.install and environment.protect:
         kueue = kueue.model_copy(update=_unset(kueue, PRODUCTION_KUEUE_DEFAULTS))
+    if config.multi_kueue is not None:  # the manager's side of the burst set-up
+        kueue = kueue.model_copy(update={"multi_kueue": config.multi_kueue.named_with(suffix).manager_settings()})
     return config.model_copy(
         update={
             "aks": aks,
@@ -141,6 +143,7 @@ def resolve(config: StackConfig) -> StackConfig:
             "queues": _within("queues", lambda: config.queues.named_with(suffix)),
             "smoke_job": _within("smokeJob", lambda: config.smoke_job.named_with(suffix)),
             "ack": _ack(config.ack, environment) if config.ack is not None else None,
+            "multi_kueue": config.multi_kueue.named_with(suffix) if config.multi_kueue is not None else None,
         }
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -29,6 +29,7 @@ from components.config.kueue_manager import (
     AdmissionFairSharingSettings,
     FairSharingSettings,
     MetricsSettings,
+    MultiKueueManagerSettings,
     ObjectRetentionPolicies,
     ResourcesSettings,
     WaitForPodsReadySettings,
@@ -230,6 +231,8 @@ class KueueConfig(ConfigModel):
     object_retention_policies: ObjectRetentionPolicies | None = None
     """When Kueue deletes finished or deactivated Workloads (``objectRetentionPolicies`` of the manager
     Configuration). Unset keeps them."""
+    multi_kueue: MultiKueueManagerSettings | None = None
+    """Set from the top-level ``multiKueue`` section when the stack has one; refused here."""
     metrics: MetricsSettings | None = None
     """Custom labels on Kueue's queue metrics (``metrics.customLabels`` of the manager Configuration)."""
     managed_jobs_namespace_selector: LabelSelector = Field(default_factory=_default_managed_jobs_namespace_selector)
@@ -243,6 +246,13 @@ class KueueConfig(ConfigModel):
     operator: NotIn, values: [kube-system, kueue-system]}]}``. With ``install: false`` describe the cluster's Kueue."""
     readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
     """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _multikueue_comes_from_its_section(cls, data: Any) -> Any:
+        if isinstance(data, dict) and ("multiKueue" in data or "multi_kueue" in data):
+            raise MisplacedKey("multiKueue", "MultiKueue is configured by the top-level multiKueue section")
+        return data
 
     @model_validator(mode="after")
     def _install_keys_only_with_an_install(self) -> KueueConfig:

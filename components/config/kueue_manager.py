@@ -221,3 +221,18 @@ class MetricsSettings(ConfigModel):
         names = [label.name for label in self.custom_labels]
         require_unique(names, lambda i: key_path("customLabels", i, "name"), "custom label names")
         return self
+
+
+class MultiKueueManagerSettings(ConfigModel):
+    """The manager Configuration's ``multiKueue`` block
+    (https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/#MultiKueue); derived from the top-level
+    ``multiKueue`` section, never written under ``kueue``."""
+
+    gc_interval: GoDuration
+    """``multiKueue.gcInterval``: from ``multiKueue.gcInterval``."""
+    origin: str
+    """``multiKueue.origin``: from ``multiKueue.origin``."""
+    worker_lost_timeout: GoDuration
+    """``multiKueue.workerLostTimeout``: from ``multiKueue.workerLostTimeout``."""
+    dispatcher_name: str
+    """``multiKueue.dispatcherName``: from ``multiKueue.dispatcher``."""

@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config import environment_rules, feasibility, kueue_rules
+from components.config import environment_rules, feasibility, kueue_rules, multikueue_rules
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -35,6 +35,7 @@ from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.gitops import GitOpsConfig
 from components.config.kueue import KueueConfig
+from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
 from components.config.smoke_job import SmokeJobConfig
@@ -106,6 +107,8 @@ class StackConfig(ConfigModel):
     """What kind of stack this is: ``dev``, ``ephemeral`` (pull requests) or ``production``, and the name suffix."""
     gitops: GitOpsConfig = GitOpsConfig()
     """Render the Kubernetes objects to a directory for a GitOps controller instead of applying them."""
+    multi_kueue: MultiKueueConfig | None = None
+    """A MultiKueue burst queue on the AKS cluster (the manager) whose Jobs run on ACK workers' ACS capacity."""
 
     @property
     def kueue_target(self) -> Literal["aks", "existing"] | None:
@@ -217,6 +220,11 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    def _burst_has_its_manager_and_workers(self) -> StackConfig:
+        multikueue_rules.check(self)
+        return self
+
+    @model_validator(mode="after")
     def _the_stack_can_work(self) -> StackConfig:
         if self.kueue_target is not None:
             feasibility.check(self)
@@ -224,7 +232,8 @@ class StackConfig(ConfigModel):
 
     def warnings(self) -> list[tuple[str, str]]:
         """``(key, message)`` for settings that will likely not work; the fleet logs them as warnings."""
-        return [*feasibility.warnings(self), *(self.ack.warnings() if self.ack is not None else [])]
+        ack = self.ack.warnings() if self.ack is not None else []
+        return [*feasibility.warnings(self), *ack, *multikueue_rules.warnings(self)]
 
     @model_validator(mode="after")
     def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:

@@ -92,6 +92,7 @@ def manager_config(args: KueueConfig) -> dict[str, Any]:
                 ("resources", args.resources),
                 ("waitForPodsReady", args.wait_for_pods_ready),
                 ("objectRetentionPolicies", args.object_retention_policies),
+                ("multiKueue", args.multi_kueue),
             )
             if settings is not None
         },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
@@ -243,3 +244,128 @@ def test_a_cluster_without_kubeconfig_or_unreachable_fails_each_of_its_probes():
 
 def test_a_stack_without_clusters_fails_the_check():
     assert [c.ok for c in check_all([], lambda _: FakeCluster({}), 0)] == [False]
+
+
+# --- the MultiKueue burst set-up ------------------------------------------------------------------------------------
+
+BURST_STACK = ACK_STACK.parent / "Pulumi.burst.yaml"
+WORKERS = ("burst-hangzhou", "burst-beijing")
+BURST_JOB = "/apis/batch/v1/namespaces/burst/jobs/burst-smoke"
+BURST_WORKLOADS = f"{KUEUE_API_PATH}/namespaces/burst/workloads"
+BURST_PODS = "/api/v1/namespaces/burst/pods"
+BURST_NAMES = [
+    *(f"MultiKueueCluster elastic-capacity-{worker} Active" for worker in WORKERS),
+    "AdmissionCheck multikueue-burst Active",
+    "ClusterQueue burst Active",
+    "Burst Job burst/burst-smoke admitted on the manager (QuotaReserved, Admitted)",
+    "Copy of burst Job burst/burst-smoke admitted on one worker",
+    f"Pods of burst Job burst/burst-smoke ran on ACS ({INSTANCE_ID_ANNOTATION})",
+    "Burst Job burst/burst-smoke status synced back to the manager (Complete)",
+    "Remote objects of burst Job burst/burst-smoke cleaned up on every worker",
+]
+OUTPUTS = {"kubeconfig": "manager", "ackKubeconfigs": {worker: worker for worker in WORKERS}}
+
+
+def burst_config(*, smoke_job: bool = True) -> StackConfig:
+    _, values, secret_keys = render.read_stack_file(BURST_STACK)
+    section = json.loads(values["elastic-capacity:multiKueue"])
+    values["elastic-capacity:multiKueue"] = json.dumps({**section, "smokeJob": {"enabled": smoke_job}})
+    return load_stack_config(values, secret_keys)
+
+
+def burst_plan(config: StackConfig) -> ClusterChecks:
+    return next(p for p in plan_checks(config, OUTPUTS) if p.cluster == "MultiKueue manager")
+
+
+class Manager(FakeCluster):
+    """The manager as the runner sees it: it may create the burst Job (and gives it a uid, as the API server does)."""
+
+    def create(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        created = {**body, "metadata": {**body["metadata"], "uid": "job"}}
+        self.objects[f"{path}/{body['metadata']['name']}"] = created
+        return created
+
+    def delete(self, path: str) -> None:
+        self.objects.pop(path)
+
+
+def connected_manager() -> Manager:
+    active = {"status": {"conditions": [cond("Active")]}}
+    paths = [f"{KUEUE_API_PATH}/multikueueclusters/elastic-capacity-{worker}" for worker in WORKERS]
+    paths += [f"{KUEUE_API_PATH}/admissionchecks/multikueue-burst", f"{KUEUE_API_PATH}/clusterqueues/burst"]
+    return Manager({**{path: active for path in paths}, BURST_WORKLOADS: []})
+
+
+def test_the_burst_stack_checks_every_worker_connected_and_the_opted_in_jobs_way_there_and_back():
+    plan = burst_plan(burst_config())
+    assert [p.name for p in plan.probes] == BURST_NAMES
+    assert (plan.kubeconfig, plan.workers, plan.submit is not None) == ("manager", OUTPUTS["ackKubeconfigs"], True)
+    without = burst_plan(burst_config(smoke_job=False))
+    assert [p.name for p in without.probes] == BURST_NAMES[:4] and without.submit is None
+
+
+def test_the_runner_submits_the_burst_job_and_follows_it_to_a_worker_and_back():
+    """Kueue's part is played between two reads: the copy runs on hz, then the Job is back and the copy gone."""
+    manager, hangzhou, beijing = connected_manager(), FakeCluster({BURST_PODS: []}), FakeCluster({BURST_PODS: []})
+    running = {"metadata": {"uid": "job"}, "spec": {"managedBy": "kueue.x-k8s.io/multikueue"}, "status": {}}
+    workload = {"metadata": {"name": "job-burst-smoke-1", "ownerReferences": [{"uid": "job"}]}}
+    admitted = {**workload, "status": {"conditions": [cond("QuotaReserved"), cond("Admitted")]}}
+    pod = {"metadata": {"name": "burst-smoke-a", "annotations": {INSTANCE_ID_ANNOTATION: "acs-1"}}}
+
+    def copy_runs_on_hangzhou() -> None:
+        submitted = manager.objects[BURST_JOB]
+        assert submitted["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "burst"}, "the runner submitted it"
+        manager.objects.update({BURST_JOB: running, BURST_WORKLOADS: [admitted]})
+        running_pod = pod | {"status": {"phase": "Running"}}
+        copies = {f"{BURST_WORKLOADS}/job-burst-smoke-1": admitted, BURST_JOB: {}, BURST_PODS: [running_pod]}
+        hangzhou.objects.update(copies)
+
+    def job_is_back_and_the_copies_gone() -> None:
+        manager.objects.update({BURST_JOB: {**running, "status": {"conditions": [cond("Complete")]}}})
+        hangzhou.objects.clear()
+        hangzhou.objects.update({BURST_PODS: []})
+
+    timeline = [copy_runs_on_hangzhou, job_is_back_and_the_copies_gone]
+    clock = FakeClock()
+
+    def sleep(seconds: float) -> None:
+        clock.sleep(seconds)
+        timeline.pop(0)()
+
+    clusters = {"manager": manager, "burst-hangzhou": hangzhou, "burst-beijing": beijing}
+    conditions = check_all([burst_plan(burst_config())], clusters.__getitem__, 60, clock=clock, sleep=sleep)
+    assert [c.name for c in conditions] == BURST_NAMES
+    assert [c.line() for c in conditions if not c.ok] == []
+    assert manager.objects[BURST_JOB] == running | {"status": {"conditions": [cond("Complete")]}}
+    assert clock.sleeps == [10, 10] and timeline == []
+
+
+def test_each_burst_condition_is_reported_by_name_with_its_reason_when_it_fails():
+    manager = connected_manager()
+    manager.objects[f"{KUEUE_API_PATH}/multikueueclusters/elastic-capacity-burst-beijing"] = {
+        "status": {"conditions": [cond("Active", "False", "ClientConnectionFailed", "i/o timeout")]}
+    }
+    clusters = {"manager": manager, "burst-hangzhou": FakeCluster({BURST_PODS: []})}
+    outputs = {**OUTPUTS, "ackKubeconfigs": {"burst-hangzhou": "burst-hangzhou"}}
+    [plan] = [p for p in plan_checks(burst_config(), outputs) if p.cluster == "MultiKueue manager"]
+    conditions = check_all([plan], clusters.__getitem__, 0)
+    failed = {c.name: c.detail for c in conditions if not c.ok}
+    assert list(failed) == BURST_NAMES[1:2] + BURST_NAMES[4:]
+    assert failed[BURST_NAMES[1]].startswith("Active=False (ClientConnectionFailed: i/o timeout); the manager could")
+    assert failed[BURST_NAMES[4]] == "LookupError: Kueue created no Workload for the Job on the manager"
+    assert conditions[4].line().startswith(f"FAILED  {BURST_NAMES[4]}: ")
+
+
+def test_a_manager_the_runner_cannot_write_to_fails_every_burst_condition_saying_so():
+    clusters = {"manager": FakeCluster({}), **{worker: FakeCluster({}) for worker in WORKERS}}
+    conditions = check_all([burst_plan(burst_config())], clusters.__getitem__, 0)
+    assert {c.detail for c in conditions} == {
+        "MultiKueue manager: cannot submit the burst smoke Job (TypeError: the runner's client cannot create objects)"
+    }
+
+
+def test_the_runner_reads_and_writes_through_the_real_client_by_default():
+    from tools import ephemeral
+    from tools.ephemeral_burst import RestWriter
+
+    assert inspect.signature(ephemeral.main).parameters["connect"].default is RestWriter

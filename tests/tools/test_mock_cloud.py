@@ -124,3 +124,12 @@ def test_ack_reports_an_existing_cluster_as_pro_with_both_addons_and_a_new_one_w
     assert existing == mock_cloud.ACK_CURRENT_ADDONS
     created = {a["name"]: a["currentVersion"] for a in answer(addons, clusterId="managedkubernetes-x")["addons"]}
     assert created["ack-virtual-node"] == ""
+
+
+def test_a_service_account_token_secret_gets_its_token_and_ca_like_the_token_controller_writes_them():
+    data = mock_cloud.service_account_token_data({"namespace": "kueue-system", "name": "mk-token-1"})
+    assert set(data) == {"token", "ca.crt", "namespace"}
+    assert base64.b64decode(data["token"]).decode().endswith(".mock")
+    assert base64.b64decode(data["ca.crt"]).startswith(b"-----BEGIN CERTIFICATE-----")
+    rotated = mock_cloud.service_account_token_data({"namespace": "kueue-system", "name": "mk-token-2"})
+    assert rotated["token"] != data["token"] and rotated["ca.crt"] == data["ca.crt"]

@@ -209,3 +209,17 @@ def test_a_production_kueue_runs_two_replicas_unless_the_stack_file_says_otherwi
     assert config.kueue.replicas == replicas
     dev = load_stack_config(as_config({**ON_EXISTING_CLUSTER, "kueue": kueue}), KUBECONFIG_SECRET).for_environment()
     assert dev.kueue.replicas == kueue.get("replicas", 1)
+
+
+def test_an_ephemeral_burst_set_up_gets_the_suffix_on_its_objects_and_its_origin():
+    worker = ack_data.cluster("worker", nodePool=ack_data.POOL, deletionProtection=False)
+    sections = {
+        "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
+        "aks": {},
+        "ack": {"clusters": [worker]},
+        "multiKueue": {"workers": [{"cluster": "worker"}]},
+    }
+    config = load_stack_config(as_config(sections), stack="pr-7")
+    assert config.multi_kueue is not None and config.kueue.multi_kueue is not None
+    assert (config.multi_kueue.namespace, config.multi_kueue.cluster_queue) == ("burst-pr7", "burst-pr7")
+    assert config.kueue.multi_kueue.origin == "elastic-capacity-pr7"

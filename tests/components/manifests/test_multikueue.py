@@ -1,0 +1,137 @@
+"""The manager's MultiKueue objects and the burst smoke Job: field for field, and valid for the real CRDs and core
+schemas."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.config.multikueue import ACS_POD_LABEL, MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.manifests import multikueue as manifests
+from components.manifests.jobs import QUEUE_NAME_LABEL
+from tests.support.schemas import validate_core, validate_kueue
+
+BURST = MultiKueueConfig.model_validate(
+    {"workers": [{"cluster": "hangzhou"}, {"cluster": "beijing"}], "quota": {"cpu": "96", "memory": "384Gi"}}
+)
+LABELS = {"managed-by-kueue": "true"}
+
+
+def kueue_objects(burst: MultiKueueConfig = BURST) -> list[dict]:
+    return [
+        *(manifests.multikueue_cluster(burst, worker) for worker in burst.workers),
+        manifests.multikueue_config(burst),
+        manifests.admission_check(burst),
+        manifests.resource_flavor(),
+        manifests.cluster_queue(burst),
+        manifests.local_queue(burst),
+    ]
+
+
+@pytest.mark.parametrize("obj", kueue_objects(), ids=lambda o: f"{o['kind']}-{o['metadata']['name']}")
+def test_every_manager_object_passes_its_crd_schema_and_cel_rules(obj):
+    validate_kueue(obj)
+
+
+def test_each_worker_has_a_secret_and_a_multikueue_cluster_of_the_same_name_in_kueues_namespace():
+    worker = BURST.workers[0]
+    secret = manifests.kubeconfig_secret(BURST, worker, "kueue-system")
+    cluster = manifests.multikueue_cluster(BURST, worker)
+    assert secret["metadata"] == {"name": "elastic-capacity-hangzhou", "namespace": "kueue-system"}
+    assert secret["type"] == "Opaque" and "data" not in secret and "stringData" not in secret
+    validate_core({**secret, "stringData": {manifests.KUBECONFIG_KEY: "kubeconfig"}}, "1.35")
+    assert cluster["metadata"] == {"name": "elastic-capacity-hangzhou"}, "cluster-scoped"
+    assert cluster["spec"] == {
+        "clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "elastic-capacity-hangzhou"}}
+    }
+    assert manifests.KUBECONFIG_KEY == "kubeconfig"
+
+
+def test_the_config_lists_every_worker_and_the_check_points_at_it():
+    config, check = manifests.multikueue_config(BURST), manifests.admission_check(BURST)
+    assert config["spec"] == {"clusters": ["elastic-capacity-hangzhou", "elastic-capacity-beijing"]}
+    assert check["spec"] == {
+        "controllerName": MULTIKUEUE_CONTROLLER,
+        "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "MultiKueueConfig", "name": "multikueue-burst"},
+    }
+    assert config["metadata"]["name"] == check["metadata"]["name"] == BURST.admission_check
+
+
+def test_the_burst_cluster_queue_has_exactly_the_multikueue_check_on_every_flavor():
+    queue = manifests.cluster_queue(BURST)
+    assert queue["metadata"] == {"name": "burst"}
+    assert queue["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "multikueue-burst"}]}
+    assert queue["spec"]["namespaceSelector"] == {}
+    [group] = queue["spec"]["resourceGroups"]
+    assert group == {
+        "coveredResources": ["cpu", "memory"],
+        "flavors": [
+            {
+                "name": manifests.BURST_FLAVOR,
+                "resources": [{"name": "cpu", "nominalQuota": "96"}, {"name": "memory", "nominalQuota": "384Gi"}],
+            }
+        ],
+    }
+    assert manifests.resource_flavor() == {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ResourceFlavor",
+        "metadata": {"name": manifests.BURST_FLAVOR},
+    }
+
+
+def test_the_burst_namespace_is_labelled_for_kueue_and_holds_the_local_queue():
+    namespace = manifests.burst_namespace(BURST, LABELS)
+    assert namespace["metadata"] == {"name": "burst", "labels": LABELS}
+    validate_core(namespace, "1.35")
+    assert manifests.local_queue(BURST)["metadata"] == {"name": "burst", "namespace": "burst"}
+    assert manifests.local_queue(BURST)["spec"] == {"clusterQueue": "burst"}
+
+
+def test_names_follow_the_config():
+    burst = MultiKueueConfig.model_validate(
+        {
+            "workers": [{"cluster": "w"}],
+            "namespace": "spill",
+            "localQueue": "spill-lq",
+            "clusterQueue": "spill-cq",
+            "admissionCheck": "spill-check",
+            "origin": "aks-one",
+        }
+    )
+    for obj in kueue_objects(burst):
+        validate_kueue(obj)
+    assert manifests.multikueue_cluster(burst, burst.workers[0])["metadata"]["name"] == "aks-one-w"
+    assert manifests.cluster_queue(burst)["spec"]["admissionChecksStrategy"]["admissionChecks"] == [
+        {"name": "spill-check"}
+    ]
+    assert manifests.local_queue(burst)["metadata"] == {"name": "spill-lq", "namespace": "spill"}
+    assert manifests.local_queue(burst)["spec"] == {"clusterQueue": "spill-cq"}
+
+
+def test_the_smoke_job_goes_to_the_burst_queue_carrying_the_acs_label_with_requests_equal_to_limits():
+    burst = MultiKueueConfig.model_validate(
+        {"workers": [{"cluster": "w"}], "smokeJob": {"enabled": True, "cpu": "2", "memory": "4Gi"}}
+    )
+    job = manifests.burst_smoke_job(burst)
+    validate_core(job, "1.35")
+    assert job["metadata"] == {"name": "burst-smoke", "namespace": "burst", "labels": {QUEUE_NAME_LABEL: "burst"}}
+    template = job["spec"]["template"]
+    assert template["metadata"]["labels"] == {ACS_POD_LABEL[0]: ACS_POD_LABEL[1]}
+    [container] = template["spec"]["containers"]
+    assert container["resources"] == {
+        "requests": {"cpu": "2", "memory": "4Gi"},
+        "limits": {"cpu": "2", "memory": "4Gi"},
+    }
+    assert container["image"] == burst.smoke_job.image
+    assert "nodeSelector" not in template["spec"] and "tolerations" not in template["spec"], (
+        "the worker's flavor places it"
+    )
+    assert job["spec"]["suspend"] is True and template["spec"]["restartPolicy"] == "Never"
+
+
+def test_the_cel_rules_are_evaluated_on_the_cluster_source():
+    """The check that passes the objects above does refuse what MultiKueue's CRD refuses (exactly one source)."""
+    cluster = manifests.multikueue_cluster(BURST, BURST.workers[0])
+    cluster["spec"]["clusterSource"]["clusterProfileRef"] = {"name": "profile"}
+    with pytest.raises(Exception, match="exactly one of the fields"):
+        validate_kueue(cluster)
+    assert validate_kueue(manifests.multikueue_cluster(BURST, BURST.workers[0])).evaluated

@@ -1,0 +1,115 @@
+"""The shipped ``burst`` stack, rendered offline: an AKS manager with its provisioning-gated queue and the MultiKueue
+burst queue, two ACK workers in two regions, every Kueue object valid for Kueue's CRDs, every credential a secret. Each
+rule the set-up needs is a one-mistake copy of this stack in tests/cases/invalid/ (Pulumi.burst-*.yaml)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from components.config.multikueue import MULTIKUEUE_CONTROLLER
+from tests.support import PROJECT_ROOT
+from tests.support.schemas import validate_core, validate_kueue
+from tests.support.stacks import of_type, rendered
+from tools import render
+
+BURST_STACK = PROJECT_ROOT / "stacks/Pulumi.burst.yaml"
+WORKERS = ("burst-hangzhou", "burst-beijing")
+MANAGER = "aks-k8s"
+CHART = "kubernetes:helm.sh/v4:Chart"
+SECRET = "kubernetes:core/v1:Secret"
+
+
+@pytest.fixture(scope="module")
+def burst(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(tmp_path_factory.mktemp("burst"), BURST_STACK)
+
+
+def provider(resource: dict[str, Any]) -> str:
+    """The name of a resource's provider in plan.json (``urn::id`` of the provider)."""
+    return str(resource["provider"]).split("::")[-2]
+
+
+def on(plan: dict[str, Any], type_: str, cluster: str) -> list[dict[str, Any]]:
+    return [r for r in of_type(plan, type_) if provider(r) == cluster]
+
+
+def test_every_kueue_object_passes_its_crd_and_every_core_object_its_schema(burst):
+    _, manifests = burst
+    kinds = set()
+    for obj in manifests.values():
+        kinds.add(obj["kind"])
+        if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
+            validate_kueue(obj)
+        elif obj.get("stringData") == "[secret]":  # redacted in the render: check the object around the value
+            validate_core({**obj, "stringData": {"kubeconfig": "redacted"}}, "1.35")
+        else:
+            validate_core(obj, "1.35")
+    assert {"MultiKueueCluster", "MultiKueueConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue"} <= kinds
+
+
+def test_the_burst_cluster_queue_has_exactly_one_check_the_multikueue_one(burst):
+    _, manifests = burst
+    queue = manifests[f"{MANAGER}/clusterqueue-burst.yaml"]
+    [check] = queue["spec"]["admissionChecksStrategy"]["admissionChecks"]
+    assert check == {"name": "multikueue-burst"}, "no onFlavors, no second check"
+    assert (
+        manifests[f"{MANAGER}/admissioncheck-multikueue-burst.yaml"]["spec"]["controllerName"] == MULTIKUEUE_CONTROLLER
+    )
+    local = manifests[f"{MANAGER}/clusterqueue-cas-cluster-queue.yaml"]["spec"]["admissionChecksStrategy"]
+    assert [c["name"] for c in local["admissionChecks"]] == ["cas-provisioning"], "the local queue stays as it was"
+    assert manifests[f"{MANAGER}/localqueue-burst-burst.yaml"]["spec"] == {"clusterQueue": "burst"}
+
+
+def test_the_multikueue_config_lists_both_workers_each_with_its_secret(burst):
+    _, manifests = burst
+    names = [f"elastic-capacity-{worker}" for worker in WORKERS]
+    assert manifests[f"{MANAGER}/multikueueconfig-multikueue-burst.yaml"]["spec"] == {"clusters": names}
+    for name in names:
+        source = manifests[f"{MANAGER}/multikueuecluster-{name}.yaml"]["spec"]["clusterSource"]["kubeConfig"]
+        assert source == {"locationType": "Secret", "location": name}
+        assert f"{MANAGER}/secret-kueue-system-{name}.yaml" in manifests
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+def test_each_worker_gets_kueue_and_the_managers_identity_on_its_own_provider(burst, worker):
+    plan, manifests = burst
+    cluster = f"ack-{worker}-k8s"
+    [chart] = on(plan, CHART, cluster)
+    assert chart["inputs"]["version"] == "0.17.8" and chart["name"] == f"ack-{worker}-multikueue-kueue-chart"
+    [account] = [r for r in on(plan, "kubernetes:core/v1:ServiceAccount", cluster) if r["name"].endswith("-manager")]
+    [token] = [r for r in on(plan, SECRET, cluster) if r["inputs"]["type"] == "kubernetes.io/service-account-token"]
+    assert token["inputs"]["metadata"]["annotations"] == {
+        "kubernetes.io/service-account.name": account["inputs"]["metadata"]["name"]
+    }
+    for kind in ("localqueue-burst-burst", "clusterqueue-burst", "namespace-burst"):
+        assert f"{cluster}/{kind}.yaml" in manifests, "the manager's names on the worker"
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+def test_the_manager_holds_each_workers_credential_only_as_a_secret(burst, worker):
+    plan, _ = burst
+    [secret] = [r for r in on(plan, SECRET, MANAGER) if r["name"] == f"multikueue-secret-{worker}"]
+    assert secret["inputs"]["stringData"] == "[secret]"
+    [cluster] = [r for r in plan["resources"] if r["name"] == f"multikueue-cluster-{worker}"]
+    assert provider(cluster) == MANAGER and secret["urn"] in cluster["dependencies"]
+    [proof] = [r for r in plan["resources"] if r["name"] == "multikueue-active"]
+    assert proof["inputs"]["kubeconfig"] == "[secret]"
+    assert plan["outputs"]["ackKubeconfigs"] == "[secret]" and plan["outputs"]["kubeconfig"] == "[secret]"
+
+
+def test_the_plan_holds_every_cluster_and_no_other_kubernetes_provider(burst):
+    plan, _ = burst
+    providers = sorted(r["name"] for r in of_type(plan, "pulumi:providers:kubernetes"))
+    assert providers == sorted([MANAGER, *(f"ack-{worker}-k8s" for worker in WORKERS)])
+    regions = sorted(r["inputs"]["region"] for r in of_type(plan, "pulumi:providers:alicloud"))
+    assert regions == ["cn-beijing", "cn-hangzhou"]
+
+
+def test_the_stack_is_a_dev_stack_of_an_aks_manager_and_two_ack_workers():
+    _, config, _ = render.read_stack_file(BURST_STACK)
+    assert json.loads(config["elastic-capacity:environment"]) == {"kind": "dev"}
+    workers = json.loads(config["elastic-capacity:multiKueue"])["workers"]
+    assert [w["cluster"] for w in workers] == list(WORKERS)
