@@ -13,7 +13,7 @@ import dataclasses
 import math
 from decimal import Decimal
 
-from kubernetes.utils import parse_quantity
+from components.config.kube import quantity_value
 
 _GIB = Decimal(1024) ** 3
 
@@ -65,8 +65,8 @@ def billed_spec(cpu: str | None, memory: str | None) -> BilledSpec:
     documented "rounds up to the nearest supported spec"). ``cpu`` and ``memory`` are Kubernetes quantities the config
     has already checked. Raises ``ValueError`` above 64 vCPU / 512 GiB.
     """
-    want_cpu: Decimal = parse_quantity(cpu) if cpu is not None else DEFAULT_CPU
-    want_memory: Decimal = parse_quantity(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB
+    want_cpu: Decimal = quantity_value(cpu) if cpu is not None else DEFAULT_CPU
+    want_memory: Decimal = quantity_value(memory) / _GIB if memory is not None else DEFAULT_MEMORY_GIB
     for step in CPU_STEPS:
         if step < want_cpu:
             continue

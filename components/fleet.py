@@ -66,9 +66,8 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
             protect=config.environment.protect,
             readiness_gate=render_to is None,
-            opts=pulumi.ResourceOptions(
-                provider=cluster.provider, depends_on=kueue_waits_for if uses_provisioning else None
-            ),
+            chart_waits_for=kueue_waits_for if uses_provisioning else None,
+            opts=pulumi.ResourceOptions(provider=cluster.provider),
         )
     on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
     queues = KueueQueues(
@@ -87,7 +86,9 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             config.smoke_job,
             kubeconfig=cluster.kubeconfig,
             wait=render_to is None,
-            opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=[active, *kueue_waits_for]),
+            opts=pulumi.ResourceOptions(
+                provider=cluster.provider, depends_on=[active, *kueue_waits_for, *_smoke_job_queue(config, queues)]
+            ),
         )
     return cluster, kueue
 
@@ -119,6 +120,17 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
     return existing, []
 
 
+WATCHED = ("AdmissionCheck", "ClusterQueue")
+"""The kinds the activation waiter reads."""
+
+
+def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Resource]:
+    """The smoke Job's LocalQueue and namespace, when the stack creates them: the Job is submitted to them."""
+    job = config.smoke_job
+    wanted = (("Namespace", job.namespace), ("LocalQueue", f"{job.namespace}/{job.local_queue}"))
+    return [queues.objects[key] for key in wanted if key in queues.objects]
+
+
 def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, queues: KueueQueues) -> QueuesActive:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
     wait = config.queues.wait_until_active
@@ -134,7 +146,8 @@ def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, q
         on_inactive=wait.on_inactive,
         hint=AKS_PROVISIONING_REQUESTS if on_aks else GENERIC_PROVISIONING_REQUESTS,
         kubeconfig=cluster.kubeconfig,
-        opts=pulumi.ResourceOptions(depends_on=[queues]),
+        # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
+        opts=pulumi.ResourceOptions(depends_on=[r for (kind, _), r in queues.objects.items() if kind in WATCHED]),
     )
     active.inactive.apply(lambda message: pulumi.log.warn(message, resource=active) if message else None)
     return active

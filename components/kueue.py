@@ -33,6 +33,7 @@ class Kueue(pulumi.ComponentResource):
         check_provisioning_request_crd: bool,
         protect: bool = False,
         readiness_gate: bool = True,
+        chart_waits_for: list[pulumi.Resource] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``readiness_gate=False`` leaves the gate out, for providers that render instead of applying. ``protect``
@@ -53,7 +54,9 @@ class Kueue(pulumi.ComponentResource):
             namespace=namespace.metadata.name,
             name=args.release_name,
             values=kueue_install.chart_values(args),
-            opts=pulumi.ResourceOptions(parent=self, protect=protect),
+            # Only the chart waits (for the ProvisioningRequest CRD to exist when Kueue starts): its namespace and the
+            # readiness gate's RBAC need nothing.
+            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=chart_waits_for),
         )
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
@@ -99,7 +102,8 @@ class Kueue(pulumi.ComponentResource):
             metadata=binding_manifest["metadata"],
             role_ref=binding_manifest["roleRef"],
             subjects=binding_manifest["subjects"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]),
+            # A binding only names its role and account: it needs neither to exist first; the Job needs all three.
+            opts=pulumi.ResourceOptions(parent=self),
         )
         job = kueue_install.gate_job(args, check_provisioning_request_crd=check_provisioning_request_crd)
         await_for = f"{args.readiness_gate.timeout_seconds + 60}s"
@@ -109,7 +113,7 @@ class Kueue(pulumi.ComponentResource):
             spec=job["spec"],
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=[chart, probe, binding],
+                depends_on=[chart, probe, account, role, binding],
                 custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
             ),
         )

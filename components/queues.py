@@ -3,9 +3,9 @@
 Every object comes from :mod:`components.manifests.queues`; this component only turns those dicts into resources and
 orders them. No Kueue object is created before ``kueue_ready``: Kueue's webhooks must admit them, and they start
 serving some seconds after the Helm release reports ready. On a cluster whose Kueue the stack does not install
-(``kueue.install: false``) there is no gate: that Kueue is already serving. Each object also waits for
-the objects it names (a queue for its flavors and checks, a LocalQueue for its namespace and ClusterQueue), so
-``pulumi destroy`` removes them in reverse and Kueue's in-use finalizers never hold a deletion up.
+(``kueue.install: false``) there is no gate: that Kueue is already serving. Besides the gate, a LocalQueue waits
+only for its namespace: Kueue reconciles the objects a queue names in whatever order they arrive, so waiting for them
+would only put a chain of creates on the critical path of ``pulumi up`` (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -56,13 +56,17 @@ class KueueQueues(pulumi.ComponentResource):
                     child_name, metadata=metadata, opts=pulumi.ResourceOptions(parent=self)
                 )
                 continue
-            # Implicit Cohorts, existing namespaces and external objects are named but not created here: only created
-            # objects become dependencies.
+            # Only the namespace: Kueue takes the objects a queue names in any order (a ClusterQueue is inactive until
+            # its flavors and checks exist, and Kueue's resource-in-use finalizers hold a flavor or check until no
+            # queue uses it, so destroy works in any order too); waiting for them would only lengthen `up`.
             gate = [kueue_ready] if kueue_ready is not None else []
-            depends_on = [*gate, *(created[ref] for ref in references(manifest) if ref in created)]
+            namespaces = [created[ref] for ref in references(manifest) if ref[0] == "Namespace" and ref in created]
+            depends_on = [*gate, *namespaces]
             created[(kind, object_name)] = kueue_object(
                 child_name, manifest, pulumi.ResourceOptions(parent=self, depends_on=depends_on)
             )
+        self.objects = created
+        """Every object created here by ``(kind, [namespace/]name)``: what a waiter or a Job needs in particular."""
         self.register_outputs(
             {
                 "clusterQueues": [object_name for kind, object_name in created if kind == "ClusterQueue"],

@@ -14,7 +14,6 @@ import functools
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from kubernetes.utils import parse_quantity
 from packaging.version import Version
 from pydantic import Field, StringConstraints, model_validator
 
@@ -29,7 +28,7 @@ from components.config.base import (
     key_path,
     require_unique,
 )
-from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity
+from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity, quantity_value
 from components.versions import (
     SCHEDULER_MIN_ACS_UNIT,
     SCHEDULER_MIN_GPU,
@@ -344,7 +343,7 @@ class AcsWorkloadConfig(ConfigModel):
 
 def _quantity(text: str) -> Decimal:
     """A validated quantity's value in cores or bytes."""
-    value: Decimal = parse_quantity(text)
+    value: Decimal = quantity_value(text)
     return value
 
 

@@ -75,11 +75,12 @@ def test_kueue_does_not_wait_for_pools_without_provisioning_checks(run_program):
     assert not recording.depends_on(recording.one(CHART), recording.one(AGENT_POOL))
 
 
-def test_the_activation_waiter_runs_after_every_queue_object_and_knows_the_kueue_revision(aks_stack):
+def test_the_activation_waiter_runs_after_what_it_watches_and_knows_the_kueue_revision(aks_stack):
     waiter = aks_stack.one(WAITER)
-    queue_objects = [r for r in aks_stack.registrations if r.type.startswith("kubernetes:kueue.x-k8s.io")]
-    assert queue_objects
-    assert all(aks_stack.depends_on(waiter, obj) for obj in queue_objects)
+    watched = [
+        r for r in aks_stack.registrations if r.type.endswith(("/v1beta2:AdmissionCheck", "/v1beta2:ClusterQueue"))
+    ]
+    assert len(watched) == 2 and all(aks_stack.depends_on(waiter, obj) for obj in watched)
     gate = next(r for r in aks_stack.by_type(GATE) if r.name == "kueue-ready")
     assert waiter.inputs["kueueRevision"] == gate.inputs["metadata"]["name"]
     assert waiter.inputs["objects"] == [
@@ -211,12 +212,6 @@ ACK_STACKS = [s.name for s in STACKS if "ack" in sections(s.name)]
 KUEUE = "kubernetes:kueue.x-k8s.io"
 
 
-def recorded_workloads(stack_file: str) -> list[Any]:
-    """The stack file's ``ack.workloads``."""
-    _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
-    return list(json.loads(config["elastic-capacity:ack"]).get("workloads", []))
-
-
 @functools.cache
 def recorded(stack_file: str) -> Recording:
     return run_stack(PROJECT_ROOT / "stacks" / stack_file)
@@ -297,11 +292,14 @@ def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
     assert recording.depends_on(chart, pool), "Kueue must start after the autoscaling pool (ProvisioningRequest CRD)"
     queue_objects = [r for r in recording.registrations if r.name.startswith("queues-") and r.type.startswith(KUEUE)]
     assert queue_objects and all(recording.depends_on(obj, gate) for obj in queue_objects)
-    assert all(recording.depends_on(waiter, obj) for obj in queue_objects)
+    watched = [r for r in queue_objects if r.type.endswith((":AdmissionCheck", ":ClusterQueue"))]
+    assert watched and all(recording.depends_on(waiter, obj) for obj in watched)
     smoke_job = [r for r in recording.by_type(GATE) if r.name == "smoke-job-job"]
     assert len(smoke_job) == (0 if environment_kind(PROJECT_ROOT / "stacks" / stack_file) == "production" else 1)
+    local_queues = [r for r in queue_objects if r.type.endswith(":LocalQueue")]
     for part in (*smoke_job, *recording.by_type(SMOKE_WAITER)):
         assert recording.depends_on(part, waiter) and recording.depends_on(part, pool)
+        assert any(recording.depends_on(part, queue) for queue in local_queues), "submitted to its LocalQueue"
     access = recording.one("pulumi-python:dynamic/azure:ClusterAccess")
     assert recording.depends_on(recording.one("pulumi:providers:kubernetes", "aks-k8s"), access)
 
@@ -311,9 +309,8 @@ def test_acs_workloads_wait_for_their_namespace_and_their_clusters_addons(stack_
     recording = recorded(stack_file)
     deployments = recording.by_type("kubernetes:apps/v1:Deployment")
     vnodes = [a for a in recording.by_type(ADDON_TYPE) if a.inputs["name"] == "ack-virtual-node"]
-    assert deployments or not recorded_workloads(stack_file), (
-        "the burst stack's ACK clusters take Jobs, not Deployments"
-    )
+    _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
+    assert deployments or not json.loads(config["elastic-capacity:ack"]).get("workloads"), "burst takes Jobs only"
     for deployment in deployments:
         cluster = expected_provider(stack_file, top_component(recording, deployment)).removesuffix("-k8s")
         waited = [v.name for v in vnodes if recording.depends_on(deployment, v)]

@@ -101,10 +101,27 @@ def test_the_gate_is_awaited_a_minute_longer_than_it_may_run():
     assert job.custom_timeouts == {"create": "960s", "update": "960s"}
 
 
-def test_the_binding_waits_for_its_role_and_service_account():
+def test_the_gate_job_waits_for_its_role_account_and_binding_which_wait_for_nothing():
+    """A binding only names its role and account, so it is created alongside them; the Job's pod needs all three."""
     recording = install()
-    binding = recording.one(BINDING)
-    assert {recording.one(ROLE).urn, recording.one(SERVICE_ACCOUNT).urn} <= set(binding.dependencies)
+    binding, job = recording.one(BINDING), recording.one(JOB)
+    assert list(binding.dependencies) == []
+    assert {recording.one(ROLE).urn, recording.one(SERVICE_ACCOUNT).urn, binding.urn} <= set(job.dependencies)
+
+
+def test_only_the_chart_waits_for_what_kueue_must_start_after():
+    def program() -> None:
+        provider = kubernetes.Provider("k8s", kubeconfig=pulumi.Output.secret("kubeconfig"))
+        before = kubernetes.core.v1.ConfigMap(
+            "pool-stand-in", metadata={"name": "x"}, opts=pulumi.ResourceOptions(provider=provider)
+        )
+        Kueue("kueue", KueueConfig(), check_provisioning_request_crd=True, chart_waits_for=[before],
+              opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
+
+    recording = mock_runtime.run(program, {})
+    stand_in = recording.one(CONFIG_MAP, "pool-stand-in")
+    assert recording.depends_on(recording.one(CHART, "kueue-chart"), stand_in)
+    assert not recording.depends_on(recording.one(NAMESPACE, "kueue-namespace"), stand_in)
 
 
 def test_gate_config_map_and_service_account_wait_for_the_namespace_only():

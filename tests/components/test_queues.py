@@ -92,22 +92,17 @@ def test_children_inherit_the_provider_from_opts(general):
         assert recording.provider_of(r).name == "k8s", r.name
 
 
-def test_objects_wait_for_what_they_name(general):
-    recording = general
+def test_objects_wait_for_the_gate_and_their_namespace_only(general):
+    """Kueue takes the objects a queue names in any order; waiting for them would only lengthen `up`."""
+    recording, gate = general, general.one("kubernetes:core/v1:ConfigMap", "kueue-ready")
 
-    def direct(dependent: str, dependency: str) -> bool:
-        return recording.named(f"queues-{dependency}").urn in recording.named(f"queues-{dependent}").dependencies
+    def dependencies(name: str) -> set[str]:
+        return set(recording.named(f"queues-{name}").dependencies)
 
-    assert direct("localqueue-team-a/gpu", "namespace-team-a")
-    assert direct("localqueue-team-a/gpu", "clusterqueue-team-a-cq")
-    assert direct("localqueue-team-b/team-b", "namespace-team-b")
-    assert not direct("localqueue-team-b/team-b", "namespace-team-a")
-    assert direct("clusterqueue-team-a-cq", "resourceflavor-gpu-a100")
-    assert direct("clusterqueue-team-a-cq", "admissioncheck-gpu-provisioning")
-    assert direct("clusterqueue-team-a-cq", "cohort-shared-cohort")
-    assert direct("cohort-shared-cohort", "cohort-org")
-    assert direct("admissioncheck-gpu-provisioning", "provisioningrequestconfig-gpu-provreq-config")
-    assert not direct("clusterqueue-team-b-cq", "resourceflavor-gpu-a100")
+    namespace = recording.named("queues-namespace-team-a").urn
+    assert dependencies("localqueue-team-a/gpu") == {gate.urn, namespace}
+    for name in ("clusterqueue-team-a-cq", "cohort-shared-cohort", "admissioncheck-gpu-provisioning"):
+        assert dependencies(name) == {gate.urn}, name
 
 
 def test_general_config_registers_every_object_and_each_passes_its_schema(general):
@@ -128,14 +123,14 @@ def test_general_config_registers_every_object_and_each_passes_its_schema(genera
         validate_core(r.inputs, "1.33")
 
 
-def test_on_a_cluster_kueue_already_serves_the_objects_wait_only_for_what_they_name(article):
-    """``kueue.install: false``: no gate, the cluster's Kueue is serving; the reference order still holds."""
+def test_on_a_cluster_kueue_already_serves_the_objects_wait_only_for_their_namespace(article):
+    """``kueue.install: false``: no gate, the cluster's Kueue is serving; a LocalQueue still waits for its namespace."""
     ungated = record(QueuesConfig(), gated=False)
     assert all(article.depends_on(obj, article.one("kubernetes:core/v1:ConfigMap")) for obj in kueue_objects(article))
     gate = ungated.one("kubernetes:core/v1:ConfigMap", "kueue-ready")
     assert not [obj.name for obj in kueue_objects(ungated) if ungated.depends_on(obj, gate)]
     local = ungated.one(f"{KUEUE_TYPE}LocalQueue")
-    assert ungated.depends_on(local, ungated.one(f"{KUEUE_TYPE}ClusterQueue"))
+    assert ungated.depends_on(local, ungated.one("kubernetes:core/v1:Namespace"))
 
 
 def test_namespaces_carry_the_given_labels_created_or_patched_onto_existing_ones():

@@ -1,0 +1,74 @@
+"""The process-level measures: pip's index settings handed to uv, pytest's closing line, sizes, missing tools."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from tools import bench_env
+
+PIP_CONFIG = """:env:.default-timeout='180'
+global.constraint='/etc/xdg/pip/constraints.txt'
+global.extra-index-url='file:///opt/pypi/simple file:///opt/pypi-more/simple'
+global.find-links='/opt/wheels'
+global.cert='/etc/ssl/certs/ca-certificates.crt'
+"""
+
+
+def test_pips_indexes_find_links_and_constraints_become_uv_arguments():
+    assert bench_env.pip_indexes(PIP_CONFIG) == [
+        "--constraint",
+        "/etc/xdg/pip/constraints.txt",
+        "--extra-index-url",
+        "file:///opt/pypi/simple",
+        "--extra-index-url",
+        "file:///opt/pypi-more/simple",
+        "--find-links",
+        "/opt/wheels",
+    ]
+    assert bench_env.pip_indexes("") == []
+
+
+def test_the_summary_is_pytests_closing_line():
+    output = "....F\nERROR t.py::test_x - TypeError: in here\n=== 1 failed, 4 passed, 2 xfailed in 3.21s ===\n"
+    assert bench_env.summary_line(output) == "1 failed, 4 passed, 2 xfailed in 3.21s"
+    assert bench_env.summary_line("no summary here\n") == "no summary here"
+
+
+def test_a_hard_linked_file_counts_once(tmp_path):
+    (tmp_path / "a").write_bytes(b"x" * 1000)
+    os.link(tmp_path / "a", tmp_path / "b")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "c").write_bytes(b"y" * 500)
+    assert bench_env.tree_size_mb(tmp_path) == 1500 / 1e6
+
+
+def test_uv_that_is_not_installed_is_reported_not_raised(monkeypatch, tmp_path):
+    monkeypatch.setattr(bench_env, "uv_command", lambda: None)
+    result = bench_env.install_uv(tmp_path)
+    assert (result.ok, result.seconds) == (False, None)
+    assert result.note.startswith("not available")
+
+
+def test_a_failed_command_is_reported_with_its_exit_code():
+    seconds, code, output = bench_env.run_timed([sys.executable, "-c", "import sys; print('x'); sys.exit(3)"], 60)
+    assert (code, output.strip()) == (3, "x") and seconds > 0
+    failed = bench_env._installed(1.0, 3, "first\nlast line\n", bench_env.PROJECT_ROOT, "pip")
+    assert (failed.ok, failed.note) == (False, "pip install failed: last line")
+
+
+def test_uv_installs_what_pip_installs_from_the_same_indexes(monkeypatch, tmp_path):
+    commands: list[list[str]] = []
+
+    def fake_run(command, timeout, env=None):
+        commands.append(command)
+        return 1.0, 0, PIP_CONFIG if command[-2:] == ["config", "list"] else ""
+
+    monkeypatch.setattr(bench_env, "uv_command", lambda: ["uv"])
+    monkeypatch.setattr(bench_env, "run_timed", fake_run)
+    result = bench_env.install_uv(tmp_path)
+    install = commands[-1]
+    assert result.ok and install[:3] == ["uv", "pip", "install"]
+    assert {"--compile-bytecode", "--no-cache", "--find-links", "/opt/wheels"} <= set(install)
+    assert install[install.index("--index-strategy") + 1] == "unsafe-best-match"
+    assert install[-2:] == ["-r", str(bench_env.REQUIREMENTS)]

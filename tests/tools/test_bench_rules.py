@@ -1,0 +1,151 @@
+"""The documented ordering requirements: each holds for the pair it names and not for a near miss."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.support import PROJECT_ROOT
+from tools import bench_rules
+from tools.bench_graph import Graph
+
+K8S = "urn:pulumi:dev::elastic-capacity::pulumi:providers:kubernetes::k8s"
+OTHER = "urn:pulumi:dev::elastic-capacity::pulumi:providers:kubernetes::other"
+
+
+def res(type_: str, logical: str, *, parent=None, provider=K8S, **inputs: Any) -> dict[str, Any]:
+    return {
+        "urn": f"urn:pulumi:dev::elastic-capacity::{type_}::{logical}",
+        "type": type_,
+        "name": logical,
+        "custom": True,
+        "parent": parent,
+        "provider": f"{provider}::id" if provider else None,
+        "dependencies": [],
+        "inputs": inputs,
+    }
+
+
+def rule_for(dependent: dict[str, Any], dependency: dict[str, Any], *others: dict[str, Any]) -> str | None:
+    graph = Graph({"resources": [dependency, dependent, *others]})
+    found = bench_rules.requirement(dependent, dependency, graph)
+    return found.name if found else None
+
+
+def test_an_object_waits_for_the_namespace_it_is_in_on_its_own_cluster_only():
+    namespace = res("kubernetes:core/v1:Namespace", "ns", metadata={"name": "team"})
+    queue = res("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "lq", metadata={"name": "q", "namespace": "team"})
+    assert rule_for(queue, namespace) == "namespace"
+    elsewhere = res("kubernetes:core/v1:Namespace", "ns2", metadata={"name": "team"}, provider=OTHER)
+    assert rule_for(queue, elsewhere) is None
+
+
+def kueue_install() -> tuple[dict[str, Any], ...]:
+    kueue = res("elastic-capacity:kueue:Kueue", "kueue", provider=None)
+    kueue["custom"] = False
+    chart = res("kubernetes:helm.sh/v4:Chart", "chart", parent=kueue["urn"], namespace="kueue-system")
+    chart["custom"] = False
+    gate = res(
+        "kubernetes:batch/v1:Job", "gate", parent=kueue["urn"], metadata={"name": "g", "namespace": "kueue-system"}
+    )
+    return kueue, chart, gate
+
+
+def test_kueue_objects_and_queued_jobs_wait_for_the_readiness_gate_and_the_gate_for_the_chart():
+    kueue, chart, gate = kueue_install()
+    flavor = res("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", "rf", metadata={"name": "rf"})
+    labels = {"kueue.x-k8s.io/queue-name": "lq"}
+    job = res("kubernetes:batch/v1:Job", "job", metadata={"name": "j", "namespace": "team", "labels": labels})
+    assert rule_for(flavor, gate, kueue, chart) == "kueue-gate"
+    assert rule_for(job, gate, kueue, chart) == "kueue-gate"
+    assert rule_for(gate, chart, kueue) == "gate-after-chart"
+    unlabelled = res("kubernetes:batch/v1:Job", "plain", metadata={"name": "p", "namespace": "team"})
+    assert rule_for(unlabelled, gate, kueue, chart) is None
+
+
+def test_the_chart_waits_for_autoscaling_pools_only_when_a_check_uses_provisioning_requests():
+    kueue, chart, _ = kueue_install()
+    pool = res("azure-native:containerservice:AgentPool", "pool", provider=None, enableAutoScaling=True)
+    spec = {"controllerName": "kueue.x-k8s.io/provisioning-request"}
+    check = res("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", metadata={"name": "ac"}, spec=spec)
+    assert rule_for(chart, pool, kueue, check) == "provisioning-crd"
+    assert rule_for(chart, pool, kueue) is None
+    fixed = res("azure-native:containerservice:AgentPool", "fixed", provider=None, enableAutoScaling=False)
+    assert rule_for(chart, fixed, kueue, check) is None
+
+
+def test_a_binding_needs_neither_its_role_nor_its_account_but_the_pod_that_uses_them_does():
+    account = res("kubernetes:core/v1:ServiceAccount", "sa", metadata={"name": "probe", "namespace": "kueue-system"})
+    role = res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "role", metadata={"name": "probe"})
+    subjects = [{"kind": "ServiceAccount", "name": "probe", "namespace": "kueue-system"}]
+    binding = res(
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "b", metadata={"name": "b"}, subjects=subjects
+    )
+    config_map = res("kubernetes:core/v1:ConfigMap", "cm", metadata={"name": "probe", "namespace": "kueue-system"})
+    pod = {"serviceAccountName": "probe", "volumes": [{"name": "v", "configMap": {"name": "probe"}}]}
+    job = res(
+        "kubernetes:batch/v1:Job",
+        "job",
+        metadata={"name": "j", "namespace": "kueue-system"},
+        spec={"template": {"spec": pod}},
+    )
+    assert rule_for(binding, role) is None
+    assert rule_for(binding, account) is None
+    assert rule_for(job, account) == "service-account"
+    assert rule_for(job, config_map) == "config-map"
+    assert rule_for(job, binding) == "rbac"
+
+
+def test_kueue_objects_do_not_wait_for_the_objects_they_name():
+    config = res("kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig", "prc", metadata={"name": "prc"})
+    check = res("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", metadata={"name": "ac"})
+    assert rule_for(check, config) is None
+
+
+def test_the_activation_waiter_waits_for_the_objects_it_watches_only():
+    check = res(
+        "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", kind="AdmissionCheck", metadata={"name": "ac"}
+    )
+    local = res("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "lq", kind="LocalQueue", metadata={"name": "lq"})
+    waiter = res(
+        "pulumi-python:dynamic/kueue:QueuesActive",
+        "active",
+        provider=None,
+        objects=[{"kind": "AdmissionCheck", "name": "ac"}],
+    )
+    assert rule_for(waiter, check) == "waiter"
+    assert rule_for(waiter, local) is None
+
+
+def test_acs_pods_and_policies_wait_for_their_own_clusters_virtual_node():
+    cluster = "urn:pulumi:dev::elastic-capacity::elastic-capacity:alicloud:AckProCluster::a"
+    provider = res("pulumi:providers:kubernetes", "a-k8s", parent=cluster, provider=None)
+    addon = res(
+        "alicloud:cs/kubernetesAddon:KubernetesAddon", "vn", parent=cluster, provider=None, name="ack-virtual-node"
+    )
+    other = res(
+        "alicloud:cs/kubernetesAddon:KubernetesAddon",
+        "vn2",
+        parent=cluster + "2",
+        provider=None,
+        name="ack-virtual-node",
+    )
+    workload = "urn:pulumi:dev::elastic-capacity::elastic-capacity:alicloud:AcsWorkload::w"
+    on = {"provider": provider["urn"], "parent": workload}
+    deployment = res("kubernetes:apps/v1:Deployment", "d", metadata={"name": "d", "namespace": "default"}, **on)
+    policy = res("kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy", "p", metadata={"name": "p"}, **on)
+    assert rule_for(deployment, addon, provider) == "virtual-node"
+    assert rule_for(deployment, other, provider) is None
+    assert rule_for(deployment, policy, provider) == "resource-policy"
+    assert rule_for(policy, addon, provider) == "virtual-node"
+    assert rule_for(policy, other, provider) is None
+
+
+def test_every_requirement_is_named_once_and_cites_a_source_that_exists():
+    names = [r.name for r in bench_rules.REQUIREMENTS]
+    assert len(names) == len(set(names))
+    for requirement in bench_rules.REQUIREMENTS:
+        assert requirement.what and requirement.reason
+        assert re.search(r"https://|docs/", requirement.source), requirement.name
+        for path in re.findall(r"(docs/[\w./-]+\.md)", requirement.source):
+            assert (PROJECT_ROOT / path).is_file(), path
