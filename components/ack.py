@@ -131,6 +131,8 @@ class AckClusterHandle(pulumi.ComponentResource):
     """Always a secret; see ``components/ack_access.py`` for its two modes."""
     provider: KubernetesProvider
     """The Kubernetes provider of this cluster, for everything created on it."""
+    ecs_nodes: list[pulumi.Resource]
+    """What pods that must run on ECS nodes (Kueue's controller) wait for: the stack's node pool, if it has one."""
 
     def _hand_out(
         self,
@@ -192,6 +194,7 @@ class AckProCluster(AckClusterHandle):
         self.kubernetes_version = _offered_version(args, config_key, on_region)
         cluster = _cluster(name, args, self.kubernetes_version, network, tags, environment, child)
         node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
+        self.ecs_nodes = [node_pool] if node_pool else []
 
         listed = cs.get_kubernetes_addons_output(cluster_id=cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region)
         installed = listed.addons.apply(lambda addons: {addon.name: addon.current_version for addon in addons})

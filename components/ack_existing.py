@@ -60,6 +60,7 @@ class ExistingAckCluster(AckClusterHandle):
         on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
 
         self.cluster_id = pulumi.Output.from_input(args.cluster_id)
+        self.ecs_nodes = []  # the cluster's own nodes exist already
         listed = cs.get_clusters_output(cluster_id=args.cluster_id, enable_details=True, opts=on_region)
         self.kubernetes_version = listed.clusters.apply(
             lambda clusters: ack_checks.existing_cluster(config_key, args.cluster_id, args.minor_version, clusters)

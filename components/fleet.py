@@ -179,7 +179,9 @@ def _deploy_multikueue(
             worker,
             config.kueue,
             cluster.api_server_endpoint,
-            opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=cluster.addons),
+            opts=pulumi.ResourceOptions(provider=cluster.provider),
+            # Kueue's controller and webhook run on the ECS nodes; only ACS pods need the virtual node.
+            ecs_nodes=cluster.ecs_nodes,
         )
         workers[worker.cluster] = WorkerAccess(on_worker.kubeconfig, cluster.api_server_endpoint, on_worker.ready)
     MultiKueueBurst(

@@ -24,6 +24,8 @@ class Kueue(pulumi.ComponentResource):
 
     ready: pulumi.Resource
     """The readiness gate: make every Kueue object ``depends_on`` it."""
+    namespace: core.v1.Namespace
+    """Kueue's namespace: what objects that only live there (not talk to Kueue) wait for."""
 
     def __init__(
         self,
@@ -44,6 +46,7 @@ class Kueue(pulumi.ComponentResource):
 
         ns = kueue_install.kueue_namespace(args)
         namespace = core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=child)
+        self.namespace = namespace
 
         chart_name, repository = kueue_install.chart_reference(args)
         chart = helm.v4.Chart(

@@ -14,13 +14,13 @@ Kueue's in-use finalizers never hold a deletion up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import pulumi
 from pulumi_kubernetes.core import v1 as core
 
-from components.config.multikueue import MultiKueueConfig
+from components.config.multikueue import MultiKueueConfig, WorkerConfig
 from components.manifests import multikueue as manifests
 from components.queue_wait import QueuesActive
 from components.queues import kueue_object
@@ -80,29 +80,22 @@ class MultiKueueBurst(pulumi.ComponentResource):
         def after(*resources: pulumi.Resource) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, depends_on=[kueue_ready, *resources])
 
-        clusters = []
-        for worker in args.workers:
-            access = workers[worker.cluster]
-            secret = manifests.kubeconfig_secret(args, worker, kueue_namespace)
-            kubeconfig = core.Secret(
-                f"{name}-secret-{worker.cluster}",
-                metadata=secret["metadata"],
-                type=secret["type"],
-                string_data={manifests.KUBECONFIG_KEY: pulumi.Output.secret(access.kubeconfig)},
-                opts=after(),
-            )
-            cluster = manifests.multikueue_cluster(args, worker)
-            clusters.append(kueue_object(f"{name}-cluster-{worker.cluster}", cluster, after(kubeconfig, *access.ready)))
-        config = kueue_object(f"{name}-config", manifests.multikueue_config(args), after(*clusters))
-        check = kueue_object(f"{name}-admissioncheck", manifests.admission_check(args), after(config))
-        flavor = kueue_object(f"{name}-flavor", manifests.resource_flavor(), after())
-        queue = kueue_object(f"{name}-clusterqueue", manifests.cluster_queue(args), after(flavor, check))
+        clusters = [
+            self._cluster(name, args, worker, workers[worker.cluster], kueue_namespace, after)
+            for worker in args.workers
+        ]
+        # Kueue reconciles these in any order (like the queues section's objects); a MultiKueueCluster alone waits for
+        # its Secret: one created without it never joins after a manager restart (kueue#13238).
+        config = kueue_object(f"{name}-config", manifests.multikueue_config(args), after())
+        check = kueue_object(f"{name}-admissioncheck", manifests.admission_check(args), after())
+        kueue_object(f"{name}-flavor", manifests.resource_flavor(), after())
+        queue = kueue_object(f"{name}-clusterqueue", manifests.cluster_queue(args), after())
         namespace = core.Namespace(
             f"{name}-namespace",
             metadata=manifests.burst_namespace(args, namespace_labels)["metadata"],
             opts=pulumi.ResourceOptions(parent=self),
         )
-        local_queue = kueue_object(f"{name}-localqueue", manifests.local_queue(args), after(namespace, queue))
+        kueue_object(f"{name}-localqueue", manifests.local_queue(args), after(namespace))
         endpoints = {args.worker_cluster_name(w): workers[w.cluster].endpoint for w in args.workers}
         QueuesActive(
             f"{name}-active",
@@ -118,6 +111,27 @@ class MultiKueueBurst(pulumi.ComponentResource):
             on_inactive="fail",
             hint=pulumi.Output.all(**endpoints).apply(connection_hint),
             kubeconfig=proof.kubeconfig,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[*clusters, check, queue, local_queue]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[*clusters, config, check, queue]),
         )
         self.register_outputs({"localQueue": f"{args.namespace}/{args.local_queue}"})
+
+    def _cluster(
+        self,
+        name: str,
+        args: MultiKueueConfig,
+        worker: WorkerConfig,
+        access: WorkerAccess,
+        kueue_namespace: str,
+        after: Callable[..., pulumi.ResourceOptions],
+    ) -> pulumi.CustomResource:
+        """One worker's kubeconfig Secret and the MultiKueueCluster that reads it, after the worker is ready."""
+        secret = manifests.kubeconfig_secret(args, worker, kueue_namespace)
+        kubeconfig = core.Secret(
+            f"{name}-secret-{worker.cluster}",
+            metadata=secret["metadata"],
+            type=secret["type"],
+            string_data={manifests.KUBECONFIG_KEY: pulumi.Output.secret(access.kubeconfig)},
+            opts=after(),
+        )
+        cluster = manifests.multikueue_cluster(args, worker)
+        return kueue_object(f"{name}-cluster-{worker.cluster}", cluster, after(kubeconfig, *access.ready))

@@ -8,7 +8,7 @@ MultiKueueCluster must wait for (https://kueue.sigs.k8s.io/docs/concepts/multiku
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -41,9 +41,12 @@ class MultiKueueWorker(pulumi.ComponentResource):
         manager_kueue: KueueConfig,
         endpoint: pulumi.Input[str],
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        ecs_nodes: Sequence[pulumi.Resource] = (),
     ) -> None:
         """``endpoint`` is the worker's public API endpoint (``AckClusterHandle.api_server_endpoint``): the manager
-        runs on AKS, outside the worker's VPC."""
+        runs on AKS, outside the worker's VPC. ``ecs_nodes`` is what Kueue's chart waits for: its controller and
+        webhook run on ECS nodes (the rest of the worker's objects need none)."""
         super().__init__("elastic-capacity:multikueue:Worker", name, None, opts)
         kueue_config = manifests.worker_kueue(manager_kueue, worker)
         # A worker only runs ACS pods: there is no autoscaler, so no ProvisioningRequest CRD to insist on.
@@ -51,16 +54,17 @@ class MultiKueueWorker(pulumi.ComponentResource):
             f"{name}-kueue",
             kueue_config,
             check_provisioning_request_crd=False,
+            chart_waits_for=list(ecs_nodes),
             opts=pulumi.ResourceOptions(parent=self),
         )
-        queues = KueueQueues(
+        KueueQueues(
             f"{name}-queues",
             QueuesConfig.model_validate(manifests.worker_queues(burst, worker)),
             kueue_ready=kueue.ready,
             namespace_labels=kueue_config.managed_namespace_labels,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        binding, token = self._manager_identity(name, burst, kueue_config.namespace, kueue)
+        role, binding, token = self._manager_identity(name, burst, kueue_config.namespace, kueue)
         cluster_name = burst.worker_cluster_name(worker)
 
         def build(values: list[Any]) -> str:
@@ -68,18 +72,19 @@ class MultiKueueWorker(pulumi.ComponentResource):
             return manifests.kubeconfig_from_token_secret(server, data, cluster_name)
 
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(endpoint, token.data).apply(build))
-        self.ready = [queues, binding, token]
+        # What the manager's connection needs: the credential and what it grants. The worker's queues need not be
+        # there first: a copy of a Workload waits in the worker's queue until it appears.
+        self.ready = [role, binding, token]
         self.register_outputs({"kubeconfig": self.kubeconfig, "tokenSecret": token.metadata.name})
 
     def _manager_identity(
         self, name: str, burst: MultiKueueConfig, namespace: str, kueue: Kueue
-    ) -> tuple[rbac.v1.ClusterRoleBinding, core.v1.Secret]:
-        """The ServiceAccount lives in Kueue's namespace, a child of ``kueue``: waiting for the component is waiting
-        for that namespace (and destroy deletes the account first)."""
+    ) -> tuple[rbac.v1.ClusterRole, rbac.v1.ClusterRoleBinding, core.v1.Secret]:
+        """The ServiceAccount lives in Kueue's namespace: it waits for that namespace, not for Kueue to serve."""
         account = core.v1.ServiceAccount(
             f"{name}-manager",
             metadata=manifests.service_account(burst, namespace)["metadata"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[kueue]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[kueue.namespace]),
         )
         role_manifest = manifests.cluster_role(burst)
         role = rbac.v1.ClusterRole(
@@ -94,7 +99,8 @@ class MultiKueueWorker(pulumi.ComponentResource):
             metadata=binding_manifest["metadata"],
             role_ref=binding_manifest["roleRef"],
             subjects=binding_manifest["subjects"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[role, account]),
+            # A binding only names its role and account; the manager's watch needs all three (``ready``).
+            opts=pulumi.ResourceOptions(parent=self),
         )
         secret: Mapping[str, Any] = manifests.token_secret(burst, namespace)
         # The token controller deletes a token Secret whose ServiceAccount does not exist yet. The Pulumi name stays
@@ -106,4 +112,4 @@ class MultiKueueWorker(pulumi.ComponentResource):
             type=secret["type"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[account]),
         )
-        return binding, token
+        return role, binding, token

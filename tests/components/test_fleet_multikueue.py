@@ -60,12 +60,12 @@ def test_each_worker_lives_on_its_own_ack_clusters_provider_with_the_managers_ku
         assert (chart["version"], image["repository"]) == ("0.17.8", "mcr.microsoft.com/oss/v2/kueue/kueue")
 
 
-def test_each_worker_starts_after_its_clusters_addons_and_only_its_own(burst):
+def test_each_workers_kueue_starts_after_its_clusters_ecs_nodes_not_its_virtual_node(burst):
     for name, other in (("hz", "bj"), ("bj", "hz")):
         chart = burst.one("kubernetes:helm.sh/v4:Chart", f"ack-{name}-multikueue-kueue-chart")
-        addon = f"ack-{name}-ack-virtual-node"
-        assert burst.depends_on(chart, burst.one(ack_data.ADDON_TYPE, addon))
-        assert not burst.depends_on(chart, burst.one(ack_data.ADDON_TYPE, f"ack-{other}-ack-virtual-node"))
+        assert burst.depends_on(chart, burst.one(ack_data.NODE_POOL_TYPE, f"ack-{name}-system"))
+        assert not burst.depends_on(chart, burst.one(ack_data.ADDON_TYPE, f"ack-{name}-ack-virtual-node"))
+        assert not burst.depends_on(chart, burst.one(ack_data.NODE_POOL_TYPE, f"ack-{other}-system"))
 
 
 def test_the_managers_objects_live_on_the_aks_provider_behind_its_kueue_gate(burst):
@@ -106,7 +106,7 @@ def test_each_multikueue_cluster_waits_for_its_worker(burst):
             kind = SECRET if part == "token" else "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
             assert burst.depends_on(cluster, burst.one(kind, f"ack-{name}-multikueue-{part}"))
         assert burst.depends_on(
-            cluster, burst.one("elastic-capacity:kueue:KueueQueues", f"ack-{name}-multikueue-queues")
+            cluster, burst.one("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", f"ack-{name}-multikueue-manager")
         )
         assert not burst.depends_on(cluster, burst.one(WORKER, f"ack-{other}-multikueue"))
 

@@ -93,21 +93,23 @@ def test_the_secret_holds_the_workers_kubeconfig_under_its_key_as_a_secret(burst
     assert secret.inputs["metadata"] == {"name": "elastic-capacity-hz", "namespace": "kueue-system"}
 
 
-def test_each_object_waits_for_the_objects_it_names(burst):
+def test_objects_wait_only_for_what_kueue_needs_first(burst):
+    """Kueue reconciles them in any order; a MultiKueueCluster alone waits for its Secret (kueue#13238)."""
     named = {r.inputs["kind"]: r for r in kueue_objects(burst) if r.inputs["kind"] != "MultiKueueCluster"}
     clusters = burst.by_type(KUEUE_TYPE + "MultiKueueCluster")
-    assert all(burst.depends_on(named["MultiKueueConfig"], c) for c in clusters)
-    assert burst.depends_on(named["AdmissionCheck"], named["MultiKueueConfig"])
-    assert burst.depends_on(named["ClusterQueue"], named["AdmissionCheck"])
-    assert burst.depends_on(named["ClusterQueue"], named["ResourceFlavor"])
-    assert burst.depends_on(named["LocalQueue"], named["ClusterQueue"])
+    assert not any(burst.depends_on(named["MultiKueueConfig"], c) for c in clusters)
+    assert not burst.depends_on(named["ClusterQueue"], named["AdmissionCheck"])
+    assert not burst.depends_on(named["LocalQueue"], named["ClusterQueue"])
     assert burst.depends_on(named["LocalQueue"], burst.one("kubernetes:core/v1:Namespace"))
+    secrets = burst.by_type("kubernetes:core/v1:Secret")
+    assert all(any(burst.depends_on(c, s) for s in secrets) for c in clusters)
     assert burst.one("kubernetes:core/v1:Namespace").inputs["metadata"]["labels"] == {"managed-by-kueue": "true"}
 
 
 def test_the_proof_waits_for_every_object_and_names_the_clusters_the_check_and_the_queue(burst):
     waiter = burst.one(WAITER)
-    assert all(burst.depends_on(waiter, obj) for obj in kueue_objects(burst))
+    watched = [r for r in kueue_objects(burst) if r.inputs["kind"] not in ("ResourceFlavor", "LocalQueue")]
+    assert len(watched) == 5 and all(burst.depends_on(waiter, obj) for obj in watched)
     assert waiter.inputs["objects"] == [
         {"kind": "MultiKueueCluster", "name": "elastic-capacity-hz"},
         {"kind": "MultiKueueCluster", "name": "elastic-capacity-bj"},

@@ -187,11 +187,12 @@ def test_the_service_account_waits_for_kueues_namespace():
     assert namespace.urn in account.dependencies
 
 
-def test_the_binding_waits_for_its_role_and_account():
+def test_the_binding_waits_for_nothing_and_the_account_only_for_kueues_namespace():
+    """A binding only names its role and account; the manager needs all three, through ``ready``."""
     recording = record()
-    binding = recording.one(BINDING, "hz-manager")
-    assert recording.one(ROLE, "hz-manager").urn in binding.dependencies
-    assert recording.one(SERVICE_ACCOUNT, "hz-manager").urn in binding.dependencies
+    assert list(recording.one(BINDING, "hz-manager").dependencies) == []
+    account = recording.one(SERVICE_ACCOUNT, "hz-manager")
+    assert list(account.dependencies) == [recording.one("kubernetes:core/v1:Namespace", "hz-kueue-namespace").urn]
 
 
 def test_the_token_secret_waits_for_its_service_account_and_is_replaced_create_first():
@@ -230,14 +231,14 @@ def test_what_uses_the_kubeconfig_waits_for_the_token_and_the_ready_list():
     queues = recording.one("elastic-capacity:kueue:KueueQueues", "hz-queues")
     assert queues.parent == component.urn
     assert recording.outputs["ready"] == [
-        queues.urn,
+        recording.one(ROLE, "hz-manager").urn,
         recording.one(BINDING, "hz-manager").urn,
         recording.one(SECRET, "hz-token").urn,
     ]
     for kind in ("LocalQueue", "ClusterQueue"):
         queue = recording.one(KUEUE_TYPE + kind)
         assert queue.parent == queues.urn
-        assert recording.depends_on(manager_secret, queue), kind
+        assert not recording.depends_on(manager_secret, queue), "a copy waits in the worker's queue until it exists"
 
 
 def test_preview_leaves_the_kubeconfig_unknown_and_secret():

@@ -42,29 +42,7 @@ def test_every_resource_type_of_every_shipped_stack_has_a_create_time(shipped):
         assert bench_weights.missing(plan["resources"]) == [], name
 
 
-FALSE_WAITS = {
-    "burst": "the worker's Kueue namespace (and whole install) -> KubernetesAddon ack-virtual-node (fleet.py: the "
-    "Worker component depends_on cluster.addons; Kueue's pods need the node pool, not the virtual node); the worker's "
-    "manager ServiceAccount -> the worker's readiness gate Job; MultiKueueCluster -> Secret, MultiKueueConfig -> "
-    "MultiKueueCluster, AdmissionCheck -> MultiKueueConfig, ClusterQueue -> AdmissionCheck, LocalQueue -> "
-    "ClusterQueue (each MultiKueue object after the objects it names); QueuesActive multikueue-active -> LocalQueue",
-}
-"""The waits that are not needed and lie on a shipped stack's critical path today (python -m tools.bench lists
-them under "Waits that are not needed"). Remove them from the program, then the xfail marks below."""
-
-
-@pytest.mark.parametrize(
-    "stack",
-    [
-        pytest.param(
-            path.name.removeprefix("Pulumi.").removesuffix(".yaml"),
-            marks=[pytest.mark.xfail(strict=True, reason=f"false dependencies on the critical path: {waits}")]
-            if (waits := FALSE_WAITS.get(path.name.removeprefix("Pulumi.").removesuffix(".yaml")))
-            else [],
-        )
-        for path in STACKS
-    ],
-)
+@pytest.mark.parametrize("stack", [path.name.removeprefix("Pulumi.").removesuffix(".yaml") for path in STACKS])
 def test_each_shipped_stacks_critical_path_equals_its_minimal_chain(paths, stack):
     path = paths[stack]
     assert path["offendingWaits"] == []
