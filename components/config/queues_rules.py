@@ -8,7 +8,7 @@ The rules one Kueue object carries alone (its CRD's CEL rules and its webhook) l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from components.config.base import RuleViolation, key_path, require_unique
@@ -77,82 +77,77 @@ def _keys(section: str, items: Sequence[object], field: str = "name") -> list[st
     return [key_path(section, i, field) for i in range(len(items))]
 
 
-def _resolvable(created: list[str], section: str, external: list[str], external_key: str) -> tuple[list[str], str]:
-    """The names a reference may take, and how the error names where they come from."""
-    return [*created, *external], f"it must be one of {section} {created} or external.{external_key} {external}"
+def _require_resolved(
+    references: Iterable[tuple[str, str]], created: list[str], section: str, external: list[str], external_key: str
+) -> None:
+    """Raise at the first ``(key, name)`` reference that names neither an object of ``section`` nor one declared
+    under ``external.<external_key>``."""
+    for key, name in references:
+        if name not in created and name not in external:
+            allowed = f"it must be one of {section} {created} or external.{external_key} {external}"
+            raise RuleViolation(key, name, allowed)
 
 
 def require_configured_flavors(queues: QueuesConfig) -> None:
     """Every flavor a ClusterQueue or Cohort gives quota to is one of ``resourceFlavors`` or external."""
-    names, allowed = _resolvable(
-        [flavor.name for flavor in queues.resource_flavors],
-        "resourceFlavors",
-        queues.external.resource_flavors,
-        "resourceFlavors",
-    )
     owners = [("cohorts", i, c.resource_groups or []) for i, c in enumerate(queues.cohorts)]
     owners += [("clusterQueues", i, q.resource_groups or []) for i, q in enumerate(queues.cluster_queues)]
-    for section, i, groups in owners:
-        for g, group in enumerate(groups):
-            for f, flavor in enumerate(group.flavors):
-                if flavor.name not in names:
-                    raise RuleViolation(
-                        key_path(section, i, "resourceGroups", g, "flavors", f, "name"), flavor.name, allowed
-                    )
+    references = (
+        (key_path(section, i, "resourceGroups", g, "flavors", f, "name"), flavor.name)
+        for section, i, groups in owners
+        for g, group in enumerate(groups)
+        for f, flavor in enumerate(group.flavors)
+    )
+    created = [flavor.name for flavor in queues.resource_flavors]
+    _require_resolved(references, created, "resourceFlavors", queues.external.resource_flavors, "resourceFlavors")
 
 
 def require_configured_topologies(queues: QueuesConfig) -> None:
     """Every ``topologyName`` of a flavor is one of ``topologies`` or external."""
-    names, allowed = _resolvable(
-        [topology.name for topology in queues.topologies], "topologies", queues.external.topologies, "topologies"
+    references = (
+        (key_path("resourceFlavors", i, "topologyName"), flavor.topology_name)
+        for i, flavor in enumerate(queues.resource_flavors)
+        if flavor.topology_name is not None
     )
-    for i, flavor in enumerate(queues.resource_flavors):
-        if flavor.topology_name is not None and flavor.topology_name not in names:
-            raise RuleViolation(key_path("resourceFlavors", i, "topologyName"), flavor.topology_name, allowed)
+    created = [topology.name for topology in queues.topologies]
+    _require_resolved(references, created, "topologies", queues.external.topologies, "topologies")
 
 
 def require_configured_checks(queues: QueuesConfig) -> None:
     """Every AdmissionCheck a ClusterQueue requires is created by the stack or external."""
-    names, allowed = _resolvable(
-        [check.name for check in queues.all_admission_checks],
-        "provisioningChecks/admissionChecks",
-        queues.external.admission_checks,
-        "admissionChecks",
+    references = (
+        (key_path("clusterQueues", i, "admissionChecksStrategy", "admissionChecks", c, "name"), ref.name)
+        for i, queue in enumerate(queues.cluster_queues)
+        for c, ref in enumerate(
+            queue.admission_checks_strategy.admission_checks if queue.admission_checks_strategy else []
+        )
     )
-    for i, queue in enumerate(queues.cluster_queues):
-        strategy = queue.admission_checks_strategy
-        for c, ref in enumerate(strategy.admission_checks if strategy else []):
-            if ref.name not in names:
-                key = key_path("clusterQueues", i, "admissionChecksStrategy", "admissionChecks", c, "name")
-                raise RuleViolation(key, ref.name, allowed)
+    created = [check.name for check in queues.all_admission_checks]
+    section = "provisioningChecks/admissionChecks"
+    _require_resolved(references, created, section, queues.external.admission_checks, "admissionChecks")
 
 
 def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
     """Every AdmissionCheck whose parameters are a ProvisioningRequestConfig names one created here or external."""
-    names, allowed = _resolvable(
-        [config.name for config in queues.all_provisioning_request_configs],
-        "provisioningRequestConfigs",
-        queues.external.provisioning_request_configs,
-        "provisioningRequestConfigs",
+    references = (
+        (key_path("admissionChecks", i, "parameters", "name"), check.parameters.name)
+        for i, check in enumerate(queues.admission_checks)
+        if check.parameters is not None and check.parameters.is_provisioning_config
     )
-    for i, check in enumerate(queues.admission_checks):
-        parameters = check.parameters
-        if parameters is not None and parameters.is_provisioning_config and parameters.name not in names:
-            raise RuleViolation(key_path("admissionChecks", i, "parameters", "name"), parameters.name, allowed)
+    created = [config.name for config in queues.all_provisioning_request_configs]
+    external = queues.external.provisioning_request_configs
+    _require_resolved(references, created, "provisioningRequestConfigs", external, "provisioningRequestConfigs")
 
 
 def require_local_queue_targets(queues: QueuesConfig) -> None:
     """Every LocalQueue points at a ClusterQueue of the stack or an external one, and lives in a namespace the stack
     creates or one declared as existing."""
-    cluster_queues, allowed = _resolvable(
-        [queue.name for queue in queues.cluster_queues],
-        "clusterQueues",
-        queues.external.cluster_queues,
-        "clusterQueues",
+    references = (
+        (key_path("localQueues", i, "clusterQueue"), q.cluster_queue) for i, q in enumerate(queues.local_queues)
     )
+    created = [queue.name for queue in queues.cluster_queues]
+    _require_resolved(references, created, "clusterQueues", queues.external.cluster_queues, "clusterQueues")
     for i, local in enumerate(queues.local_queues):
-        if local.cluster_queue not in cluster_queues:
-            raise RuleViolation(key_path("localQueues", i, "clusterQueue"), local.cluster_queue, allowed)
         if local.namespace not in queues.all_namespaces:
             allowed_ns = (
                 f"it must be one of namespaces {queues.namespaces} (created by the stack) or existingNamespaces "
