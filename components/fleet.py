@@ -16,13 +16,20 @@ from components.ack_existing import ExistingAckCluster
 from components.acs import AcsNamespace, AcsWorkload
 from components.aks import AksCluster
 from components.config.ack import AckConfig
-from components.config.environment import EnvironmentConfig
+from components.config.multikueue import MultiKueueConfig
+from components.config.multikueue_workers import (
+    WorkerPlan,
+    dispatching_cluster_queues,
+    multikueue_checks,
+    with_worker_needs,
+    worker_plans,
+)
 from components.config.stack import StackConfig
 from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
 from components.manifests import kueue_install
-from components.multikueue import MultiKueueBurst, Proof, WorkerAccess
+from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
 from components.queue_wait import QueuesActive
 from components.queues import KueueQueues
@@ -39,13 +46,9 @@ def deploy(config: StackConfig) -> None:
     for setting, message in config.warnings():
         pulumi.log.warn(f"{setting}: {message}")
     manager = _deploy_kueue(config) if config.kueue_target is not None else None
-    ack_clusters = (
-        _deploy_ack(config.ack, config.environment, render_to=config.gitops.render_to_directory)
-        if config.ack is not None
-        else {}
-    )
+    ack_clusters = _deploy_ack(config, config.ack) if config.ack is not None else {}
     if config.multi_kueue is not None:
-        assert manager is not None  # multikueue_rules: the manager is the stack's AKS cluster, with Kueue installed
+        assert manager is not None  # multikueue_rules: the manager is the stack's Kueue cluster, with Kueue installed
         cluster, kueue = manager
         assert kueue is not None
         _deploy_multikueue(config, cluster, kueue, ack_clusters)
@@ -134,12 +137,17 @@ def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Re
 def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, queues: KueueQueues) -> QueuesActive:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
     wait = config.queues.wait_until_active
-    objects = [{"kind": "AdmissionCheck", "name": c.name} for c in config.queues.all_admission_checks]
-    objects += [{"kind": "ClusterQueue", "name": q.name} for q in config.queues.cluster_queues]
+    # MultiKueue's checks and the queues that carry them are Active once a worker connects: the burst set-up's own
+    # proof waits for them, after the workers.
+    burst = {("AdmissionCheck", name) for name in multikueue_checks(config.queues)}
+    if config.multi_kueue is not None:
+        burst |= {("ClusterQueue", name) for name in dispatching_cluster_queues(config.multi_kueue, config.queues)}
+    objects = [("AdmissionCheck", c.name) for c in config.queues.all_admission_checks]
+    objects += [("ClusterQueue", q.name) for q in config.queues.cluster_queues]
     on_aks = config.aks is not None or (config.existing_cluster is not None and config.existing_cluster.source == "aks")
     active = QueuesActive(
         "queues-active",
-        objects=objects,
+        objects=[{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst],
         kueue_namespace=config.kueue.namespace,
         kueue_revision=_kueue_revision(config),
         timeout_seconds=wait.timeout_seconds,
@@ -165,25 +173,11 @@ def _kueue_revision(config: StackConfig) -> str:
 def _deploy_multikueue(
     config: StackConfig, manager: AksCluster | ExistingCluster, kueue: Kueue, ack_clusters: AckClusters
 ) -> None:
-    """The burst set-up: each worker (Kueue, burst queues, the manager's identity) on its ACK cluster's provider,
-    after the cluster's addons (they wait for its ECS pool, where Kueue's controller runs, and the virtual node the
-    burst pods run on); then the manager's objects, holding each worker's kubeconfig, on the manager's provider."""
+    """The burst set-up: each worker the stack sets up (its Kueue, burst queues, the manager's identity) on its own
+    cluster's provider, and each worker's credential; then the manager's objects on the manager's provider."""
     burst = config.multi_kueue
     assert burst is not None
-    workers = {}
-    for worker in burst.workers:
-        cluster = ack_clusters[worker.cluster]
-        on_worker = MultiKueueWorker(
-            f"ack-{worker.cluster}-multikueue",
-            burst,
-            worker,
-            config.kueue,
-            cluster.api_server_endpoint,
-            opts=pulumi.ResourceOptions(provider=cluster.provider),
-            # Kueue's controller and webhook run on the ECS nodes; only ACS pods need the virtual node.
-            ecs_nodes=cluster.ecs_nodes,
-        )
-        workers[worker.cluster] = WorkerAccess(on_worker.kubeconfig, cluster.api_server_endpoint, on_worker.ready)
+    workers = [(plan, _worker_access(config, burst, plan, ack_clusters)) for plan in worker_plans(config)]
     MultiKueueBurst(
         "multikueue",
         burst,
@@ -191,17 +185,56 @@ def _deploy_multikueue(
         kueue_namespace=config.kueue.namespace,
         namespace_labels=config.kueue.managed_namespace_labels,
         workers=workers,
-        proof=Proof(manager.kubeconfig, _kueue_revision(config)),
+        proof=Proof(
+            manager.kubeconfig,
+            _kueue_revision(config),
+            checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
+            cluster_queues=dispatching_cluster_queues(burst, config.queues),
+        ),
         opts=pulumi.ResourceOptions(provider=manager.provider),
     )
 
 
-def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to: str | None) -> AckClusters:
+def _worker_access(
+    config: StackConfig, burst: MultiKueueConfig, plan: WorkerPlan, ack_clusters: AckClusters
+) -> WorkerAccess:
+    """A worker's credential for the manager: the given kubeconfig, or the token of the identity the stack sets up
+    there, after the worker's Kueue and queues (an ACK worker's Kueue after its ECS nodes, its ACS placement after
+    the cluster's addons: the virtual node the burst pods run on)."""
+    if not plan.sets_up:
+        assert config.multi_kueue_kubeconfigs is not None  # multikueue_rules: every kubeconfig worker has one
+        return given_kubeconfig(
+            pulumi.Output.secret(config.multi_kueue_kubeconfigs[plan.cluster_name].get_secret_value())
+        )
+    if plan.aks is not None:
+        cluster: AksCluster | ExistingCluster | AckClusterHandle = ExistingCluster(f"aks-{plan.label}", plan.aks)
+        kueue_waits_for: list[pulumi.Resource] = []
+        addons: pulumi.Input[list[pulumi.Resource]] = []
+        name = f"aks-{plan.label}-multikueue"
+    else:
+        handle = ack_clusters[str(plan.worker.cluster)]
+        cluster, kueue_waits_for, addons = handle, handle.ecs_nodes, handle.addons
+        name = f"ack-{plan.label}-multikueue"
+    on_worker = MultiKueueWorker(
+        name,
+        burst,
+        plan,
+        cluster_kubeconfig=cluster.kubeconfig,
+        kueue_waits_for=kueue_waits_for,
+        placement_waits_for=addons,
+        opts=pulumi.ResourceOptions(provider=cluster.provider),
+    )
+    return WorkerAccess(on_worker.kubeconfig, on_worker.token_expires_at, on_worker.ready)
+
+
+def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
+    """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons."""
+    environment, render_to = stack.environment, stack.gitops.render_to_directory
     clusters: AckClusters = {
         c.name: AckProCluster(
             f"ack-{c.name}",
             c,
-            needs=config.needs(c),
+            needs=with_worker_needs(config.needs(c), stack, c.name),
             config_key=config.cluster_key(index),
             environment=environment,
             render_to=render_to,
@@ -213,7 +246,7 @@ def _deploy_ack(config: AckConfig, environment: EnvironmentConfig, *, render_to:
         clusters[existing.name] = ExistingAckCluster(
             f"ack-{existing.name}",
             existing,
-            needs=config.needs(existing),
+            needs=with_worker_needs(config.needs(existing), stack, existing.name),
             config_key=config.existing_cluster_key(index),
             environment=environment,
             render_to=render_to,

@@ -1,115 +1,195 @@
-"""One ACK worker of the MultiKueue burst set-up: its Kueue, its burst queues, and the manager's identity on it.
+"""One MultiKueue worker the stack sets up: its Kueue (when the stack installs one), its burst queues, the ACS
+placement of burst pods on ACK, and the manager's identity with its token.
 
-Every object comes from :mod:`components.manifests.multikueue_worker`; this component registers them on the worker's
-Kubernetes provider (given in ``opts``, inherited by every child through ``parent``) and hands the manager what it
-needs: a kubeconfig for the worker's MultiKueueCluster Secret, and the resources that Secret and the
-MultiKueueCluster must wait for (https://kueue.sigs.k8s.io/docs/concepts/multikueue/).
+What goes there is the config layer's :class:`~components.config.multikueue_workers.WorkerPlan`; every object comes
+from :mod:`components.manifests.multikueue_worker` or the queue builders. This component registers them on the
+worker's Kubernetes provider (given in ``opts``, inherited by every child through ``parent``) and hands the manager
+what it needs: a kubeconfig for the worker's Secret, and what its MultiKueueCluster must wait for
+(https://kueue.sigs.k8s.io/docs/concepts/multikueue/).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Sequence
 
 import pulumi
-from pulumi_kubernetes import core, rbac
+from pulumi_kubernetes import apiextensions, core, rbac
 
-from components.config.kueue import KueueConfig
-from components.config.multikueue import MultiKueueConfig, WorkerConfig
-from components.config.queues import QueuesConfig
+from components.config.multikueue import MultiKueueConfig
+from components.config.multikueue_workers import WorkerPlan
 from components.kueue import Kueue
 from components.manifests import multikueue_worker as manifests
 from components.queues import KueueQueues
+from components.worker_token import WorkerToken
+
+SECONDS_PER_DAY = 86_400
+
+
+def _with(created: list[pulumi.Resource], waits_for: Sequence[pulumi.Resource]) -> list[pulumi.Resource]:
+    return [*waits_for, *created]
 
 
 class MultiKueueWorker(pulumi.ComponentResource):
-    """Kueue (the manager's release, batch/job only), the burst namespace, LocalQueue and ClusterQueue on the ACS
-    flavor, and a ServiceAccount with a long-lived token and just the rights MultiKueue uses."""
+    """A worker cluster ready to take the manager's copies, and the manager's credential for it."""
 
     kubeconfig: pulumi.Output[str]
-    """The worker's kubeconfig for the manager (token, CA data, public endpoint); always a secret."""
+    """The kubeconfig the manager connects with (token, CA data, the worker's endpoint); always a secret."""
+    token_expires_at: pulumi.Output[str]
+    """When the manager's token expires: a renewed token is a new connection to prove."""
     ready: list[pulumi.Resource]
-    """What the manager's MultiKueueCluster waits for: the worker's queues (the component, hence its LocalQueue and
-    ClusterQueue), the ClusterRoleBinding (without it the manager's watch is refused and MultiKueue backs off for
-    minutes) and the token Secret."""
+    """What the manager's MultiKueueCluster waits for: the worker's Kueue serving (its readiness gate: CRDs and
+    webhooks), the burst queues and their ACS placement (a copy lands in those namespaces at once), the bindings
+    (without them the manager's watch is refused and MultiKueue backs off for minutes) and the token."""
 
     def __init__(
         self,
         name: str,
         burst: MultiKueueConfig,
-        worker: WorkerConfig,
-        manager_kueue: KueueConfig,
-        endpoint: pulumi.Input[str],
-        opts: pulumi.ResourceOptions | None = None,
+        plan: WorkerPlan,
         *,
-        ecs_nodes: Sequence[pulumi.Resource] = (),
+        cluster_kubeconfig: pulumi.Input[str],
+        kueue_waits_for: Sequence[pulumi.Resource] = (),
+        placement_waits_for: pulumi.Input[Sequence[pulumi.Resource]] = (),
+        opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``endpoint`` is the worker's public API endpoint (``AckClusterHandle.api_server_endpoint``): the manager
-        runs on AKS, outside the worker's VPC. ``ecs_nodes`` is what Kueue's chart waits for: its controller and
-        webhook run on ECS nodes (the rest of the worker's objects need none)."""
+        """``cluster_kubeconfig`` is the program's own kubeconfig of the worker: the token is issued through it, and
+        the manager's kubeconfig uses its endpoint and CA. ``kueue_waits_for`` is what the Kueue chart waits for (an
+        ACK cluster's ECS node pool: Kueue's controller and webhook cannot run on the virtual node);
+        ``placement_waits_for`` what the ResourcePolicies wait for (the ACK scheduler and virtual node addons)."""
         super().__init__("elastic-capacity:multikueue:Worker", name, None, opts)
-        kueue_config = manifests.worker_kueue(manager_kueue, worker)
-        # A worker only runs ACS pods: there is no autoscaler, so no ProvisioningRequest CRD to insist on.
-        kueue = Kueue(
-            f"{name}-kueue",
-            kueue_config,
-            check_provisioning_request_crd=False,
-            chart_waits_for=list(ecs_nodes),
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        KueueQueues(
+        assert plan.queues is not None  # only workers the stack sets up get this component
+        child = pulumi.ResourceOptions(parent=self)
+        kueue = None
+        if plan.kueue is not None:
+            # A worker only runs burst pods: there is no autoscaler, so no ProvisioningRequest CRD to insist on.
+            kueue = Kueue(
+                f"{name}-kueue",
+                plan.kueue,
+                check_provisioning_request_crd=False,
+                chart_waits_for=list(kueue_waits_for),
+                opts=child,
+            )
+        queues = KueueQueues(
             f"{name}-queues",
-            QueuesConfig.model_validate(manifests.worker_queues(burst, worker)),
-            kueue_ready=kueue.ready,
-            namespace_labels=kueue_config.managed_namespace_labels,
-            opts=pulumi.ResourceOptions(parent=self),
+            plan.queues,
+            kueue_ready=kueue.ready if kueue else None,
+            namespace_labels=plan.namespace_labels,
+            opts=child,
         )
-        role, binding, token = self._manager_identity(name, burst, kueue_config.namespace, kueue)
-        cluster_name = burst.worker_cluster_name(worker)
+        placement = self._acs_placement(name, burst, plan, queues, placement_waits_for)
+        bindings, token = self._manager_identity(name, burst, plan, queues, kueue, cluster_kubeconfig)
+        self.kubeconfig = pulumi.Output.secret(
+            pulumi.Output.all(cluster_kubeconfig, token.token).apply(
+                lambda values: manifests.manager_kubeconfig(values[0], values[1], plan.cluster_name)
+            )
+        )
+        self.token_expires_at = token.expires_at
+        self.ready = [*([kueue.ready] if kueue else []), queues, *placement, *bindings, token]
+        self.register_outputs({"kubeconfig": self.kubeconfig, "tokenExpiresAt": token.expires_at})
 
-        def build(values: list[Any]) -> str:
-            server, data = values
-            return manifests.kubeconfig_from_token_secret(server, data, cluster_name)
-
-        self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(endpoint, token.data).apply(build))
-        # What the manager's connection needs: the credential and what it grants. The worker's queues need not be
-        # there first: a copy of a Workload waits in the worker's queue until it appears.
-        self.ready = [role, binding, token]
-        self.register_outputs({"kubeconfig": self.kubeconfig, "tokenSecret": token.metadata.name})
+    def _acs_placement(
+        self,
+        name: str,
+        burst: MultiKueueConfig,
+        plan: WorkerPlan,
+        queues: KueueQueues,
+        waits_for: pulumi.Input[Sequence[pulumi.Resource]],
+    ) -> list[pulumi.Resource]:
+        """A ResourcePolicy per burst namespace of an ACK worker, once its namespace and the addons exist."""
+        if plan.acs is None:
+            return []
+        policies: list[pulumi.Resource] = []
+        for namespace in plan.burst_namespaces:
+            manifest = manifests.acs_resource_policy(burst, namespace, plan.acs)
+            created = [queues.objects[key] for key in [("Namespace", namespace)] if key in queues.objects]
+            depends_on = pulumi.Output.from_input(waits_for).apply(functools.partial(_with, created))
+            policies.append(
+                apiextensions.CustomResource(
+                    f"{name}-resourcepolicy-{namespace}",
+                    api_version=manifest["apiVersion"],
+                    kind=manifest["kind"],
+                    metadata=manifest["metadata"],
+                    spec=manifest["spec"],
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on),
+                )
+            )
+        return policies
 
     def _manager_identity(
-        self, name: str, burst: MultiKueueConfig, namespace: str, kueue: Kueue
-    ) -> tuple[rbac.v1.ClusterRole, rbac.v1.ClusterRoleBinding, core.v1.Secret]:
-        """The ServiceAccount lives in Kueue's namespace: it waits for that namespace, not for Kueue to serve."""
+        self,
+        name: str,
+        burst: MultiKueueConfig,
+        plan: WorkerPlan,
+        queues: KueueQueues,
+        kueue: Kueue | None,
+        cluster_kubeconfig: pulumi.Input[str],
+    ) -> tuple[list[pulumi.Resource], WorkerToken]:
+        """The ServiceAccount and its token anchor live in Kueue's namespace (the stack's install, or the worker's
+        own); a Role per burst namespace once that namespace exists; bindings need nothing to exist first."""
+        namespace = plan.identity_namespace
+        in_kueue_namespace = pulumi.ResourceOptions(parent=self, depends_on=[kueue.namespace] if kueue else None)
         account = core.v1.ServiceAccount(
             f"{name}-manager",
             metadata=manifests.service_account(burst, namespace)["metadata"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[kueue.namespace]),
+            automount_service_account_token=False,
+            opts=in_kueue_namespace,
         )
-        role_manifest = manifests.cluster_role(burst)
-        role = rbac.v1.ClusterRole(
-            f"{name}-manager",
-            metadata=role_manifest["metadata"],
-            rules=role_manifest["rules"],
-            opts=pulumi.ResourceOptions(parent=self),
+        role = manifests.cluster_role(burst, plan.watched)
+        cluster_role = rbac.v1.ClusterRole(
+            f"{name}-manager", metadata=role["metadata"], rules=role["rules"], opts=pulumi.ResourceOptions(parent=self)
         )
-        binding_manifest = manifests.cluster_role_binding(burst, namespace)
-        binding = rbac.v1.ClusterRoleBinding(
-            f"{name}-manager",
-            metadata=binding_manifest["metadata"],
-            role_ref=binding_manifest["roleRef"],
-            subjects=binding_manifest["subjects"],
-            # A binding only names its role and account; the manager's watch needs all three (``ready``).
-            opts=pulumi.ResourceOptions(parent=self),
+        binding = manifests.cluster_role_binding(burst, namespace)
+        bindings: list[pulumi.Resource] = [
+            cluster_role,
+            rbac.v1.ClusterRoleBinding(
+                f"{name}-manager",
+                metadata=binding["metadata"],
+                role_ref=binding["roleRef"],
+                subjects=binding["subjects"],
+                opts=pulumi.ResourceOptions(parent=self),
+            ),
+        ]
+        for burst_namespace in plan.burst_namespaces:
+            created = [queues.objects[key] for key in [("Namespace", burst_namespace)] if key in queues.objects]
+            in_namespace = pulumi.ResourceOptions(parent=self, depends_on=created)
+            role = manifests.role(burst, burst_namespace, plan.watched)
+            bindings.append(
+                rbac.v1.Role(
+                    f"{name}-manager-{burst_namespace}",
+                    metadata=role["metadata"],
+                    rules=role["rules"],
+                    opts=in_namespace,
+                )
+            )
+            binding = manifests.role_binding(burst, burst_namespace, namespace)
+            bindings.append(
+                rbac.v1.RoleBinding(
+                    f"{name}-manager-{burst_namespace}",
+                    metadata=binding["metadata"],
+                    role_ref=binding["roleRef"],
+                    subjects=binding["subjects"],
+                    opts=in_namespace,
+                )
+            )
+        anchor_manifest = manifests.token_anchor(burst, namespace)
+        # The Pulumi name stays put while metadata.name carries tokenRotation: a rotation replaces the anchor
+        # create-first, the new token binds to the new anchor, and the old anchor's deletion, Pulumi's last step,
+        # revokes the old token once the manager holds the new one.
+        anchor = core.v1.Secret(
+            f"{name}-token-anchor",
+            metadata=anchor_manifest["metadata"],
+            type=anchor_manifest["type"],
+            opts=in_kueue_namespace,
         )
-        secret: Mapping[str, Any] = manifests.token_secret(burst, namespace)
-        # The token controller deletes a token Secret whose ServiceAccount does not exist yet. The Pulumi name stays
-        # put while metadata.name carries tokenRotation: a rotation is a create-before-delete replacement, so the
-        # manager's kubeconfig moves to the new token before the old Secret (and with it the old token) is deleted.
-        token = core.v1.Secret(
+        token = WorkerToken(
             f"{name}-token",
-            metadata=secret["metadata"],
-            type=secret["type"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[account]),
+            namespace=namespace,
+            service_account=manifests.manager_identity(burst),
+            anchor={"name": anchor.metadata.name, "uid": anchor.metadata.uid},
+            expiration_seconds=burst.token_lifetime_days * SECONDS_PER_DAY,
+            config_key="multiKueue.tokenLifetimeDays",
+            kubeconfig=cluster_kubeconfig,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[account, anchor]),
         )
-        return role, binding, token
+        return bindings, token

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import jsonschema
 import pytest
 
 from components.config.multikueue import MULTIKUEUE_CONTROLLER
 from tests.support import PROJECT_ROOT
-from tests.support.schemas import validate_core, validate_kueue
+from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.stacks import of_type, rendered
 from tools import render
 
@@ -20,6 +21,7 @@ WORKERS = ("burst-hangzhou", "burst-beijing")
 MANAGER = "aks-k8s"
 CHART = "kubernetes:helm.sh/v4:Chart"
 SECRET = "kubernetes:core/v1:Secret"
+TOKEN = "pulumi-python:dynamic/multikueue:WorkerToken"
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +45,14 @@ def test_every_kueue_object_passes_its_crd_and_every_core_object_its_schema(burs
         kinds.add(obj["kind"])
         if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
             validate_kueue(obj)
+        elif obj["kind"] == "ResourcePolicy":
+            jsonschema.validate(obj, resource_policy_schema())
         elif obj.get("stringData") == "[secret]":  # redacted in the render: check the object around the value
             validate_core({**obj, "stringData": {"kubeconfig": "redacted"}}, "1.35")
         else:
             validate_core(obj, "1.35")
     assert {"MultiKueueCluster", "MultiKueueConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue"} <= kinds
+    assert {"ResourcePolicy", "Role", "RoleBinding"} <= kinds
 
 
 def test_the_burst_cluster_queue_has_exactly_one_check_the_multikueue_one(burst):
@@ -80,12 +85,27 @@ def test_each_worker_gets_kueue_and_the_managers_identity_on_its_own_provider(bu
     [chart] = on(plan, CHART, cluster)
     assert chart["inputs"]["version"] == "0.17.8" and chart["name"] == f"ack-{worker}-multikueue-kueue-chart"
     [account] = [r for r in on(plan, "kubernetes:core/v1:ServiceAccount", cluster) if r["name"].endswith("-manager")]
-    [token] = [r for r in on(plan, SECRET, cluster) if r["inputs"]["type"] == "kubernetes.io/service-account-token"]
-    assert token["inputs"]["metadata"]["annotations"] == {
-        "kubernetes.io/service-account.name": account["inputs"]["metadata"]["name"]
-    }
+    [token] = [r for r in of_type(plan, TOKEN) if r["name"] == f"ack-{worker}-multikueue-token"]
+    assert token["inputs"]["serviceAccount"] == account["inputs"]["metadata"]["name"]
+    assert token["inputs"]["kubeconfig"] == "[secret]"
+    assert not [r for r in of_type(plan, SECRET) if r["inputs"].get("type") == "kubernetes.io/service-account-token"]
     for kind in ("localqueue-burst-burst", "clusterqueue-burst", "namespace-burst"):
         assert f"{cluster}/{kind}.yaml" in manifests, "the manager's names on the worker"
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+def test_a_worker_in_mainland_china_pulls_nothing_from_registry_k8s_io(burst, worker):
+    _, manifests = burst
+    images = [
+        container["image"]
+        for name, obj in manifests.items()
+        if name.startswith(f"ack-{worker}-k8s/") and obj["kind"] == "Job"
+        for container in obj["spec"]["template"]["spec"]["containers"]
+    ]
+    plan, _ = burst
+    [chart] = on(plan, CHART, f"ack-{worker}-k8s")
+    images.append(chart["inputs"]["values"]["controllerManager"]["manager"]["image"]["repository"])
+    assert images and not any(image.startswith("registry.k8s.io/") for image in images), images
 
 
 @pytest.mark.parametrize("worker", WORKERS)

@@ -149,7 +149,9 @@ class BurstJob:
         self.where = f"{self.namespace}/{self.name}"
         self.job_path = f"/apis/batch/v1/namespaces/{self.namespace}/jobs/{self.name}"
         self.workloads = f"{KUEUE_API_PATH}/namespaces/{self.namespace}/workloads"
-        self.by_cluster_name = {burst.worker_cluster_name(w): w.cluster for w in burst.workers}
+        self.by_cluster_name = {
+            burst.worker_cluster_name(w): str(w.cluster) for w in burst.workers if w.source == "ack"
+        }
 
     def steps(self) -> list[tuple[str, Evaluate]]:
         where = self.where

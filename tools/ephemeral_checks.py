@@ -30,6 +30,8 @@ from typing import Any
 from components.config.acs import APP_LABEL, AcsWorkloadConfig
 from components.config.aks import POOL_LABEL
 from components.config.multikueue import MultiKueueConfig
+from components.config.multikueue_workers import dispatching_cluster_queues, multikueue_checks
+from components.config.queues import QueuesConfig
 from components.config.stack import StackConfig
 from components.job_wait import JobObservation, JobObserver, job_outcome
 from components.kube_wait import (
@@ -222,12 +224,13 @@ def acs_probes(config: StackConfig) -> dict[str, list[Probe]]:
     return probes
 
 
-def burst_probes(burst: MultiKueueConfig) -> list[Probe]:
-    """The burst set-up on the manager: every worker connected, the check and the queue Active; then, opted in, the
-    burst smoke Job's way to a worker and back, each step latched (:mod:`tools.ephemeral_burst`)."""
+def burst_probes(burst: MultiKueueConfig, queues: QueuesConfig) -> list[Probe]:
+    """The burst set-up on the manager: every worker connected, the MultiKueue checks and their queues Active; then,
+    opted in, the burst smoke Job's way to a worker and back, each step latched (:mod:`tools.ephemeral_burst`)."""
+    checks = [burst.admission_check] if burst.burst_queue else multikueue_checks(queues)
     probes = [_active("MultiKueueCluster", "multikueueclusters", burst.worker_cluster_name(w)) for w in burst.workers]
-    probes += [_active("AdmissionCheck", "admissionchecks", burst.admission_check)]
-    probes += [_active("ClusterQueue", "clusterqueues", burst.cluster_queue)]
+    probes += [_active("AdmissionCheck", "admissionchecks", check) for check in checks]
+    probes += [_active("ClusterQueue", "clusterqueues", queue) for queue in dispatching_cluster_queues(burst, queues)]
     steps = BurstJob(burst).steps() if burst.smoke_job.enabled else []
     return probes + [Probe(name, latched(evaluate)) for name, evaluate in steps]
 
@@ -260,12 +263,17 @@ def plan_checks(config: StackConfig, outputs: Mapping[str, Any]) -> list[Cluster
         plans.append(ClusterChecks(f"ACK {cluster}", ack_kubeconfigs.get(cluster) or None, probes, missing))
     if config.multi_kueue is not None:
         burst = config.multi_kueue
-        workers = {w.cluster: ack_kubeconfigs.get(w.cluster) or None for w in burst.workers}
+        workers = {str(w.cluster): ack_kubeconfigs.get(w.cluster) or None for w in burst.workers if w.source == "ack"}
         submit = submission(burst) if burst.smoke_job.enabled else None
         kubeconfig = outputs.get("kubeconfig") or None
         plans.append(
             ClusterChecks(
-                "MultiKueue manager", kubeconfig, burst_probes(burst), "no output kubeconfig", workers, submit
+                "MultiKueue manager",
+                kubeconfig,
+                burst_probes(burst, config.queues),
+                "no output kubeconfig",
+                workers,
+                submit,
             )
         )
     return plans

@@ -173,17 +173,24 @@ def _azure_id(args: pulumi_mocks.MockResourceArgs) -> str:
     return kinds.get(args.typ, f"{_AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/mock/{args.name}")
 
 
-def service_account_token_data(metadata: Mapping[str, Any]) -> dict[str, str]:
-    """What the token controller writes into a ``kubernetes.io/service-account-token`` Secret (and pulumi-kubernetes
-    waits for): the token and the namespace base64-encoded, ``ca.crt`` the cluster CA as base64 PEM. A fresh token
-    per Secret name, so a rotated Secret carries a new one."""
-    namespace, name = str(metadata.get("namespace", "default")), str(metadata.get("name", ""))
-    token = f"eyJhbGciOiJSUzI1NiJ9.{_digest('token', namespace, name)[:32]}.mock"
-    return {
-        "token": base64.b64encode(token.encode()).decode(),
-        "ca.crt": _pem_data("CERTIFICATE", _digest("cluster-ca", namespace)),
-        "namespace": base64.b64encode(namespace.encode()).decode(),
-    }
+MOCK_NOW = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
+"""When the mocked TokenRequest API says it issued a token."""
+
+
+def service_account_token(inputs: Mapping[str, Any]) -> dict[str, str]:
+    """What the TokenRequest API answers a :class:`~components.worker_token.WorkerToken` with, as its outputs: a
+    token per account and anchor (a rotated anchor gets a new one), issued at :data:`MOCK_NOW` for the lifetime
+    asked."""
+    anchor = inputs.get("anchor") or {}
+    seed = _digest("token", inputs.get("namespace"), inputs.get("serviceAccount"), anchor.get("uid"))
+    token = f"eyJhbGciOiJSUzI1NiJ9.{seed[:32]}.mock"
+    expires = MOCK_NOW + datetime.timedelta(seconds=int(inputs.get("expirationSeconds") or 0))
+    return {"token": token, "issuedAt": MOCK_NOW.isoformat(), "expiresAt": expires.isoformat()}
+
+
+def is_worker_token(args: pulumi_mocks.MockResourceArgs) -> bool:
+    """A dynamic :class:`~components.worker_token.WorkerToken` (the mocks see dynamic resources by their inputs)."""
+    return args.typ == "pulumi-python:dynamic/multikueue:WorkerToken"
 
 
 def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
@@ -201,8 +208,17 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
         }
     if args.typ == "azure-native:containerservice:AgentPool":
         return {"name": inputs.get("agentPoolName", args.name), "provisioningState": "Succeeded"}
-    if args.typ == "kubernetes:core/v1:Secret" and inputs.get("type") == "kubernetes.io/service-account-token":
-        return {"data": service_account_token_data(inputs.get("metadata") or {})}
+    if args.typ == "kubernetes:core/v1:Secret":
+        # The API server gives every object a uid; the program binds worker tokens to a Secret's.
+        metadata = inputs.get("metadata") or {}
+        return {
+            "metadata": {
+                **metadata,
+                "uid": _digest("uid", args.name, metadata.get("namespace"), metadata.get("name"))[:36],
+            }
+        }
+    if is_worker_token(args):
+        return service_account_token(inputs)
     if args.typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
         # The same server the cluster's credential names (see ack_cluster_credential).
         host = _digest("ack", _mock_id(args))[:8]

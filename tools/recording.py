@@ -46,6 +46,8 @@ class Registration:
     """The URNs the resource may have had before, as the engine resolves its ``aliases``."""
     protect: bool = False
     """Pulumi's ``protect``, as the engine sees it (a child inherits its parent's unless it sets its own)."""
+    additional_secret_outputs: tuple[str, ...] = ()
+    """Outputs the engine keeps secret although the provider does not mark them (a dynamic provider's token)."""
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -131,6 +133,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     },
                     aliases=tuple(_alias_urn(alias, request) for alias in request.aliases),
                     protect=request.protect,
+                    additional_secret_outputs=tuple(request.additionalSecretOutputs),
                 )
             )
         return response

@@ -33,8 +33,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from components.config.base import ConfigError, closest, key_path, one_line
-from components.config.stack import CONFIG_NAMESPACES
+from components.config.base import PROJECT, ConfigError, closest, key_path, one_line
+from components.config.stack import CONFIG_NAMESPACES, KUBECONFIG_SECRET_KEYS
 from tools import mock_cloud
 
 STACK_FILE_KEYS = ("config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment")
@@ -180,7 +180,8 @@ def _kind(value: Any) -> str:
 
 def _decrypt_placeholder(key: str, value: Any) -> tuple[Any, bool]:
     if isinstance(value, dict) and set(value) == {"secure"}:
-        return (mock_cloud.FAKE_KUBECONFIG if key.endswith(":kubeconfig") else SECRET_PLACEHOLDER), True
+        is_kubeconfig = key.removeprefix(f"{PROJECT}:") in KUBECONFIG_SECRET_KEYS
+        return (mock_cloud.FAKE_KUBECONFIG if is_kubeconfig else SECRET_PLACEHOLDER), True
     if isinstance(value, dict):
         pairs = {k: _decrypt_placeholder(key, v) for k, v in value.items()}
         return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())

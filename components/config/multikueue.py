@@ -1,12 +1,18 @@
-"""The ``multiKueue`` section: a burst queue on the AKS manager whose Jobs run on ACK workers' ACS capacity.
+"""The ``multiKueue`` section: a burst queue on the Kueue manager whose Jobs run on worker clusters.
 
-Kueue's MultiKueue (https://kueue.sigs.k8s.io/docs/concepts/multikueue/) copies each Workload admitted to the
-manager's burst ClusterQueue to the worker clusters, and creates the Job on the first worker that admits its copy.
-The manager's own provisioning-gated queue stays as it is: a ClusterQueue cannot carry a MultiKueue and a
-ProvisioningRequest check together (reason ``MultiKueueWithProvisioningRequest`` in
-https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/cache/scheduler/clusterqueue.go). Every worker gets Kueue, the
-same namespace and LocalQueue name as the manager, a ClusterQueue on an ACS flavor, and a ServiceAccount whose token
-the manager holds as a kubeconfig Secret. The rules across sections are in :mod:`components.config.multikueue_rules`.
+Kueue's MultiKueue (https://kueue.sigs.k8s.io/docs/concepts/multikueue/) copies each Workload admitted to a
+ClusterQueue with a MultiKueue admission check to the worker clusters, and creates the Job on the first worker that
+admits its copy. The manager's own provisioning-gated queue stays as it is: a ClusterQueue cannot carry a MultiKueue
+and a ProvisioningRequest check together (reason ``MultiKueueWithProvisioningRequest`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/cache/scheduler/clusterqueue.go).
+
+A worker is one of three kinds (``source``): an ACK cluster of the ``ack`` section, new or existing, which the stack
+sets up for ACS (Kueue unless the cluster has its own, the burst namespaces and LocalQueues under the manager's
+names, a ClusterQueue on an ACS flavor, and the manager's identity); an existing AKS cluster, where the stack adds
+only the manager's identity and the burst LocalQueues, pointing at a ClusterQueue the cluster has; or a kubeconfig
+held as a Pulumi secret, which MultiKueue uses as it is (the worker is set up outside the stack, as Kueue's own guide
+does with its script). The rules across sections are in :mod:`components.config.multikueue_rules`, what each worker
+gets in :mod:`components.config.multikueue_workers`.
 """
 
 from __future__ import annotations
@@ -15,10 +21,22 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from components.config.base import ConfigModel, DnsLabel, DnsSubdomain, key_path, require_unique
+from components.config.acs import ComputeQos
+from components.config.base import (
+    DNS1123_SUBDOMAIN,
+    ConfigModel,
+    DnsLabel,
+    DnsSubdomain,
+    MisplacedKey,
+    RuleViolation,
+    key_path,
+    require_unique,
+)
+from components.config.entra_id import KubeloginConfig
 from components.config.kube import PositiveQuantity, Quantity
 from components.config.kueue import KueueConfig
 from components.config.kueue_manager import GoDuration, MultiKueueManagerSettings
+from components.config.registries import PinnedImage
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 """The AdmissionCheck controller that dispatches Workloads to worker clusters."""
@@ -29,12 +47,14 @@ VIRTUAL_NODE_TAINT = ("virtual-kubelet.io/provider", "alibabacloud", "NoSchedule
 (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/virtual-node-faq)."""
 BURST_FLAVOR = "multikueue"
 """The manager's empty ResourceFlavor of the burst ClusterQueue: the workers' flavors decide placement."""
-ACS_POD_LABEL = ("alibabacloud.com/acs", "true")
-"""The pod label that sends a pod on ACK's virtual node to ACS compute (not ECI). A ResourceFlavor can add node
-selectors and tolerations but no pod labels, so the Job template must carry it when it is submitted to the manager."""
+DEFAULT_WORKER_FRAMEWORKS = ("batch/job",)
+"""What a worker serves unless it says otherwise: batch Jobs, the only kind every cluster has a controller for."""
 
 Origin = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
 """A label value: the ``kueue.x-k8s.io/multikueue-origin`` label MultiKueue puts on the objects it creates."""
+ObjectName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=63)]
+"""A MultiKueueCluster or Secret name this program writes: a DNS-1123 subdomain, kept within 63 so a suffix fits."""
+WorkerSource = Literal["ack", "aks", "kubeconfig"]
 
 
 class Quota(ConfigModel):
@@ -46,26 +66,100 @@ class Quota(ConfigModel):
     """Memory the queue may hand out at once."""
 
 
-class WorkerConfig(ConfigModel):
-    """One worker: an ACK Pro cluster of ``ack.clusters`` whose ACS capacity takes the manager's burst Jobs."""
+class AcsPlacement(ConfigModel):
+    """The ACS compute burst pods get on an ACK worker, set by a ResourcePolicy in each burst namespace: every pod
+    there goes to ACS with this class and QoS, never to ECI, whatever labels the Job carries
+    (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling)."""
 
-    cluster: DnsLabel
-    """The ``name`` of an ``ack.clusters`` entry; it must have an ECS ``nodePool`` (Kueue's controller cannot run on
-    the virtual node) and a public API endpoint (``slbInternetEnabled``) the manager can reach."""
+    compute_class: Literal["general-purpose", "performance"] = "general-purpose"
+    """The ACS compute class (``alibabacloud.com/compute-class``) of burst pods: a CPU class, as batch Jobs that
+    need GPUs carry their own class, model and resource labels."""
+    compute_qos: ComputeQos = "default"
+    """``default``, or ``best-effort`` (cheaper, preemptible by ACS with five minutes' notice)."""
+
+
+_ACK_ONLY = ("cluster", "install_kueue", "quota", "acs")
+_AKS_ONLY = ("resource_group_name", "cluster_name", "kubelogin", "cluster_queue")
+_KUEUE_INSTALL_ONLY = ("chart_repository", "image_repository", "probe_image")
+
+
+class WorkerConfig(ConfigModel):
+    """One worker cluster: where its credential comes from, and what the stack sets up there."""
+
+    source: WorkerSource = "ack"
+    """``ack``: a cluster of ``ack.clusters`` or ``ack.existingClusters``, set up by the stack for ACS; ``aks``: an
+    existing AKS cluster, where the stack adds the manager's identity and the burst LocalQueues; ``kubeconfig``: the
+    kubeconfig MultiKueue uses as it is, the secret value ``multiKueueKubeconfigs.<name>`` (nothing is created on the
+    worker)."""
+    name: ObjectName | None = None
+    """The MultiKueueCluster's name on the manager (and, unless ``secretName`` says otherwise, its kubeconfig
+    Secret's). Unset: ``<origin>-<cluster>`` (``ack``) or ``<origin>-<clusterName>`` (``aks``); required for
+    ``kubeconfig``."""
+    secret_name: ObjectName | None = None
+    """The manager's Secret holding the worker's kubeconfig (key ``kubeconfig``, in Kueue's namespace). Unset: the
+    MultiKueueCluster's name."""
+    cluster: DnsLabel | None = None
+    """``ack``: the ``name`` of an ``ack.clusters`` or ``ack.existingClusters`` entry; its API endpoint must be
+    public (``slbInternetEnabled``), as the manager calls it from outside the VPC."""
+    install_kueue: bool | None = None
+    """``ack``: whether the stack installs Kueue there (the manager's release, batch/job only, on the ECS nodes).
+    Unset: true for ``ack.clusters`` (which then need a ``nodePool``), false for ``ack.existingClusters``, whose
+    own Kueue takes the copies."""
     quota: Quota = Quota(cpu="64", memory="256Gi")
-    """What the worker's ClusterQueue admits at once on ACS: the spend you allow, since ACS capacity has no ceiling
-    Kueue can see."""
+    """``ack``: what the worker's ACS ClusterQueue admits at once: the spend you allow, since ACS capacity has no
+    ceiling Kueue can see."""
+    acs: AcsPlacement = AcsPlacement()
+    """``ack``: the ACS compute class and QoS of burst pods."""
+    resource_group_name: str | None = None
+    """``aks``: the existing AKS cluster's resource group."""
+    cluster_name: str | None = None
+    """``aks``: the existing AKS cluster's name."""
+    kubelogin: KubeloginConfig = KubeloginConfig()
+    """``aks``: how Pulumi signs in to an Entra ID cluster without a prompt."""
+    cluster_queue: DnsSubdomain | None = None
+    """``aks``: the worker's own ClusterQueue the burst LocalQueues submit to (required; the stack does not create
+    it)."""
+    frameworks: list[str] | None = None
+    """For a worker whose Kueue the stack does not install: the integrations its Kueue manages and whose CRDs it
+    serves (MultiKueue watches each of the manager's on every worker). Unset: ``[batch/job]``."""
     chart_repository: str | None = None
-    """Where the worker pulls Kueue's chart (on the machine running Pulumi); unset: the manager's
-    ``kueue.chartRepository``."""
+    """When the stack installs Kueue there: where Helm pulls the chart (on the machine running Pulumi); unset: the
+    manager's ``kueue.chartRepository``."""
     image_repository: str | None = None
-    """Where the worker's nodes pull Kueue's image; unset: the manager's ``kueue.imageRepository``. From mainland
-    China regions ``registry.k8s.io`` may be unreachable: mirror the image into your ACR
-    (https://www.alibabacloud.com/help/en/acr/) and name it here."""
+    """When the stack installs Kueue there: where the worker's nodes pull Kueue's image; unset: the manager's
+    ``kueue.imageRepository``. Required in mainland China, which cannot reach ``registry.k8s.io``: a copy in your
+    ACR (https://www.alibabacloud.com/help/en/acr/) or a mirror you trust."""
+    probe_image: PinnedImage | None = None
+    """When the stack installs Kueue there: kubectl (with bash) for the worker's readiness gate; unset: the manager's
+    ``kueue.readinessGate.probeImage``. Required in mainland China, like ``imageRepository``."""
+
+    @model_validator(mode="after")
+    def _fields_of_its_source(self) -> WorkerConfig:
+        """Each key belongs to one kind of worker: a key of another kind would be silently ignored. Which keys go
+        with a Kueue install the stack makes is checked with the ``ack`` section (``multikueue_rules``)."""
+        foreign = {
+            "ack": _AKS_ONLY,
+            "aks": (*_ACK_ONLY, *_KUEUE_INSTALL_ONLY),
+            "kubeconfig": (*_ACK_ONLY, *_AKS_ONLY, *_KUEUE_INSTALL_ONLY),
+        }[self.source]
+        for field in foreign:
+            if field in self.model_fields_set:
+                alias = type(self).model_fields[field].alias or field
+                raise MisplacedKey(alias, f"it does not apply to a worker of source {self.source!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _names_its_cluster(self) -> WorkerConfig:
+        required = {"ack": ("cluster",), "aks": ("resource_group_name", "cluster_name", "cluster_queue")}
+        for field in required.get(self.source, ("name",)):
+            if getattr(self, field) is None:
+                alias = type(self).model_fields[field].alias or field
+                raise RuleViolation(alias, None, f"a worker of source {self.source!r} needs it")
+        return self
 
     @model_validator(mode="after")
     def _sources_kueue_can_use(self) -> WorkerConfig:
-        """The same rules as ``kueue.chartRepository`` and ``kueue.imageRepository``."""
+        """The same rules as ``kueue.chartRepository``, ``kueue.imageRepository`` and the gate's probe image."""
         overrides = {"chartRepository": self.chart_repository, "imageRepository": self.image_repository}
         KueueConfig.model_validate({key: value for key, value in overrides.items() if value is not None})
         return self
@@ -82,26 +176,38 @@ class BurstSmokeJobConfig(ConfigModel):
     """Each pod's cpu request (an ACS spec step)."""
     memory: PositiveQuantity = "2Gi"
     """Each pod's memory request (an ACS spec step)."""
-    image: str = "registry.openanolis.cn/openanolis/busybox:1.36"
+    image: PinnedImage = "registry.openanolis.cn/openanolis/busybox:1.36"
     """An image ACS pulls from inside China; the Job runs ``sleep 30``."""
+
+
+_BURST_QUEUE_KEYS = ("namespace", "local_queue", "cluster_queue", "admission_check", "quota", "smoke_job")
 
 
 class MultiKueueConfig(ConfigModel):
     """The burst set-up: the manager's MultiKueue objects and what each worker needs."""
 
+    burst_queue: bool = True
+    """``true``: the section creates the manager's burst ClusterQueue (on an empty flavor), its namespace and
+    LocalQueue, and the MultiKueue AdmissionCheck. ``false``: the ``queues`` section holds them, with an
+    AdmissionCheck of controller ``kueue.x-k8s.io/multikueue`` whose parameters name ``configName``, as Kueue's own
+    examples write them; every LocalQueue of a ClusterQueue with that check is a burst queue."""
     namespace: DnsLabel = "burst"
-    """The namespace of the burst LocalQueue, created on the manager and on every worker (MultiKueue needs the same
-    name on both sides)."""
+    """The namespace of the burst LocalQueue, created on the manager and on every worker the stack sets up
+    (MultiKueue needs the same name on both sides)."""
     local_queue: DnsLabel = "burst"
     """The burst LocalQueue's name, on the manager and on every worker: the ``kueue.x-k8s.io/queue-name`` of Jobs."""
     cluster_queue: DnsSubdomain = "burst"
-    """The manager's burst ClusterQueue (and, on each worker, the ClusterQueue of the ACS flavor)."""
+    """The manager's burst ClusterQueue (and, on each ACK worker, the ClusterQueue of the ACS flavor)."""
     admission_check: DnsSubdomain = "multikueue-burst"
-    """The manager's MultiKueue AdmissionCheck, and its MultiKueueConfig."""
+    """The manager's MultiKueue AdmissionCheck."""
+    config_name: ObjectName | None = None
+    """The MultiKueueConfig listing the workers. Unset: the name of ``admissionCheck``."""
     quota: Quota = Quota(cpu="128", memory="512Gi")
     """The burst ClusterQueue's quota on the manager; about the sum of the workers' quotas (Kueue's advice)."""
     origin: Origin = "elastic-capacity"
     """MultiKueue's origin label on the workers' copies; managers sharing workers need distinct origins."""
+    acs_flavor: DnsSubdomain = "acs-virtual-node"
+    """The ResourceFlavor of ACK workers' ClusterQueue: ACK's virtual node, whose pods run on ACS."""
     workers: list[WorkerConfig] = Field(min_length=1, max_length=20)
     """The worker clusters (1..20: the MultiKueueConfig CRD's ``maxItems``)."""
     dispatcher: Literal["AllAtOnce", "Incremental"] = "AllAtOnce"
@@ -111,18 +217,43 @@ class MultiKueueConfig(ConfigModel):
     gc_interval: GoDuration = "1m"
     """How often the manager removes remote objects whose Workload is gone."""
     token_rotation: Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$")] = "1"
-    """Any short label: changing it creates a new ServiceAccount token on each worker, rewrites the manager's
-    kubeconfig Secrets (Kueue reloads them in place) and then deletes the old token."""
+    """Any short label: changing it revokes the manager's tokens on every worker the stack sets up and issues new
+    ones in the same ``up`` (the manager's Secrets are updated in place, so MultiKueue never loses a worker)."""
+    token_lifetime_days: int = Field(default=90, ge=1, le=365)
+    """How long a worker token the stack issues lives. ``pulumi up`` issues a new one once less than a third of the
+    lifetime is left (so preview shows the renewal as a replacement): run ``up`` at least that often."""
     wait_timeout_seconds: int = Field(default=600, ge=60, le=3600)
-    """How long ``pulumi up`` waits for every MultiKueueCluster and the MultiKueue AdmissionCheck to be Active."""
+    """How long ``pulumi up`` waits for every MultiKueueCluster and MultiKueue AdmissionCheck to be Active."""
     smoke_job: BurstSmokeJobConfig = BurstSmokeJobConfig()
-    """The opt-in end-to-end burst check of the ephemeral runner."""
+    """The opt-in end-to-end burst check of the ephemeral runner (with ``burstQueue`` only)."""
+
+    @model_validator(mode="after")
+    def _burst_queue_keys_with_the_burst_queue(self) -> MultiKueueConfig:
+        if self.burst_queue:
+            return self
+        for field in _BURST_QUEUE_KEYS:
+            if field in self.model_fields_set:
+                alias = type(self).model_fields[field].alias or field
+                raise MisplacedKey(alias, "with burstQueue false the queues section holds the burst queues")
+        if self.config_name is None:
+            raise RuleViolation("configName", None, "with burstQueue false the queues section's check names it")
+        return self
 
     @model_validator(mode="after")
     def _each_worker_once(self) -> MultiKueueConfig:
-        names = [worker.cluster for worker in self.workers]
-        require_unique(names, lambda i: key_path("workers", i, "cluster"), "worker clusters")
+        clusters = [(w.source, w.cluster or w.cluster_name) for w in self.workers if w.source != "kubeconfig"]
+        keyed = [i for i, w in enumerate(self.workers) if w.source != "kubeconfig"]
+        require_unique(clusters, lambda i: key_path("workers", keyed[i], "cluster"), "worker clusters")
+        names = [self.worker_cluster_name(worker) for worker in self.workers]
+        require_unique(names, lambda i: key_path("workers", i, "name"), "MultiKueueCluster names")
+        secrets = [self.worker_secret_name(worker) for worker in self.workers]
+        require_unique(secrets, lambda i: key_path("workers", i, "secretName"), "kubeconfig Secret names")
         return self
+
+    @property
+    def multikueue_config(self) -> str:
+        """The MultiKueueConfig's name."""
+        return self.config_name or self.admission_check
 
     @property
     def dispatcher_name(self) -> str:
@@ -132,12 +263,23 @@ class MultiKueueConfig(ConfigModel):
         )
 
     def named_with(self, suffix: str) -> MultiKueueConfig:
-        """The burst objects of an ephemeral stack on a shared cluster: every name and the origin with ``suffix``,
-        so two pull requests never share a queue, a check or the workers' copies."""
+        """The burst objects of an ephemeral stack: every physical name and the origin with ``suffix``, so two pull
+        requests never share a queue, a check, a worker's copies or its identity."""
         if not suffix:
             return self
-        names = ("namespace", "local_queue", "cluster_queue", "admission_check", "origin")
-        return self.model_copy(update={field: getattr(self, field) + suffix for field in names})
+        names = ("namespace", "local_queue", "cluster_queue", "admission_check", "origin", "acs_flavor")
+        update = {field: getattr(self, field) + suffix for field in names}
+        update["config_name"] = self.config_name + suffix if self.config_name else None
+        update["workers"] = [
+            worker.model_copy(
+                update={
+                    "name": worker.name + suffix if worker.name else None,
+                    "secret_name": worker.secret_name + suffix if worker.secret_name else None,
+                }
+            )
+            for worker in self.workers
+        ]
+        return self.model_copy(update=update)
 
     def manager_settings(self) -> MultiKueueManagerSettings:
         """The manager Configuration's ``multiKueue`` block for this set-up."""
@@ -149,5 +291,11 @@ class MultiKueueConfig(ConfigModel):
         )
 
     def worker_cluster_name(self, worker: WorkerConfig) -> str:
-        """The MultiKueueCluster (and its kubeconfig Secret) on the manager for ``worker``."""
-        return f"{self.origin}-{worker.cluster}"[:63].rstrip("-")
+        """The MultiKueueCluster on the manager for ``worker``."""
+        if worker.name is not None:
+            return worker.name
+        return f"{self.origin}-{worker.cluster or worker.cluster_name}"[:63].rstrip("-.")
+
+    def worker_secret_name(self, worker: WorkerConfig) -> str:
+        """The manager's kubeconfig Secret for ``worker``."""
+        return worker.secret_name or self.worker_cluster_name(worker)

@@ -1,4 +1,4 @@
-"""What a MultiKueue burst set-up needs from the other sections, refused naming both keys when it is missing.
+"""What a MultiKueue burst set-up needs from the other sections, refused naming the key and what is allowed.
 
 The manager's Kubernetes version needs no rule of its own: MultiKueue hands Jobs over through ``spec.managedBy``, on
 by default from Kubernetes 1.32
@@ -8,12 +8,25 @@ and ``aks.kubernetesVersion`` only takes versions AKS supports, all later than t
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from typing import TYPE_CHECKING
 
+import yaml
 from packaging.version import Version
 
-from components.config.base import MisplacedKey, RuleViolation, key_path
-from components.config.multikueue import BURST_FLAVOR
+from components.config.base import DNS1123_SUBDOMAIN, MisplacedKey, RuleViolation, key_path
+from components.config.multikueue import BURST_FLAVOR, WorkerConfig
+from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, watched_frameworks
+from components.config.multikueue_workers import (
+    dispatching_cluster_queues,
+    installs_kueue,
+    multikueue_checks,
+    served_frameworks,
+    worker_plans,
+)
+from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
+from components.config.registries import MAINLAND_CHINA_UNREACHABLE, is_mainland_china_region, registry_host
 
 if TYPE_CHECKING:
     from components.config.stack import StackConfig
@@ -21,38 +34,37 @@ if TYPE_CHECKING:
 MIN_KUEUE = Version("0.17.8")
 """0.17.2-0.17.8 fix a dozen MultiKueue faults: hung or lost workers stalling admission, remote clean-up, reconnects
 (https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.8 and the releases before it)."""
-WATCHER_FRAMEWORKS = (
-    "jobset.x-k8s.io/jobset",
-    "pod",
-    "statefulset",
-    "leaderworkerset.x-k8s.io/leaderworkerset",
-    "kubeflow.org/mpijob",
-    "trainer.kubeflow.org/trainjob",
-    "workload.codeflare.dev/appwrapper",
-)
-"""Integrations whose MultiKueue adapter watches every worker: a worker without the kind's CRD (these workers run
-Kueue with batch/job only) leaves its MultiKueueCluster ``ClientConnectionFailed``
-(https://github.com/kubernetes-sigs/kueue/issues/3582)."""
+KUBECONFIGS_KEY = "multiKueueKubeconfigs"
+"""The secret config key whose entries are the kubeconfigs of ``source: kubeconfig`` workers, by worker ``name``."""
 
 
 def check(config: StackConfig) -> None:
     """Raise :class:`RuleViolation` for the first thing the burst set-up cannot work without."""
     burst = config.multi_kueue
     if burst is None:
+        if config.multi_kueue_kubeconfigs is not None:
+            raise MisplacedKey(KUBECONFIGS_KEY, "it only holds the kubeconfigs of multiKueue.workers")
         return
-    if config.aks is None or not config.kueue.install:
-        raise MisplacedKey("multiKueue", "the manager is the stack's AKS cluster: add aks, with kueue.install true")
+    if config.kueue_target is None or not config.kueue.install:
+        allowed = "the manager is the stack's Kueue cluster (aks or existingCluster), with kueue.install true"
+        raise MisplacedKey("multiKueue", allowed)
     if Version(config.kueue.chart_version) < MIN_KUEUE:
         allowed = f"MultiKueue needs Kueue {MIN_KUEUE} or later on the manager and the workers (its MultiKueue fixes)"
         raise RuleViolation("kueue.chartVersion", config.kueue.chart_version, allowed)
-    for index, framework in enumerate(config.kueue.frameworks):
-        if framework in WATCHER_FRAMEWORKS:
-            allowed = "the workers serve batch/job only; MultiKueue would watch this kind on every worker and fail"
-            raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
     if config.gitops.render_to_directory is not None:
         raise MisplacedKey("multiKueue", "a worker's token exists only once it is applied: MultiKueue cannot render")
-    _apart_from_the_queues_section(config)
-    _workers_are_reachable_ack_clusters(config)
+    if burst.burst_queue:
+        _apart_from_the_queues_section(config)
+    else:
+        _the_queues_section_dispatches(config)
+    for index, worker in enumerate(burst.workers):
+        key = key_path("multiKueue.workers", index)
+        _worker_reachable(config, key, worker)
+        _fields_of_its_install(config, key, worker)
+        _images_its_region_reaches(config, key, worker)
+    _every_worker_serves_the_watched_kinds(config)
+    _kubeconfigs_given(config)
+    worker_plans(config)  # the derived worker configs validate here, so their mistakes fail the load
 
 
 def _apart_from_the_queues_section(config: StackConfig) -> None:
@@ -72,40 +84,194 @@ def _apart_from_the_queues_section(config: StackConfig) -> None:
     if BURST_FLAVOR in [flavor.name for flavor in queues.resource_flavors]:
         allowed = f"the burst set-up creates the flavor {BURST_FLAVOR!r}: rename the one in queues.resourceFlavors"
         raise RuleViolation("queues.resourceFlavors", BURST_FLAVOR, allowed)
+    if multikueue_checks(queues):
+        allowed = "set multiKueue.burstQueue false to give the queues section the MultiKueue checks"
+        raise RuleViolation("multiKueue.burstQueue", True, allowed)
 
 
-def _workers_are_reachable_ack_clusters(config: StackConfig) -> None:
+def _the_queues_section_dispatches(config: StackConfig) -> None:
+    """With ``burstQueue: false`` the ``queues`` section holds the MultiKueue checks: each names this section's
+    MultiKueueConfig (MultiKueue marks a check naming another config inactive), and some LocalQueue submits to a
+    ClusterQueue that has one, or nothing is ever dispatched."""
     assert config.multi_kueue is not None
-    clusters = {cluster.name: cluster for cluster in (config.ack.clusters if config.ack is not None else [])}
-    for index, worker in enumerate(config.multi_kueue.workers):
-        key = key_path("multiKueue.workers", index, "cluster")
-        cluster = clusters.get(worker.cluster)
-        if cluster is None:
-            raise RuleViolation(key, worker.cluster, f"it must name one of ack.clusters {sorted(clusters)}")
-        if cluster.node_pool is None:
-            allowed = f"Kueue's controller needs ECS nodes: give ack.clusters {worker.cluster!r} a nodePool"
-            raise RuleViolation(key, worker.cluster, allowed)
-        if not cluster.slb_internet_enabled:
+    burst, queues = config.multi_kueue, config.queues
+    checks = [(i, c) for i, c in enumerate(queues.admission_checks) if c.name in multikueue_checks(queues)]
+    if not checks:
+        allowed = "give queues.admissionChecks a check of controller kueue.x-k8s.io/multikueue, or burstQueue true"
+        raise RuleViolation("multiKueue.burstQueue", False, allowed)
+    for index, check in checks:
+        parameters = check.parameters
+        key = key_path("queues.admissionChecks", index, "parameters")
+        if parameters is None or parameters.kind != MULTIKUEUE_CONFIG_KIND:
+            allowed = f"a MultiKueue check's parameters name the MultiKueueConfig {burst.multikueue_config!r}"
+            raise RuleViolation(key, parameters.kind if parameters else None, allowed)
+        if parameters.name != burst.multikueue_config:
+            allowed = f"it must be multiKueue.configName {burst.multikueue_config!r}"
+            raise RuleViolation(key_path(key, "name"), parameters.name, allowed)
+    dispatching = set(dispatching_cluster_queues(burst, queues))
+    if not any(local.cluster_queue in dispatching for local in queues.local_queues):
+        allowed = f"no LocalQueue submits to a ClusterQueue with a MultiKueue check ({sorted(dispatching)})"
+        raise RuleViolation("queues.localQueues", [q.name for q in queues.local_queues], allowed)
+
+
+def _worker_reachable(config: StackConfig, key: str, worker: WorkerConfig) -> None:
+    """An ACK worker is a cluster of the ``ack`` section with a public API endpoint (the manager calls it from
+    outside the VPC), and ECS nodes when the stack installs Kueue there (its controller and webhook cannot run on the
+    virtual node)."""
+    if worker.source != "ack":
+        return
+    ack = config.ack
+    new = {cluster.name: cluster for cluster in (ack.clusters if ack else [])}
+    existing = ack.existing_cluster_names if ack else set()
+    cluster_key = key_path(key, "cluster")
+    if worker.cluster not in new and worker.cluster not in existing:
+        allowed = f"it must name one of ack.clusters or ack.existingClusters {sorted([*new, *existing])}"
+        raise RuleViolation(cluster_key, worker.cluster, allowed)
+    cluster = new.get(str(worker.cluster))
+    if cluster is None:
+        return
+    if not cluster.slb_internet_enabled:
+        allowed = (
+            f"the manager reaches the worker's public API: ack.clusters {worker.cluster!r} needs slbInternetEnabled"
+        )
+        raise RuleViolation(cluster_key, worker.cluster, allowed)
+    if installs_kueue(worker, ack) and cluster.node_pool is None:
+        allowed = f"Kueue's controller needs ECS nodes: give ack.clusters {worker.cluster!r} a nodePool"
+        raise RuleViolation(cluster_key, worker.cluster, allowed)
+
+
+def _fields_of_its_install(config: StackConfig, key: str, worker: WorkerConfig) -> None:
+    """Chart and image sources go with a Kueue the stack installs; ``frameworks`` with one it does not."""
+    installs = installs_kueue(worker, config.ack)
+    foreign = ("frameworks",) if installs else ("chart_repository", "image_repository", "probe_image")
+    for field in foreign:
+        if field in worker.model_fields_set:
+            alias = WorkerConfig.model_fields[field].alias or field
+            why = (
+                "the Kueue the stack installs there serves batch/job"
+                if installs
+                else "the stack installs no Kueue on this worker (installKueue)"
+            )
+            raise MisplacedKey(key_path(key, alias), why)
+
+
+def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConfig) -> None:
+    """Every image a worker in mainland China runs comes from a registry it reaches: not registry.k8s.io, which is
+    hosted on Google Cloud and cannot be pulled there (https://github.com/kubernetes/registry.k8s.io/issues/137)."""
+    if not installs_kueue(worker, config.ack):
+        return
+    region = _region(config, worker)
+    if region is None or not is_mainland_china_region(region):
+        return
+    images = [
+        ("imageRepository", worker.image_repository or config.kueue.image_repository),
+        ("probeImage", worker.probe_image or config.kueue.readiness_gate.probe_image),
+    ]
+    for field, image in images:
+        host = registry_host(image)
+        if host in MAINLAND_CHINA_UNREACHABLE:
             allowed = (
-                f"the manager reaches the worker's public API: ack.clusters {worker.cluster!r} needs slbInternetEnabled"
+                f"{host} cannot be pulled from {region} ({MAINLAND_CHINA_UNREACHABLE[host]}): set it to a copy in your "
+                "ACR (https://www.alibabacloud.com/help/en/acr/) or a mirror you trust, "
+                f"e.g. k8s.m.daocloud.io/{image.split('/', 1)[1]}"
             )
-            raise RuleViolation(key, worker.cluster, allowed)
+            raise RuleViolation(key_path(key, field), image, allowed)
 
 
-def warnings(config: StackConfig) -> list[tuple[str, str]]:
-    """A worker in mainland China pulling Kueue from registry.k8s.io: reachability there is not assured."""
-    if config.multi_kueue is None or config.ack is None:
-        return []
-    regions = {cluster.name: cluster.region for cluster in config.ack.clusters}
-    found = []
-    for index, worker in enumerate(config.multi_kueue.workers):
-        image = worker.image_repository or config.kueue.image_repository
-        if regions.get(worker.cluster, "").startswith("cn-") and image.startswith("registry.k8s.io/"):
-            found.append(
-                (
-                    key_path("multiKueue.workers", index, "imageRepository"),
-                    f"{image} may be unreachable from {regions[worker.cluster]}: mirror Kueue's image into ACR "
-                    "and name it here (https://www.alibabacloud.com/help/en/acr/)",
+def _region(config: StackConfig, worker: WorkerConfig) -> str | None:
+    ack = config.ack
+    if ack is None:
+        return None
+    regions = {c.name: c.region for c in ack.clusters} | {c.name: c.region for c in ack.existing_clusters}
+    return regions.get(str(worker.cluster))
+
+
+def _every_worker_serves_the_watched_kinds(config: StackConfig) -> None:
+    """MultiKueue watches the kind of every manager integration that has an adapter on every worker, and a failed
+    watch refuses the connection: each such integration must be one every worker serves."""
+    burst = config.multi_kueue
+    assert burst is not None
+    for index, framework in enumerate(config.kueue.frameworks):
+        if framework not in watched_frameworks(config.kueue.frameworks):
+            continue
+        for worker_index, worker in enumerate(burst.workers):
+            served = served_frameworks(worker, config.ack)
+            if framework not in served:
+                allowed = (
+                    f"MultiKueue watches {MULTIKUEUE_ADAPTERS[framework].resource} on every worker, and "
+                    f"multiKueue.workers[{worker_index}] ({burst.worker_cluster_name(worker)}) serves "
+                    f"{', '.join(served)}"
+                    + (
+                        " (the Kueue the stack installs there serves batch/job only)"
+                        if installs_kueue(worker, config.ack)
+                        else ": list it in that worker's frameworks once its CRD and Kueue integration are there"
+                    )
                 )
-            )
-    return found
+                raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
+
+
+def _kubeconfigs_given(config: StackConfig) -> None:
+    """Every ``kubeconfig`` worker has its kubeconfig in :data:`KUBECONFIGS_KEY`, in a form MultiKueue accepts, and
+    every entry there belongs to one."""
+    burst = config.multi_kueue
+    assert burst is not None
+    wanted = [burst.worker_cluster_name(w) for w in burst.workers if w.source == "kubeconfig"]
+    given = config.multi_kueue_kubeconfigs or {}
+    for index, worker in enumerate(burst.workers):
+        name = burst.worker_cluster_name(worker)
+        if worker.source == "kubeconfig" and name not in given:
+            needs = f"its kubeconfig goes in the secret {KUBECONFIGS_KEY}.{name}"
+            raise RuleViolation(key_path("multiKueue.workers", index, "name"), name, needs)
+    for name, secret in given.items():
+        key = key_path(KUBECONFIGS_KEY, name)
+        if name not in wanted:
+            raise MisplacedKey(key, f"no multiKueue.workers entry of source kubeconfig is named so ({wanted})")
+        problem = multikueue_kubeconfig_problem(secret.get_secret_value())
+        if problem is not None:
+            raise MisplacedKey(key, f"MultiKueue refuses this kubeconfig: {problem}")
+
+
+def multikueue_kubeconfig_problem(text: str) -> str | None:
+    """What MultiKueue would refuse in a worker kubeconfig, or ``None``: the checks of ``validateKubeconfig`` and
+    ``validateRestConfig`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go
+    (no token file, TLS verified, CA as data, a server whose host is an IP or DNS name, no basic auth, exec plugin or
+    auth provider). Never quotes the kubeconfig: it holds a credential."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return "it is not YAML"
+    if not isinstance(document, dict) or not document.get("clusters"):
+        return "it is not a kubeconfig with a cluster"
+    for entry in document.get("clusters") or []:
+        cluster = (entry or {}).get("cluster") or {}
+        server = str(cluster.get("server") or "")
+        if cluster.get("insecure-skip-tls-verify"):
+            return "insecure-skip-tls-verify is not allowed"
+        if cluster.get("certificate-authority"):
+            return "a certificate-authority file path is not allowed; use certificate-authority-data"
+        if not server:
+            return "a cluster has no server"
+        host = server.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]").lower()
+        if not (_is_ip(host) or (re.fullmatch(DNS1123_SUBDOMAIN, host) and len(host) <= 253)):
+            return "a server's host is neither an IP address nor a DNS name"
+    for entry in document.get("users") or []:
+        user = (entry or {}).get("user") or {}
+        for field, what in (
+            ("tokenFile", "a token file"),
+            ("username", "basic auth"),
+            ("password", "basic auth"),
+            ("exec", "an exec plugin"),
+            ("auth-provider", "an auth provider"),
+        ):
+            if user.get(field):
+                return f"{what} is not allowed; MultiKueue takes an inline token or client certificate"
+    return None
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True

@@ -34,6 +34,8 @@ API_GROUP = "kueue.x-k8s.io"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 """The AdmissionCheck controller that turns a reserved Workload into a ProvisioningRequest."""
 PROVISIONING_CONFIG_KIND = "ProvisioningRequestConfig"
+MULTIKUEUE_CONFIG_KIND = "MultiKueueConfig"
+"""The kind a MultiKueue AdmissionCheck's parameters name: the list of worker clusters."""
 
 ParameterValue = Annotated[str, StringConstraints(max_length=255)]
 """A ProvisioningRequest parameter value: ProvisioningRequestConfig CRD ``spec.parameters`` values have
@@ -169,6 +171,10 @@ class CheckParameters(ConfigModel):
     @property
     def is_provisioning_config(self) -> bool:
         return self.api_group == API_GROUP and self.kind == PROVISIONING_CONFIG_KIND
+
+    @property
+    def is_multikueue_config(self) -> bool:
+        return self.api_group == API_GROUP and self.kind == MULTIKUEUE_CONFIG_KIND
 
 
 class AdmissionCheckConfig(ConfigModel):

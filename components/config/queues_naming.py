@@ -128,9 +128,15 @@ class _Renamer:
         return self._ours(name, self.cluster_queues) or name
 
     def parameters(self, parameters: CheckParameters | None) -> CheckParameters | None:
-        if parameters is None or not parameters.is_provisioning_config:
+        """A ProvisioningRequestConfig of the stack is renamed; so is a MultiKueueConfig, which only the stack's
+        ``multiKueue`` section can make (its rules refuse a MultiKueue check naming another)."""
+        if parameters is None:
             return parameters
-        return parameters.model_copy(update={"name": self._ours(parameters.name, self.configs)})
+        if parameters.is_provisioning_config:
+            return parameters.model_copy(update={"name": self._ours(parameters.name, self.configs)})
+        if parameters.is_multikueue_config:
+            return parameters.model_copy(update={"name": parameters.name + self.suffix})
+        return parameters
 
     def groups(self, groups: list[ResourceGroup] | None) -> list[ResourceGroup] | None:
         """Quota refers to flavors by name."""

@@ -74,3 +74,19 @@ def _check_pinned_image(text: str) -> str:
 
 PinnedImage = Annotated[str, Field(min_length=1), AfterValidator(_check_pinned_image)]
 """A container image reference with an explicit tag or digest."""
+
+
+MAINLAND_CHINA_UNREACHABLE = {
+    "registry.k8s.io": "https://github.com/kubernetes/registry.k8s.io/issues/137",
+    "k8s.gcr.io": "https://github.com/kubernetes/registry.k8s.io/issues/137",
+    "gcr.io": "https://github.com/kubernetes/registry.k8s.io/issues/137",
+}
+"""Registries nodes in mainland China cannot pull from, with the evidence: Kubernetes' registry and Google's
+Container Registry are served from Google Cloud ("probably blocked by GFW ... We can't really do anything about
+that", the registry maintainers in https://github.com/kubernetes/registry.k8s.io/issues/137)."""
+
+
+def is_mainland_china_region(region: str) -> bool:
+    """Alibaba Cloud's mainland China regions are ``cn-*`` except Hong Kong (``cn-hongkong``), which is outside the
+    mainland's network restrictions (https://www.alibabacloud.com/help/en/cloud-migration-guide-for-beginners/latest/regions-and-zones)."""
+    return region.startswith("cn-") and region != "cn-hongkong"

@@ -42,6 +42,11 @@ from components.config.smoke_job import SmokeJobConfig
 
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
+KUBECONFIG_SECRET_KEYS = {
+    KUBECONFIG_KEY: "pulumi config set --secret kubeconfig < kubeconfig",
+    multikueue_rules.KUBECONFIGS_KEY: "pulumi config set --secret --path 'multiKueueKubeconfigs.<name>' < kubeconfig",
+}
+"""Config keys that hold kubeconfigs, and how to set each as a secret: a plain-text value is refused."""
 
 AZURE_ENVIRONMENT_KEY = "azure-native:environment"
 """The azure-native provider's cloud: ``public`` (the default), ``usgovernment`` or ``china``."""
@@ -108,7 +113,14 @@ class StackConfig(ConfigModel):
     gitops: GitOpsConfig = GitOpsConfig()
     """Render the Kubernetes objects to a directory for a GitOps controller instead of applying them."""
     multi_kueue: MultiKueueConfig | None = None
-    """A MultiKueue burst queue on the AKS cluster (the manager) whose Jobs run on ACK workers' ACS capacity."""
+    """A MultiKueue burst set-up: the stack's Kueue cluster (the manager) sends Jobs to worker clusters, ACK with ACS
+    capacity, existing AKS clusters, or any cluster given by kubeconfig."""
+    multi_kueue_kubeconfigs: dict[str, SecretStr] | None = None
+    """The kubeconfigs of ``multiKueue.workers`` of ``source: kubeconfig``, by worker ``name``: what MultiKueue
+    connects with (an inline token or client certificate and CA data, as Kueue's
+    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/site/static/examples/multikueue/create-multikueue-kubeconfig.sh
+    writes). Refused unless set as a secret: ``pulumi config set --secret --path
+    'multiKueueKubeconfigs.<name>' "$(cat worker.kubeconfig)"``."""
 
     @property
     def kueue_target(self) -> Literal["aks", "existing"] | None:
@@ -233,7 +245,7 @@ class StackConfig(ConfigModel):
     def warnings(self) -> list[tuple[str, str]]:
         """``(key, message)`` for settings that will likely not work; the fleet logs them as warnings."""
         ack = self.ack.warnings() if self.ack is not None else []
-        return [*feasibility.warnings(self), *ack, *multikueue_rules.warnings(self)]
+        return [*feasibility.warnings(self), *ack]
 
     @model_validator(mode="after")
     def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:
@@ -340,11 +352,11 @@ def load_stack_config(
         problems += _absurd_number_problems(value, prefix + section)
     if problems:
         raise ConfigError([(one_line(key), one_line(message)) for key, message in problems])
-    kubeconfig_key = prefix + KUBECONFIG_KEY
-    if kubeconfig_key in values and kubeconfig_key not in secret_keys:
-        raise ConfigError([(kubeconfig_key, "must be a secret: pulumi config set --secret kubeconfig < kubeconfig")])
+    for key, how in KUBECONFIG_SECRET_KEYS.items():
+        if prefix + key in values and prefix + key not in secret_keys:
+            raise ConfigError([(prefix + key, f"must be a secret: {how}")])
     if KUBECONFIG_KEY in section_values:
-        section_values[KUBECONFIG_KEY] = values[kubeconfig_key]
+        section_values[KUBECONFIG_KEY] = values[prefix + KUBECONFIG_KEY]
     context = {"azure_cloud": azure_provider_cloud(values), "stack": stack}
     try:
         return StackConfig.model_validate(section_values, context=context).for_environment()

@@ -1,8 +1,8 @@
 """The manager's side of the MultiKueue burst set-up as plain dicts, and the burst smoke Job.
 
-On the AKS manager: one kubeconfig Secret and one MultiKueueCluster per worker, the MultiKueueConfig that lists them,
-the MultiKueue AdmissionCheck pointing at it, and a burst ClusterQueue of its own on an empty flavor, with its
-namespace and LocalQueue (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/). The manager's
+On the manager: one kubeconfig Secret and one MultiKueueCluster per worker and the MultiKueueConfig that lists them;
+with ``burstQueue``, also the MultiKueue AdmissionCheck pointing at it and a burst ClusterQueue of its own on an empty
+flavor, with its namespace and LocalQueue (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/). The manager's
 provisioning-gated queues stay apart: a ClusterQueue with a MultiKueue and a ProvisioningRequest check goes inactive
 (``MultiKueueWithProvisioningRequest``). Pure functions, no Pulumi: the Secret's value is added by the component.
 """
@@ -11,13 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.multikueue import (
-    ACS_POD_LABEL,
-    BURST_FLAVOR,
-    MULTIKUEUE_CONTROLLER,
-    MultiKueueConfig,
-    WorkerConfig,
-)
+from components.config.multikueue import BURST_FLAVOR, MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
 from components.manifests.core import namespace
 from components.manifests.jobs import QUEUE_NAME_LABEL
 from components.manifests.queues import API_GROUP, API_VERSION
@@ -27,8 +22,6 @@ Manifest = dict[str, Any]
 KUBECONFIG_KEY = "kubeconfig"
 """The Secret key MultiKueue reads the kubeconfig from (``MultiKueueConfigSecretKey``); another key leaves the
 MultiKueueCluster inactive with ``BadKubeConfig``."""
-"""The burst ClusterQueue's flavor. Empty: where a Job runs is the worker's flavor's to say (the manager never runs
-the pods), so the manager's flavor only carries the quota."""
 MANAGED_BY = "kueue.x-k8s.io/multikueue"
 """What Kueue's Job webhook writes into ``spec.managedBy`` of a Job sent to a MultiKueue ClusterQueue: the manager's
 own Job controller then leaves it to MultiKueue."""
@@ -39,30 +32,32 @@ def _object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = 
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
 
 
-def kubeconfig_secret(burst: MultiKueueConfig, worker: WorkerConfig, kueue_namespace: str) -> Manifest:
+def kubeconfig_secret(name: str, kueue_namespace: str) -> Manifest:
     """The Secret a worker's MultiKueueCluster names, without its value: it must sit in the namespace Kueue's
     controller runs in, the only one whose Secrets the chart lets it read (``manager-secrets-role``)."""
-    metadata = {"name": burst.worker_cluster_name(worker), "namespace": kueue_namespace}
-    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": metadata}
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {"name": name, "namespace": kueue_namespace},
+    }
 
 
-def multikueue_cluster(burst: MultiKueueConfig, worker: WorkerConfig) -> Manifest:
-    """Cluster-scoped, named like its Secret; ``locationType: Secret`` is the CRD's default, written out so the object
-    says where its credential is."""
-    name = burst.worker_cluster_name(worker)
-    source = {"kubeConfig": {"locationType": "Secret", "location": name}}
+def multikueue_cluster(name: str, secret_name: str) -> Manifest:
+    """Cluster-scoped; ``locationType: Secret`` is the CRD's default, written out so the object says where its
+    credential is."""
+    source = {"kubeConfig": {"locationType": "Secret", "location": secret_name}}
     return _object("MultiKueueCluster", name, {"clusterSource": source})
 
 
-def multikueue_config(burst: MultiKueueConfig) -> Manifest:
-    """Every worker, in the stack's order (``Incremental`` dispatching orders them by name itself)."""
-    clusters = [burst.worker_cluster_name(worker) for worker in burst.workers]
-    return _object("MultiKueueConfig", burst.admission_check, {"clusters": clusters})
+def multikueue_config(burst: MultiKueueConfig, clusters: list[str]) -> Manifest:
+    """Every worker's MultiKueueCluster, in the stack's order (``Incremental`` dispatching orders them by name)."""
+    return _object("MultiKueueConfig", burst.multikueue_config, {"clusters": clusters})
 
 
 def admission_check(burst: MultiKueueConfig) -> Manifest:
-    """The check MultiKueue's controller runs; it shares its name with its MultiKueueConfig."""
-    parameters = {"apiGroup": API_GROUP, "kind": "MultiKueueConfig", "name": burst.admission_check}
+    """The check MultiKueue's controller runs, pointing at the MultiKueueConfig."""
+    parameters = {"apiGroup": API_GROUP, "kind": MULTIKUEUE_CONFIG_KIND, "name": burst.multikueue_config}
     return _object(
         "AdmissionCheck", burst.admission_check, {"controllerName": MULTIKUEUE_CONTROLLER, "parameters": parameters}
     )
@@ -106,15 +101,13 @@ def local_queue(burst: MultiKueueConfig) -> Manifest:
 def burst_smoke_job(burst: MultiKueueConfig) -> Manifest:
     """The burst smoke Job, as a user submits it to the manager: one pod that sleeps 30 seconds.
 
-    Its pod template carries the ACS pod label itself: a ResourceFlavor adds node labels and tolerations to admitted
-    pods but no pod labels, and without the label ACK's virtual node runs the pod on ECI, not ACS
-    (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/virtual-node-faq). Requests
-    equal limits, so Kueue charges what ACS bills for the instance. No node selector: the worker's flavor places it,
-    and a selector of the manager's cloud would match no worker flavor.
+    It carries no ACS label on purpose: the worker's ResourcePolicy sends every pod of the burst namespace to ACS,
+    and the runner checks that the pod ran there. Requests equal limits, so Kueue charges what ACS bills for the
+    instance. No node selector: the worker's flavor places it, and a selector of the manager's cloud would match no
+    worker flavor.
     """
     job = burst.smoke_job
     resources = {"cpu": job.cpu, "memory": job.memory}
-    label_key, label_value = ACS_POD_LABEL
     container = {
         "name": "burst",
         "image": job.image,
@@ -129,9 +122,6 @@ def burst_smoke_job(burst: MultiKueueConfig) -> Manifest:
             "parallelism": 1,
             "completions": 1,
             "suspend": True,
-            "template": {
-                "metadata": {"labels": {label_key: label_value}},
-                "spec": {"containers": [container], "restartPolicy": "Never"},
-            },
+            "template": {"spec": {"containers": [container], "restartPolicy": "Never"}},
         },
     }

@@ -1,151 +1,65 @@
-"""What an ACK worker of a MultiKueue burst set-up holds, as plain dicts and config models.
+"""What a MultiKueue worker holds for the manager, as plain dicts: its identity, what that identity may do, the ACS
+placement of burst pods, and the kubeconfig the manager connects with.
 
-A worker needs Kueue serving ``kueue.x-k8s.io/v1beta2`` (the manager's version), the burst namespace and LocalQueue
-under the manager's names, a ClusterQueue on an ACS flavor, and an identity for the manager: a ServiceAccount whose
-long-lived token the manager holds as a kubeconfig
-(https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/, and its script
-https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/site/static/examples/multikueue/create-multikueue-kubeconfig.sh).
+The identity is a ServiceAccount in Kueue's namespace with the least MultiKueue works with
+(https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/, whose script
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/site/static/examples/multikueue/create-multikueue-kubeconfig.sh
+grants the same verbs cluster-wide): ``list``/``watch`` cluster-wide on Workloads and on the kind of each integration
+the manager dispatches, because MultiKueue's watches span every namespace (``establishWatch`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go),
+and every write only in the burst namespaces, where the copies are made. Its token is a bound, expiring token
+(:mod:`components.worker_token`) tied to an anchor Secret: deleting the anchor revokes it.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
-from components.config.kueue import KueueConfig
-from components.config.multikueue import VIRTUAL_NODE_LABEL, VIRTUAL_NODE_TAINT, MultiKueueConfig, WorkerConfig
-from components.manifests.queues import API_GROUP
+from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
+from components.config.multikueue import AcsPlacement, MultiKueueConfig
+from components.config.multikueue_adapters import WORKLOADS, WatchedKind
+from components.manifests.acs import RESOURCE_POLICY_API_VERSION
 
 Manifest = dict[str, Any]
 
-ACS_FLAVOR = "acs-virtual-node"
-"""The workers' one ResourceFlavor: ACK's virtual node, whose pods run on ACS."""
-WORKER_FRAMEWORKS = ["batch/job"]
-"""MultiKueue's burst queue takes batch Jobs only; an integration the worker lacks the CRD of would leave the
-manager's MultiKueueCluster inactive (``WATCHER_FRAMEWORKS`` in components/config/multikueue_rules.py)."""
-TOKEN_SECRET_TYPE = "kubernetes.io/service-account-token"
-SERVICE_ACCOUNT_ANNOTATION = "kubernetes.io/service-account.name"
-"""The annotation the token controller fills a Secret of :data:`TOKEN_SECRET_TYPE` from
-(https://kubernetes.io/docs/concepts/configuration/secret/#serviceaccount-token-secrets)."""
 RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
-
-MANAGER_RULES: list[dict[str, list[str]]] = [
-    {
-        "apiGroups": ["batch"],
-        "resources": ["jobs"],
-        "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"],
-    },
-    {"apiGroups": ["batch"], "resources": ["jobs/status"], "verbs": ["get"]},
-    {
-        "apiGroups": [API_GROUP],
-        "resources": ["workloads"],
-        "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"],
-    },
-    {"apiGroups": [API_GROUP], "resources": ["workloads/status"], "verbs": ["get", "patch", "update"]},
-]
-"""What the manager does on a worker for batch Jobs: Kueue's script grants create, delete, get, list and watch on
-Jobs and Workloads, ``get`` on ``jobs/status``, ``get``/``patch``/``update`` on ``workloads/status``. Kueue 0.17's
-controller also updates remote Workloads (https://github.com/kubernetes-sigs/kueue/pull/13692), so Workloads get
-``update`` and ``patch``; Jobs get them too, so a path that changes a remote Job after creation (elastic Jobs,
-https://github.com/kubernetes-sigs/kueue/pull/6445) is not refused. Nothing else: no Secrets, pods or other kinds."""
-
-
-def worker_queues(burst: MultiKueueConfig, worker: WorkerConfig) -> dict[str, Any]:
-    """The ``queues`` input of one worker (camelCase, for ``QueuesConfig.model_validate``).
-
-    MultiKueue looks the copied Workload's namespace and LocalQueue up by the manager's names; the ClusterQueue may be
-    named anything and reuses the manager's. The flavor gives admitted pods the virtual node's label and toleration;
-    it cannot give them the ``alibabacloud.com/acs`` pod label, which the Job template must carry already
-    (``ACS_POD_LABEL`` in components/config/multikueue.py). No ProvisioningRequest check: ACS has no autoscaler.
-    """
-    label_key, label_value = VIRTUAL_NODE_LABEL
-    taint_key, taint_value, taint_effect = VIRTUAL_NODE_TAINT
-    toleration = {"key": taint_key, "operator": "Equal", "value": taint_value, "effect": taint_effect}
-    quota = [{"name": "cpu", "nominalQuota": worker.quota.cpu}, {"name": "memory", "nominalQuota": worker.quota.memory}]
-    return {
-        "namespaces": [burst.namespace],
-        "resourceFlavors": [{"name": ACS_FLAVOR, "nodeLabels": {label_key: label_value}, "tolerations": [toleration]}],
-        "provisioningChecks": [],
-        "clusterQueues": [
-            {
-                "name": burst.cluster_queue,
-                "namespaceSelector": {},
-                "resourceGroups": [
-                    {"coveredResources": ["cpu", "memory"], "flavors": [{"name": ACS_FLAVOR, "resources": quota}]}
-                ],
-            }
-        ],
-        "localQueues": [{"name": burst.local_queue, "namespace": burst.namespace, "clusterQueue": burst.cluster_queue}],
-    }
-
-
-_SHARED_WITH_MANAGER = {
-    "chart_repository",
-    "chart_version",
-    "namespace",
-    "release_name",
-    "image_repository",
-    "readiness_gate",
-    "managed_jobs_namespace_selector",
-}
-"""What a worker's Kueue copies from the manager's: the same release (MultiKueue speaks one API version on both
-sides), the same sources and names, and the same managed-namespaces selector, so the namespace labels mean the same."""
-
-
-def worker_kueue(manager: KueueConfig, worker: WorkerConfig | None = None) -> KueueConfig:
-    """The worker's Kueue: the manager's release and sources, but one replica of a plain batch/job Kueue.
-
-    ``nodeSelector: {}`` because ACK's ECS nodes carry no AKS system-pool label, and no tolerations, so neither the
-    manager nor the readiness gate lands on the tainted virtual node (Kueue's webhook must run on a real node). No
-    fair sharing, resource transformations, feature gates or ``multiKueue`` block: a worker only admits what the
-    manager dispatched. Validated anew, so every rule of :class:`KueueConfig` holds for the result.
-    """
-    shared = manager.model_dump(by_alias=True, include=_SHARED_WITH_MANAGER, exclude_none=True, mode="json")
-    sources = {}
-    if worker is not None:  # a mirror the worker's region reaches, e.g. an ACR copy of registry.k8s.io's image
-        overrides = {"chartRepository": worker.chart_repository, "imageRepository": worker.image_repository}
-        sources = {key: value for key, value in overrides.items() if value is not None}
-    return KueueConfig.model_validate(
-        {
-            **shared,
-            **sources,
-            "frameworks": list(WORKER_FRAMEWORKS),
-            "nodeSelector": {},
-            "tolerations": [],
-            "replicas": 1,
-        }
-    )
+WRITE_VERBS = ["create", "delete", "get", "patch", "update"]
+"""What MultiKueue does to its copies in a burst namespace: creates, reads, deletes and updates them (Kueue 0.17
+updates remote Workloads, https://github.com/kubernetes-sigs/kueue/pull/13692; ``patch``/``update`` on the job kinds
+keep a path that changes a remote Job after creation, https://github.com/kubernetes-sigs/kueue/pull/6445, from being
+refused)."""
+READ_VERBS = ["list", "watch"]
+"""MultiKueue's cluster-wide watches (with the origin label as selector)."""
 
 
 def manager_identity(burst: MultiKueueConfig) -> str:
-    """The ServiceAccount, ClusterRole and ClusterRoleBinding name: one per origin, so managers sharing a worker
-    (distinct origins, as MultiKueue requires) never share an identity."""
+    """The ServiceAccount, roles and bindings' name: one per origin, so managers sharing a worker (distinct origins,
+    as MultiKueue requires) never share an identity."""
     return f"{burst.origin}-multikueue"
 
 
-def token_secret_name(burst: MultiKueueConfig) -> str:
-    """Carries ``tokenRotation``: a new value is a new name, which pulumi-kubernetes can only apply by replacing the
-    Secret (``.metadata.name`` forces replacement), i.e. by minting a new token."""
-    return f"{manager_identity(burst)}-token-{burst.token_rotation}"
-
-
 def service_account(burst: MultiKueueConfig, namespace: str) -> Manifest:
-    """The manager's identity on the worker, in Kueue's namespace as in Kueue's script."""
+    """The manager's identity on the worker, in Kueue's namespace as in Kueue's script; it mounts no token."""
     return {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
         "metadata": {"name": manager_identity(burst), "namespace": namespace},
+        "automountServiceAccountToken": False,
     }
 
 
-def cluster_role(burst: MultiKueueConfig) -> Manifest:
-    """Cluster-wide, because MultiKueue creates Jobs and Workloads in whichever namespace the manager's Job is in."""
-    rules = [{key: list(values) for key, values in rule.items()} for rule in MANAGER_RULES]
+def _status(kind: WatchedKind) -> str:
+    return f"{kind.resource}/status"
+
+
+def cluster_role(burst: MultiKueueConfig, watched: Sequence[WatchedKind]) -> Manifest:
+    """Read-only and cluster-wide: the watches MultiKueue opens on every worker, nothing else."""
+    kinds = [WORKLOADS, *watched]
+    rules = [{"apiGroups": [kind.api_group], "resources": [kind.resource], "verbs": list(READ_VERBS)} for kind in kinds]
     return {
         "apiVersion": RBAC_API_VERSION,
         "kind": "ClusterRole",
@@ -154,7 +68,26 @@ def cluster_role(burst: MultiKueueConfig) -> Manifest:
     }
 
 
-def cluster_role_binding(burst: MultiKueueConfig, namespace: str) -> Manifest:
+def role(burst: MultiKueueConfig, namespace: str, watched: Sequence[WatchedKind]) -> Manifest:
+    """The writes, in one burst namespace: the copies of the dispatched kinds and their Workloads, and their
+    status (read for the job kinds, as Kueue's script; written for Workloads, whose status MultiKueue syncs)."""
+    rules = [
+        {"apiGroups": [kind.api_group], "resources": [kind.resource], "verbs": list(WRITE_VERBS)} for kind in watched
+    ]
+    rules += [{"apiGroups": [kind.api_group], "resources": [_status(kind)], "verbs": ["get"]} for kind in watched]
+    rules += [
+        {"apiGroups": [WORKLOADS.api_group], "resources": [WORKLOADS.resource], "verbs": list(WRITE_VERBS)},
+        {"apiGroups": [WORKLOADS.api_group], "resources": [_status(WORKLOADS)], "verbs": ["get", "patch", "update"]},
+    ]
+    metadata = {"name": manager_identity(burst), "namespace": namespace}
+    return {"apiVersion": RBAC_API_VERSION, "kind": "Role", "metadata": metadata, "rules": rules}
+
+
+def _subjects(burst: MultiKueueConfig, identity_namespace: str) -> list[dict[str, str]]:
+    return [{"kind": "ServiceAccount", "name": manager_identity(burst), "namespace": identity_namespace}]
+
+
+def cluster_role_binding(burst: MultiKueueConfig, identity_namespace: str) -> Manifest:
     """Grants :func:`cluster_role` to :func:`service_account`, and nothing else."""
     name = manager_identity(burst)
     return {
@@ -162,22 +95,56 @@ def cluster_role_binding(burst: MultiKueueConfig, namespace: str) -> Manifest:
         "kind": "ClusterRoleBinding",
         "metadata": {"name": name},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
-        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": namespace}],
+        "subjects": _subjects(burst, identity_namespace),
     }
 
 
-def token_secret(burst: MultiKueueConfig, namespace: str) -> Manifest:
-    """A long-lived token: MultiKueue keeps the kubeconfig it is given, so a bound token that expires would cut the
-    worker off. The token controller fills ``data`` (``token``, ``ca.crt``, ``namespace``) once the ServiceAccount
-    exists, and deletes a Secret whose ServiceAccount is missing
-    (https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/#token-controller);
-    deleting the Secret revokes the token."""
-    metadata = {
-        "name": token_secret_name(burst),
-        "namespace": namespace,
-        "annotations": {SERVICE_ACCOUNT_ANNOTATION: manager_identity(burst)},
+def role_binding(burst: MultiKueueConfig, namespace: str, identity_namespace: str) -> Manifest:
+    """Grants :func:`role` of ``namespace`` to :func:`service_account`."""
+    name = manager_identity(burst)
+    return {
+        "apiVersion": RBAC_API_VERSION,
+        "kind": "RoleBinding",
+        "metadata": {"name": name, "namespace": namespace},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+        "subjects": _subjects(burst, identity_namespace),
     }
-    return {"apiVersion": "v1", "kind": "Secret", "type": TOKEN_SECRET_TYPE, "metadata": metadata}
+
+
+def token_anchor(burst: MultiKueueConfig, namespace: str) -> Manifest:
+    """The object the manager's token is bound to: an empty Secret named after ``tokenRotation``. A new rotation is a
+    new anchor (a new token bound to it), and deleting the old anchor revokes the old token
+    (https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/#bound-service-account-token-volume)."""
+    name = f"{manager_identity(burst)}-anchor-{burst.token_rotation}"
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": {"name": name, "namespace": namespace}}
+
+
+def acs_resource_policy(burst: MultiKueueConfig, namespace: str, placement: AcsPlacement) -> Manifest:
+    """Every pod of a burst namespace on ACS, never ECI: a ResourcePolicy whose empty selector takes each pod of the
+    namespace, with one ``acs`` unit that gives it the compute class and QoS labels
+    (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling). A Job needs no ACS
+    label of its own; the ACS flavor's node selector and toleration still keep its pods off the ECS nodes."""
+    unit = {
+        "resource": "acs",
+        "podLabels": {COMPUTE_CLASS_LABEL: placement.compute_class, COMPUTE_QOS_LABEL: placement.compute_qos},
+    }
+    return {
+        "apiVersion": RESOURCE_POLICY_API_VERSION,
+        "kind": "ResourcePolicy",
+        "metadata": {"name": f"{manager_identity(burst)}-acs", "namespace": namespace},
+        "spec": {"selector": {}, "units": [unit]},
+    }
+
+
+def cluster_endpoint(kubeconfig: str) -> tuple[str, str]:
+    """The server and ``certificate-authority-data`` of a kubeconfig's current cluster: the endpoint and CA the
+    program itself reaches the worker with, so the manager's kubeconfig trusts exactly what was proven to work."""
+    document: Any = yaml.safe_load(kubeconfig)
+    clusters = {entry["name"]: entry["cluster"] for entry in document.get("clusters") or []}
+    contexts = {entry["name"]: entry["context"] for entry in document.get("contexts") or []}
+    current = (contexts.get(document.get("current-context")) or {}).get("cluster")
+    cluster: dict[str, Any] = clusters[current] if current in clusters else next(iter(clusters.values()), {})
+    return str(cluster.get("server") or ""), str(cluster.get("certificate-authority-data") or "")
 
 
 def token_kubeconfig(server: str, ca_data: str, token: str, name: str) -> str:
@@ -185,8 +152,7 @@ def token_kubeconfig(server: str, ca_data: str, token: str, name: str) -> str:
     and a bearer ``token``. MultiKueue refuses exec plugins, auth providers, ``tokenFile``, CA file paths,
     ``insecure-skip-tls-verify`` and basic auth (``validateKubeconfig`` in
     https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go),
-    so none is ever written. ``server`` is ACK's endpoint as ``AckClusterHandle.api_server_endpoint`` gives it
-    (``https://<host>:6443``). Errors name the server, never the token."""
+    so none is ever written. Errors name the server, never the token."""
     parts = urllib.parse.urlsplit(server)
     if parts.scheme != "https" or not parts.hostname:
         raise ValueError(f"worker API server {server!r}: MultiKueue needs an https://<host>[:port] endpoint")
@@ -203,17 +169,7 @@ def token_kubeconfig(server: str, ca_data: str, token: str, name: str) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kubeconfig_from_token_secret(server: str, data: Mapping[str, str] | None, name: str) -> str:
-    """:func:`token_kubeconfig` from a token Secret's ``data``: ``token`` is base64 like every Secret value and is
-    decoded, ``ca.crt`` is already what ``certificate-authority-data`` holds (base64 PEM). pulumi-kubernetes returns
-    the Secret only once the token controller filled ``data`` (``untilCoreV1SecretInitialized`` in
-    https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/await/awaiters.go), so an empty one here
-    is an error, not a race."""
-    token, ca_data = (data or {}).get("token"), (data or {}).get("ca.crt")
-    if not token or not ca_data:
-        raise ValueError(f"the token Secret for {name!r} has no data.token and data.ca.crt: no token was issued")
-    try:
-        decoded = base64.b64decode(token, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError) as error:
-        raise ValueError(f"the token Secret for {name!r} holds no base64 data.token") from error
-    return token_kubeconfig(server, ca_data, decoded, name)
+def manager_kubeconfig(worker_kubeconfig: str, token: str, name: str) -> str:
+    """:func:`token_kubeconfig` at the endpoint and with the CA of ``worker_kubeconfig``."""
+    server, ca_data = cluster_endpoint(worker_kubeconfig)
+    return token_kubeconfig(server, ca_data, token, name)

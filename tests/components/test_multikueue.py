@@ -8,8 +8,12 @@ import pulumi_kubernetes as kubernetes
 import pytest
 from pulumi_kubernetes.core import v1 as core
 
-from components.config.multikueue import MultiKueueConfig
-from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, connection_hint
+from components.config.multikueue_workers import worker_plans
+from components.config.stack import load_stack_config
+from components.manifests.multikueue_worker import token_kubeconfig
+from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, connection_hint, given_kubeconfig
+from tests.support import ack as ack_data
+from tests.support.config import as_config
 from tools import mock_runtime
 from tools.mock_cloud import FAKE_KUBECONFIG
 from tools.recording import Recording
@@ -17,10 +21,27 @@ from tools.recording import Recording
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 SECRET = "kubernetes:core/v1:Secret"
 WAITER = "pulumi-python:dynamic/kueue:QueuesActive"
-BURST = MultiKueueConfig.model_validate(
-    {"workers": [{"cluster": "hz"}, {"cluster": "bj"}], "waitTimeoutSeconds": 300, "tokenRotation": "r2"}
+MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s.m.daocloud.io/kubectl:v1.33.4"}
+CONFIG = load_stack_config(
+    as_config(
+        {
+            "aks": {},
+            "ack": {"clusters": [ack_data.cluster(name, nodePool=ack_data.POOL) for name in ("hz", "bj")]},
+            "multiKueue": {
+                "workers": [{"cluster": "hz", **MIRROR}, {"cluster": "bj", **MIRROR}],
+                "waitTimeoutSeconds": 300,
+            },
+        }
+    )
 )
+assert CONFIG.multi_kueue is not None
+BURST = CONFIG.multi_kueue
+PLANS = worker_plans(CONFIG)
 ENDPOINTS = {"hz": "https://hz.example:6443", "bj": "https://bj.example:6443"}
+
+
+def kubeconfig_of(name: str) -> str:
+    return token_kubeconfig(ENDPOINTS[name], "Q0E=", f"token of {name}", f"elastic-capacity-{name}")
 
 
 def stand_in(name: str, provider: kubernetes.Provider) -> core.ConfigMap:
@@ -35,10 +56,15 @@ def record() -> Recording:
     def program() -> None:
         manager = kubernetes.Provider("manager", kubeconfig=FAKE_KUBECONFIG)
         worker = kubernetes.Provider("worker", kubeconfig=FAKE_KUBECONFIG)
-        workers = {
-            name: WorkerAccess(f"kubeconfig of {name}", endpoint, [stand_in(f"{name}-ready", worker)])
-            for name, endpoint in ENDPOINTS.items()
-        }
+        workers = [
+            (
+                plan,
+                WorkerAccess(
+                    kubeconfig_of(plan.label), f"expiry-{plan.label}", [stand_in(f"{plan.label}-ready", worker)]
+                ),
+            )
+            for plan in PLANS
+        ]
         MultiKueueBurst(
             "multikueue",
             BURST,
@@ -46,7 +72,7 @@ def record() -> Recording:
             kueue_namespace="kueue-system",
             namespace_labels={"managed-by-kueue": "true"},
             workers=workers,
-            proof=Proof("manager kubeconfig", "kueue-ready-0-17-8-abc"),
+            proof=Proof("manager kubeconfig", "kueue-ready-0-17-8-abc", [BURST.admission_check], [BURST.cluster_queue]),
             opts=pulumi.ResourceOptions(provider=manager),
         )
 
@@ -89,7 +115,7 @@ def test_each_multikueue_cluster_waits_for_its_secret_and_its_workers_ready_reso
 def test_the_secret_holds_the_workers_kubeconfig_under_its_key_as_a_secret(burst):
     secret = burst.one(SECRET, "multikueue-secret-hz")
     assert secret.is_secret("stringData")
-    assert secret.inputs["stringData"] == {"kubeconfig": "kubeconfig of hz"}
+    assert secret.inputs["stringData"] == {"kubeconfig": kubeconfig_of("hz")}
     assert secret.inputs["metadata"] == {"name": "elastic-capacity-hz", "namespace": "kueue-system"}
 
 
@@ -117,7 +143,7 @@ def test_the_proof_waits_for_every_object_and_names_the_clusters_the_check_and_t
         {"kind": "ClusterQueue", "name": "burst"},
     ]
     assert (waiter.inputs["timeoutSeconds"], waiter.inputs["onInactive"]) == (300, "fail")
-    assert waiter.inputs["kueueRevision"] == "kueue-ready-0-17-8-abc/token-r2", "a rotated token is proven again"
+    assert waiter.inputs["kueueRevision"] == "kueue-ready-0-17-8-abc/expiry-hz/expiry-bj", "a new token is proven again"
     assert waiter.inputs["kueueNamespace"] == "kueue-system"
     assert waiter.is_secret("kubeconfig") and waiter.inputs["kubeconfig"] == "manager kubeconfig"
     assert "elastic-capacity-hz -> https://hz.example:6443" in waiter.inputs["hint"]
@@ -126,6 +152,20 @@ def test_the_proof_waits_for_every_object_and_names_the_clusters_the_check_and_t
 
 def test_the_hint_says_what_to_check_on_the_way_to_each_worker():
     hint = connection_hint({"a": "https://a:6443"})
-    assert "egress IP must reach each worker's public API endpoint (a -> https://a:6443)" in hint
+    assert "egress IP must reach each worker's API endpoint (a -> https://a:6443)" in hint
     assert "https://www.alibabacloud.com/help/en/ack/cluster-access-control" in hint
     assert "multiKueue.tokenRotation" in hint
+
+
+def test_a_given_kubeconfig_goes_into_the_secret_as_it_is_and_its_digest_tells_a_new_one():
+    """A ``kubeconfig`` worker: no worker resources, its credential's generation a digest that reveals nothing."""
+    seen = []
+
+    def program() -> None:
+        first, second = given_kubeconfig(kubeconfig_of("hz")), given_kubeconfig(kubeconfig_of("bj"))
+        pulumi.Output.all(first.generation, second.generation, first.kubeconfig).apply(seen.append)
+
+    mock_runtime.run(program, {})
+    [(one, other, kubeconfig)] = seen
+    assert one != other and len(one) == 16 and "token" not in one
+    assert kubeconfig == kubeconfig_of("hz")

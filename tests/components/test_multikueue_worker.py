@@ -1,88 +1,105 @@
-"""The MultiKueueWorker component: what it registers on the worker, in which order, and the kubeconfig it hands out.
+"""The MultiKueueWorker component: what it registers on a worker, in which order, and the kubeconfig it hands out.
 
-The objects' content is tested in tests/components/manifests/test_multikueue_worker.py.
-
-pulumi-kubernetes returns a service-account-token Secret only once the token controller filled ``data``;
-:class:`TokenMocks` answers with a known token and CA there, whatever ``tools.mock_cloud.ProgramMocks`` answers, and
-:class:`NoTokenMocks` without any, as a Secret the token controller never filled.
+The objects' content is tested in tests/components/manifests/test_multikueue_worker.py and what each worker gets in
+tests/components/config/test_multikueue_workers.py. The token comes from the mocked TokenRequest API
+(``service_account_token`` in tools/mock_cloud.py).
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
-import pytest
 import yaml
 from pulumi_kubernetes.core import v1 as core
 
-from components.config.kueue import KueueConfig
-from components.config.multikueue import MultiKueueConfig
-from components.config.queues import QueuesConfig
+from components.config.multikueue_workers import WorkerPlan, worker_plans
+from components.config.stack import StackConfig, load_stack_config
 from components.manifests import kueue_install
 from components.manifests import multikueue_worker as worker_manifests
 from components.manifests.queues import queue_manifests
 from components.multikueue_worker import MultiKueueWorker
+from tests.components.config.test_multikueue_rules import MIRROR
+from tests.support import ack as ack_data
+from tests.support.config import as_config
 from tests.support.schemas import validate_core, validate_kueue
-from tools import mock_runtime
-from tools.mock_cloud import FAKE_KUBECONFIG, ProgramMocks
+from tools import mock_cloud, mock_runtime
+from tools.mock_cloud import FAKE_KUBECONFIG
 from tools.recording import UNKNOWN, Recording
 
 WORKER = "elastic-capacity:multikueue:Worker"
 SECRET = "kubernetes:core/v1:Secret"
 SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
-ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
-BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+CLUSTER_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+CLUSTER_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role"
+ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
+TOKEN = "pulumi-python:dynamic/multikueue:WorkerToken"
+POLICY = "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 SERVER = "https://abc.cs.mock.invalid:6443"
-TOKEN = "eyJhbGciOiJSUzI1NiJ9.mock-token"
-CA_DATA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nmock\n-----END CERTIFICATE-----\n").decode()
-BURST = {"workers": [{"cluster": "hz", "quota": {"cpu": "32", "memory": "128Gi"}}]}
+CA_DATA = "bW9jay1jYQ=="
+CLUSTER_KUBECONFIG = yaml.safe_dump(
+    {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "hz", "cluster": {"server": SERVER, "certificate-authority-data": CA_DATA}}],
+        "contexts": [{"name": "hz", "context": {"cluster": "hz", "user": "hz"}}],
+        "current-context": "hz",
+        "users": [{"name": "hz", "user": {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                                                   "command": "ack-ram-tool"}}}],
+    }
+)  # fmt: skip
+"""The program's own kubeconfig of the worker: an exec plugin, the public endpoint, the cluster CA."""
+WORKER_CONFIG = {"cluster": "hz", "quota": {"cpu": "32", "memory": "128Gi"}, **MIRROR}
 
 
-class TokenMocks(ProgramMocks):
-    """The program's mocks, plus what the token controller writes into a service-account-token Secret."""
-
-    def new_resource(self, args):
-        resource_id, outputs = super().new_resource(args)
-        if args.typ == SECRET and args.inputs.get("type") == worker_manifests.TOKEN_SECRET_TYPE and resource_id:
-            data = {"token": base64.b64encode(TOKEN.encode()).decode(), "ca.crt": CA_DATA, "namespace": "a3VldWU="}
-            outputs = {**outputs, "data": data}
-        return resource_id, outputs
-
-
-class NoTokenMocks(ProgramMocks):
-    """The program's mocks, with a token Secret's ``data`` left empty."""
-
-    def new_resource(self, args):
-        resource_id, outputs = super().new_resource(args)
-        if args.typ == SECRET and args.inputs.get("type") == worker_manifests.TOKEN_SECRET_TYPE:
-            outputs = {key: value for key, value in outputs.items() if key != "data"}
-        return resource_id, outputs
+def load(burst: dict[str, Any] | None = None, existing: bool = False, **sections: Any) -> StackConfig:
+    """A burst stack with one worker: an ACK cluster of the stack, or an existing one."""
+    ack = (
+        {"clusters": [], "existingClusters": [ack_data.existing_cluster("hz")]}
+        if existing
+        else {"clusters": [ack_data.cluster("hz", nodePool=ack_data.POOL)]}
+    )
+    worker = {key: value for key, value in WORKER_CONFIG.items() if not existing or key not in MIRROR}
+    return load_stack_config(
+        as_config({"aks": {}, "ack": ack, "multiKueue": burst or {"workers": [worker]}, **sections})
+    )
 
 
-def record(burst: dict | None = None, manager: dict | None = None, *, token_data=True, preview=False) -> Recording:
+def plan(burst: dict[str, Any] | None = None, existing: bool = False, **sections: Any) -> WorkerPlan:
+    """The plan of the one worker of :func:`load`."""
+    [found] = worker_plans(load(burst, existing, **sections))
+    return found
+
+
+def record(burst: dict | None = None, *, existing: bool = False, preview: bool = False, **sections: Any) -> Recording:
     """Register a worker provider, the component and a manager Secret made of its kubeconfig; cached per settings."""
-    settings = json.dumps([burst or BURST, manager or {}], sort_keys=True)
-    return _record(settings, token_data, preview)
+    return _record(json.dumps([burst, existing, sections], sort_keys=True), preview)
 
 
 @functools.cache
-def _record(settings: str, token_data: bool, preview: bool) -> Recording:
-    burst_dict, manager_dict = json.loads(settings)
-    burst = MultiKueueConfig.model_validate(burst_dict)
+def _record(settings: str, preview: bool) -> Recording:
+    burst_dict, existing, sections = json.loads(settings)
+    config = load(burst_dict, existing, **sections)
+    [worker_plan] = worker_plans(config)
+    burst = config.multi_kueue
+    assert burst is not None
 
     def program() -> None:
         provider = kubernetes.Provider("worker", kubeconfig=FAKE_KUBECONFIG)
+        addons = core.ConfigMap("addons", metadata={"name": "addons"}, opts=pulumi.ResourceOptions(provider=provider))
+        nodes = core.ConfigMap("nodes", metadata={"name": "nodes"}, opts=pulumi.ResourceOptions(provider=provider))
         worker = MultiKueueWorker(
             "hz",
             burst,
-            burst.workers[0],
-            KueueConfig.model_validate(manager_dict),
-            SERVER,
+            worker_plan,
+            cluster_kubeconfig=pulumi.Output.secret(CLUSTER_KUBECONFIG),
+            kueue_waits_for=[nodes],
+            placement_waits_for=pulumi.Output.from_input([addons]),
             opts=pulumi.ResourceOptions(provider=provider),
         )
         manager = kubernetes.Provider("manager", kubeconfig=FAKE_KUBECONFIG)
@@ -93,11 +110,10 @@ def _record(settings: str, token_data: bool, preview: bool) -> Recording:
             opts=pulumi.ResourceOptions(provider=manager, depends_on=worker.ready),
         )
         pulumi.export("kubeconfig", worker.kubeconfig)
+        pulumi.export("expires", worker.token_expires_at)
         pulumi.export("ready", [resource.urn for resource in worker.ready])
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(mock_runtime, "ProgramMocks", TokenMocks if token_data else NoTokenMocks)
-        return mock_runtime.run(program, {}, preview=preview)
+    return mock_runtime.run(program, {}, preview=preview)
 
 
 def worker_children(recording: Recording):
@@ -114,31 +130,33 @@ def worker_children(recording: Recording):
 def test_every_child_is_on_the_workers_cluster():
     recording = record()
     children = worker_children(recording)
-    assert {r.type for r in children} >= {SECRET, SERVICE_ACCOUNT, ROLE, BINDING, "kubernetes:helm.sh/v4:Chart"}
+    assert {r.type for r in children} >= {SECRET, SERVICE_ACCOUNT, CLUSTER_ROLE, ROLE, TOKEN, POLICY}
     worker = recording.one("pulumi:providers:kubernetes", "worker")
     for child in children:
+        if child.type == TOKEN:
+            continue  # a dynamic resource reaches the worker through its kubeconfig input
         if child.custom:
             assert recording.provider_of(child).name == "worker", child.name
         else:
             assert child.providers.get("kubernetes", "").startswith(worker.urn), child.name
 
 
-def test_kueue_is_the_workers_release_without_the_provisioning_request_check():
-    recording, config = record(), worker_manifests.worker_kueue(KueueConfig())
+def test_kueue_is_the_plans_release_from_the_workers_mirrors_without_the_provisioning_request_check():
+    recording, kueue = record(), plan().kueue
+    assert kueue is not None
     chart = recording.one("kubernetes:helm.sh/v4:Chart", "hz-kueue-chart")
-    assert chart.inputs["values"] == kueue_install.chart_values(config)
-    assert chart.inputs["version"] == KueueConfig().chart_version
+    assert chart.inputs["values"] == kueue_install.chart_values(kueue)
+    assert chart.inputs["values"]["controllerManager"]["manager"]["image"]["repository"] == MIRROR["imageRepository"]
     gate = recording.one("kubernetes:batch/v1:Job", "hz-kueue-ready")
-    assert gate.inputs["spec"] == kueue_install.gate_job(config, check_provisioning_request_crd=False)["spec"]
+    assert gate.inputs["spec"] == kueue_install.gate_job(kueue, check_provisioning_request_crd=False)["spec"]
+    assert {c["image"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]} == {MIRROR["probeImage"]}
+    assert recording.depends_on(chart, recording.named("nodes")), "Kueue's controller runs on the ECS nodes"
 
 
-def test_the_queue_objects_are_the_builders_and_pass_their_schemas():
-    recording = record()
-    burst = MultiKueueConfig.model_validate(BURST)
-    labels = worker_manifests.worker_kueue(KueueConfig()).managed_namespace_labels
-    expected = queue_manifests(
-        QueuesConfig.model_validate(worker_manifests.worker_queues(burst, burst.workers[0])), labels
-    )
+def test_the_queue_objects_are_the_plans_and_pass_their_schemas():
+    recording, worker_plan = record(), plan()
+    assert worker_plan.queues is not None
+    expected = queue_manifests(worker_plan.queues, worker_plan.namespace_labels)
     registered = [
         {key: r.inputs[key] for key in ("apiVersion", "kind", "metadata", "spec") if key in r.inputs}
         for r in recording.registrations
@@ -150,16 +168,12 @@ def test_the_queue_objects_are_the_builders_and_pass_their_schemas():
 
 
 def test_the_burst_namespace_carries_the_workers_managed_namespace_labels():
-    recording = record(manager={"managedJobsNamespaceSelector": {"matchLabels": {"team": "ml"}}})
-    namespace = recording.named("hz-queues-namespace-burst")
-    assert namespace.inputs["metadata"] == {"name": "burst", "labels": {"team": "ml"}}
-
-
-def test_the_local_queue_has_the_managers_namespace_and_name():
-    burst = {**BURST, "namespace": "ml-burst", "localQueue": "gpu-burst", "clusterQueue": "burst-cq"}
-    local = record(burst).one(KUEUE_TYPE + "LocalQueue")
-    assert (local.inputs["metadata"]["namespace"], local.inputs["metadata"]["name"]) == ("ml-burst", "gpu-burst")
-    assert local.inputs["spec"]["clusterQueue"] == "burst-cq"
+    recording = record(kueue={"managedJobsNamespaceSelector": {"matchLabels": {"team": "ml"}}})
+    assert record().named("hz-queues-namespace-burst").inputs["metadata"]["labels"] == {"managed-by-kueue": "true"}
+    assert recording.named("hz-queues-namespace-burst").inputs["metadata"] == {
+        "name": "burst",
+        "labels": {"team": "ml"},
+    }
 
 
 def test_every_kueue_object_waits_for_the_workers_readiness_gate():
@@ -171,74 +185,97 @@ def test_every_kueue_object_waits_for_the_workers_readiness_gate():
         assert gate.urn in r.dependencies, r.name
 
 
-def test_the_rbac_objects_are_the_builders():
-    recording, burst = record(), MultiKueueConfig.model_validate(BURST)
+def test_the_identity_objects_are_the_builders():
+    recording, burst = record(), load().multi_kueue
+    assert burst is not None
+    jobs = plan().watched
     assert recording.one(SERVICE_ACCOUNT, "hz-manager").inputs == worker_manifests.service_account(
         burst, "kueue-system"
     )
-    assert recording.one(ROLE, "hz-manager").inputs == worker_manifests.cluster_role(burst)
-    assert recording.one(BINDING, "hz-manager").inputs == worker_manifests.cluster_role_binding(burst, "kueue-system")
-    assert recording.one(SECRET, "hz-token").inputs == worker_manifests.token_secret(burst, "kueue-system")
+    assert recording.one(CLUSTER_ROLE, "hz-manager").inputs == worker_manifests.cluster_role(burst, jobs)
+    assert recording.one(CLUSTER_BINDING, "hz-manager").inputs == worker_manifests.cluster_role_binding(
+        burst, "kueue-system"
+    )
+    assert recording.one(ROLE, "hz-manager-burst").inputs == worker_manifests.role(burst, "burst", jobs)
+    assert recording.one(ROLE_BINDING, "hz-manager-burst").inputs == worker_manifests.role_binding(
+        burst, "burst", "kueue-system"
+    )
+    assert recording.one(SECRET, "hz-token-anchor").inputs == worker_manifests.token_anchor(burst, "kueue-system")
 
 
-def test_the_service_account_waits_for_kueues_namespace():
+def test_namespaced_objects_wait_for_their_namespace_and_bindings_for_nothing():
     recording = record()
-    account, namespace = recording.one(SERVICE_ACCOUNT, "hz-manager"), recording.named("hz-kueue-namespace")
-    assert namespace.urn in account.dependencies
+    kueue_namespace = recording.one("kubernetes:core/v1:Namespace", "hz-kueue-namespace")
+    burst_namespace = recording.named("hz-queues-namespace-burst")
+    for registration in (recording.one(SERVICE_ACCOUNT, "hz-manager"), recording.one(SECRET, "hz-token-anchor")):
+        assert list(registration.dependencies) == [kueue_namespace.urn], registration.name
+    for registration in (recording.one(ROLE, "hz-manager-burst"), recording.one(ROLE_BINDING, "hz-manager-burst")):
+        assert list(registration.dependencies) == [burst_namespace.urn], registration.name
+    assert list(recording.one(CLUSTER_BINDING, "hz-manager").dependencies) == []
+    assert list(recording.one(CLUSTER_ROLE, "hz-manager").dependencies) == []
 
 
-def test_the_binding_waits_for_nothing_and_the_account_only_for_kueues_namespace():
-    """A binding only names its role and account; the manager needs all three, through ``ready``."""
-    recording = record()
-    assert list(recording.one(BINDING, "hz-manager").dependencies) == []
-    account = recording.one(SERVICE_ACCOUNT, "hz-manager")
-    assert list(account.dependencies) == [recording.one("kubernetes:core/v1:Namespace", "hz-kueue-namespace").urn]
+def test_the_token_is_requested_for_the_account_bound_to_the_anchor_and_kept_secret():
+    recording = record({"workers": [WORKER_CONFIG], "tokenLifetimeDays": 30})
+    token, anchor = recording.one(TOKEN, "hz-token"), recording.one(SECRET, "hz-token-anchor")
+    assert {key: token.inputs[key] for key in ("namespace", "serviceAccount", "expirationSeconds", "configKey")} == {
+        "namespace": "kueue-system",
+        "serviceAccount": "elastic-capacity-multikueue",
+        "expirationSeconds": 30 * 86_400,
+        "configKey": "multiKueue.tokenLifetimeDays",
+    }
+    assert token.inputs["anchor"]["name"] == anchor.inputs["metadata"]["name"]
+    assert anchor.urn in token.property_dependencies["anchor"], "bound to this anchor's uid"
+    assert recording.depends_on(token, recording.one(SERVICE_ACCOUNT, "hz-manager"))
+    assert token.is_secret("kubeconfig") and token.additional_secret_outputs == ("token",)
+    assert not token.delete_before_replace, "a renewed token is issued before the old one is dropped"
 
 
-def test_the_token_secret_waits_for_its_service_account_and_is_replaced_create_first():
-    recording = record()
-    token = recording.one(SECRET, "hz-token")
-    assert recording.one(SERVICE_ACCOUNT, "hz-manager").urn in token.dependencies
-    assert not token.delete_before_replace, "the old token must outlive the manager's switch to the new one"
+def test_a_new_rotation_is_a_new_anchor_under_the_same_pulumi_name_replaced_create_first():
+    old = record().one(SECRET, "hz-token-anchor")
+    new = record({"workers": [WORKER_CONFIG], "tokenRotation": "2026-09"}).one(SECRET, "hz-token-anchor")
+    assert old.inputs["metadata"]["name"] == "elastic-capacity-multikueue-anchor-1"
+    assert new.inputs["metadata"]["name"] == "elastic-capacity-multikueue-anchor-2026-09"
+    assert old.urn == new.urn and not new.delete_before_replace, "pulumi-kubernetes replaces it, new one first"
 
 
-def test_a_new_token_rotation_renames_the_secret_under_the_same_pulumi_name():
-    old = record().one(SECRET, "hz-token")
-    new = record({**BURST, "tokenRotation": "2026-09"}).one(SECRET, "hz-token")
-    assert old.inputs["metadata"]["name"] == "elastic-capacity-multikueue-token-1"
-    assert new.inputs["metadata"]["name"] == "elastic-capacity-multikueue-token-2026-09"
-    assert old.urn == new.urn, "same resource, new metadata.name: pulumi-kubernetes replaces it"
-
-
-def test_the_kubeconfig_is_a_secret_built_from_the_token_and_the_endpoint():
+def test_the_kubeconfig_is_a_secret_of_the_token_at_the_programs_endpoint_and_ca():
     recording = record()
     assert "kubeconfig" in recording.secret_outputs
     config = yaml.safe_load(recording.outputs["kubeconfig"])
     assert config["clusters"] == [
         {"name": "elastic-capacity-hz", "cluster": {"server": SERVER, "certificate-authority-data": CA_DATA}}
     ]
-    assert config["users"] == [{"name": "elastic-capacity-hz", "user": {"token": TOKEN}}]
-    assert "exec" not in config["users"][0]["user"] and "tokenFile" not in config["users"][0]["user"]
-    assert "insecure-skip-tls-verify" not in config["clusters"][0]["cluster"]
+    token = recording.one(TOKEN, "hz-token")
+    issued = mock_cloud.service_account_token(token.inputs)["token"]
+    assert config["users"] == [{"name": "elastic-capacity-hz", "user": {"token": issued}}]
+    assert recording.outputs["expires"] == mock_cloud.service_account_token(token.inputs)["expiresAt"]
 
 
-def test_what_uses_the_kubeconfig_waits_for_the_token_and_the_ready_list():
+def test_the_manager_waits_for_kueue_serving_the_queues_the_placement_the_bindings_and_the_token():
     recording = record()
+    expected = [
+        recording.one("kubernetes:batch/v1:Job", "hz-kueue-ready"),
+        recording.one("elastic-capacity:kueue:KueueQueues", "hz-queues"),
+        recording.one(POLICY),
+        recording.one(CLUSTER_ROLE, "hz-manager"),
+        recording.one(CLUSTER_BINDING, "hz-manager"),
+        recording.one(ROLE, "hz-manager-burst"),
+        recording.one(ROLE_BINDING, "hz-manager-burst"),
+        recording.one(TOKEN, "hz-token"),
+    ]
+    assert recording.outputs["ready"] == [r.urn for r in expected]
     manager_secret = recording.named("manager-kubeconfig")
     assert manager_secret.is_secret("stringData")
-    assert recording.one(SECRET, "hz-token").urn in manager_secret.property_dependencies["stringData"]
-    component = recording.one(WORKER, "hz")
-    queues = recording.one("elastic-capacity:kueue:KueueQueues", "hz-queues")
-    assert queues.parent == component.urn
-    assert recording.outputs["ready"] == [
-        recording.one(ROLE, "hz-manager").urn,
-        recording.one(BINDING, "hz-manager").urn,
-        recording.one(SECRET, "hz-token").urn,
-    ]
-    for kind in ("LocalQueue", "ClusterQueue"):
-        queue = recording.one(KUEUE_TYPE + kind)
-        assert queue.parent == queues.urn
-        assert not recording.depends_on(manager_secret, queue), "a copy waits in the worker's queue until it exists"
+    assert recording.one(TOKEN, "hz-token").urn in manager_secret.property_dependencies["stringData"]
+
+
+def test_burst_pods_go_to_acs_by_a_policy_made_after_the_addons_and_the_namespace():
+    recording = record()
+    policy = recording.one(POLICY)
+    assert policy.inputs["metadata"] == {"name": "elastic-capacity-multikueue-acs", "namespace": "burst"}
+    assert recording.depends_on(policy, recording.named("addons")), "the ACK scheduler and virtual node first"
+    assert recording.depends_on(policy, recording.named("hz-queues-namespace-burst"))
 
 
 def test_preview_leaves_the_kubeconfig_unknown_and_secret():
@@ -247,6 +284,10 @@ def test_preview_leaves_the_kubeconfig_unknown_and_secret():
     assert "kubeconfig" in recording.secret_outputs
 
 
-def test_a_token_secret_without_data_fails_the_run_rather_than_hand_out_a_broken_kubeconfig():
-    with pytest.raises(Exception, match="no token was issued"):
-        record(token_data=False)
+def test_on_a_cluster_with_its_own_kueue_nothing_installs_kueue_or_waits_for_a_gate():
+    recording = record(existing=True)
+    assert recording.by_type("kubernetes:helm.sh/v4:Chart") == [] and recording.by_type("kubernetes:batch/v1:Job") == []
+    assert all(not r.dependencies for r in recording.registrations if r.type.startswith(KUEUE_TYPE) and
+               r.inputs["kind"] != "LocalQueue")  # fmt: skip
+    assert list(recording.one(SERVICE_ACCOUNT, "hz-manager").dependencies) == []
+    assert recording.outputs["ready"][0] == recording.one("elastic-capacity:kueue:KueueQueues", "hz-queues").urn

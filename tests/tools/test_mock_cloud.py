@@ -126,10 +126,11 @@ def test_ack_reports_an_existing_cluster_as_pro_with_both_addons_and_a_new_one_w
     assert created["ack-virtual-node"] == ""
 
 
-def test_a_service_account_token_secret_gets_its_token_and_ca_like_the_token_controller_writes_them():
-    data = mock_cloud.service_account_token_data({"namespace": "kueue-system", "name": "mk-token-1"})
-    assert set(data) == {"token", "ca.crt", "namespace"}
-    assert base64.b64decode(data["token"]).decode().endswith(".mock")
-    assert base64.b64decode(data["ca.crt"]).startswith(b"-----BEGIN CERTIFICATE-----")
-    rotated = mock_cloud.service_account_token_data({"namespace": "kueue-system", "name": "mk-token-2"})
-    assert rotated["token"] != data["token"] and rotated["ca.crt"] == data["ca.crt"]
+def test_the_token_request_api_answers_a_token_per_account_and_anchor_for_the_lifetime_asked():
+    asked = {"namespace": "kueue-system", "serviceAccount": "mk", "anchor": {"uid": "1"}, "expirationSeconds": 3600}
+    answer = mock_cloud.service_account_token(asked)
+    assert answer["token"].endswith(".mock") and answer["issuedAt"] == mock_cloud.MOCK_NOW.isoformat()
+    assert answer["expiresAt"] == (mock_cloud.MOCK_NOW + datetime.timedelta(hours=1)).isoformat()
+    rotated = mock_cloud.service_account_token({**asked, "anchor": {"uid": "2"}})
+    assert rotated["token"] != answer["token"]
+    assert mock_cloud.service_account_token(asked) == answer, "the same on every run: no diff of what holds it"

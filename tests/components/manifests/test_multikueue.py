@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config.multikueue import ACS_POD_LABEL, MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.config.multikueue import MULTIKUEUE_CONTROLLER, MultiKueueConfig
 from components.manifests import multikueue as manifests
 from components.manifests.jobs import QUEUE_NAME_LABEL
 from tests.support.schemas import validate_core, validate_kueue
@@ -16,10 +16,17 @@ BURST = MultiKueueConfig.model_validate(
 LABELS = {"managed-by-kueue": "true"}
 
 
+def clusters(burst: MultiKueueConfig) -> list[str]:
+    return [burst.worker_cluster_name(worker) for worker in burst.workers]
+
+
 def kueue_objects(burst: MultiKueueConfig = BURST) -> list[dict]:
     return [
-        *(manifests.multikueue_cluster(burst, worker) for worker in burst.workers),
-        manifests.multikueue_config(burst),
+        *(
+            manifests.multikueue_cluster(burst.worker_cluster_name(w), burst.worker_secret_name(w))
+            for w in burst.workers
+        ),
+        manifests.multikueue_config(burst, clusters(burst)),
         manifests.admission_check(burst),
         manifests.resource_flavor(),
         manifests.cluster_queue(burst),
@@ -34,8 +41,8 @@ def test_every_manager_object_passes_its_crd_schema_and_cel_rules(obj):
 
 def test_each_worker_has_a_secret_and_a_multikueue_cluster_of_the_same_name_in_kueues_namespace():
     worker = BURST.workers[0]
-    secret = manifests.kubeconfig_secret(BURST, worker, "kueue-system")
-    cluster = manifests.multikueue_cluster(BURST, worker)
+    secret = manifests.kubeconfig_secret(BURST.worker_secret_name(worker), "kueue-system")
+    cluster = manifests.multikueue_cluster(BURST.worker_cluster_name(worker), BURST.worker_secret_name(worker))
     assert secret["metadata"] == {"name": "elastic-capacity-hangzhou", "namespace": "kueue-system"}
     assert secret["type"] == "Opaque" and "data" not in secret and "stringData" not in secret
     validate_core({**secret, "stringData": {manifests.KUBECONFIG_KEY: "kubeconfig"}}, "1.35")
@@ -47,13 +54,13 @@ def test_each_worker_has_a_secret_and_a_multikueue_cluster_of_the_same_name_in_k
 
 
 def test_the_config_lists_every_worker_and_the_check_points_at_it():
-    config, check = manifests.multikueue_config(BURST), manifests.admission_check(BURST)
+    config, check = manifests.multikueue_config(BURST, clusters(BURST)), manifests.admission_check(BURST)
     assert config["spec"] == {"clusters": ["elastic-capacity-hangzhou", "elastic-capacity-beijing"]}
     assert check["spec"] == {
         "controllerName": MULTIKUEUE_CONTROLLER,
         "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "MultiKueueConfig", "name": "multikueue-burst"},
     }
-    assert config["metadata"]["name"] == check["metadata"]["name"] == BURST.admission_check
+    assert config["metadata"]["name"] == check["metadata"]["name"] == BURST.admission_check, "named alike by default"
 
 
 def test_the_burst_cluster_queue_has_exactly_the_multikueue_check_on_every_flavor():
@@ -99,7 +106,7 @@ def test_names_follow_the_config():
     )
     for obj in kueue_objects(burst):
         validate_kueue(obj)
-    assert manifests.multikueue_cluster(burst, burst.workers[0])["metadata"]["name"] == "aks-one-w"
+    assert clusters(burst) == ["aks-one-w"]
     assert manifests.cluster_queue(burst)["spec"]["admissionChecksStrategy"]["admissionChecks"] == [
         {"name": "spill-check"}
     ]
@@ -107,7 +114,8 @@ def test_names_follow_the_config():
     assert manifests.local_queue(burst)["spec"] == {"clusterQueue": "spill-cq"}
 
 
-def test_the_smoke_job_goes_to_the_burst_queue_carrying_the_acs_label_with_requests_equal_to_limits():
+def test_the_smoke_job_goes_to_the_burst_queue_without_an_acs_label_with_requests_equal_to_limits():
+    """No ACS label: the worker's ResourcePolicy sends it to ACS, which the runner then checks."""
     burst = MultiKueueConfig.model_validate(
         {"workers": [{"cluster": "w"}], "smokeJob": {"enabled": True, "cpu": "2", "memory": "4Gi"}}
     )
@@ -115,7 +123,7 @@ def test_the_smoke_job_goes_to_the_burst_queue_carrying_the_acs_label_with_reque
     validate_core(job, "1.35")
     assert job["metadata"] == {"name": "burst-smoke", "namespace": "burst", "labels": {QUEUE_NAME_LABEL: "burst"}}
     template = job["spec"]["template"]
-    assert template["metadata"]["labels"] == {ACS_POD_LABEL[0]: ACS_POD_LABEL[1]}
+    assert "metadata" not in template
     [container] = template["spec"]["containers"]
     assert container["resources"] == {
         "requests": {"cpu": "2", "memory": "4Gi"},
@@ -130,8 +138,24 @@ def test_the_smoke_job_goes_to_the_burst_queue_carrying_the_acs_label_with_reque
 
 def test_the_cel_rules_are_evaluated_on_the_cluster_source():
     """The check that passes the objects above does refuse what MultiKueue's CRD refuses (exactly one source)."""
-    cluster = manifests.multikueue_cluster(BURST, BURST.workers[0])
+    cluster = manifests.multikueue_cluster("hz", "hz-secret")
     cluster["spec"]["clusterSource"]["clusterProfileRef"] = {"name": "profile"}
     with pytest.raises(Exception, match="exactly one of the fields"):
         validate_kueue(cluster)
-    assert validate_kueue(manifests.multikueue_cluster(BURST, BURST.workers[0])).evaluated
+    assert validate_kueue(manifests.multikueue_cluster("hz", "hz-secret")).evaluated
+
+
+def test_the_chosen_names_reach_the_config_the_cluster_its_secret_and_the_check():
+    burst = MultiKueueConfig.model_validate(
+        {
+            "configName": "multikueue-test",
+            "workers": [{"source": "kubeconfig", "name": "w1", "secretName": "w1-secret"}],
+        }
+    )
+    [worker] = burst.workers
+    cluster = manifests.multikueue_cluster(burst.worker_cluster_name(worker), burst.worker_secret_name(worker))
+    assert cluster["metadata"] == {"name": "w1"}
+    assert cluster["spec"]["clusterSource"]["kubeConfig"]["location"] == "w1-secret"
+    assert manifests.multikueue_config(burst, ["w1"])["metadata"] == {"name": "multikueue-test"}
+    assert manifests.admission_check(burst)["spec"]["parameters"]["name"] == "multikueue-test"
+    assert manifests.admission_check(burst)["metadata"] == {"name": "multikueue-burst"}

@@ -1,0 +1,153 @@
+"""The MultiKueue manager's token on a worker: a bound, expiring ServiceAccount token from the TokenRequest API.
+
+A legacy ``kubernetes.io/service-account-token`` Secret never expires, so a leaked manager kubeconfig would open the
+worker for good. This resource asks the worker's API server for a token of the manager's ServiceAccount
+(``POST .../serviceaccounts/<name>/token``,
+https://kubernetes.io/docs/reference/kubernetes-api/authentication-resources/token-request-v1/) that expires after
+``expirationSeconds`` and is bound to an anchor Secret: deleting the anchor revokes it at once. It is replaced, which
+issues a new token before the old one is dropped, when its inputs change (a new anchor: ``multiKueue.tokenRotation``)
+and when less than :data:`RENEW_WHEN_LEFT` of its lifetime is left, so every ``pulumi up`` in time keeps the manager
+connected and ``pulumi preview`` shows a due renewal as a replacement.
+
+Shipped by value (:mod:`components.dynamic_by_value`): imports nothing from the project but :data:`SHIPPED_MODULES`.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pulumi
+from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
+
+from components.dynamic_by_value import reduce_by_value
+from components.kube_wait import RestCluster
+
+SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.worker_token")
+RENEW_WHEN_LEFT = 1 / 3
+"""The share of a token's lifetime left when ``pulumi up`` issues the next one."""
+WATCHED_INPUTS = ("namespace", "serviceAccount", "anchor", "expirationSeconds")
+"""What makes a token a different one: another account, another anchor (a rotation) or another lifetime."""
+
+
+class RestTokenClient:
+    """Issues tokens over the official Kubernetes client (which runs the kubeconfig's exec plugin)."""
+
+    def __init__(self, kubeconfig: str) -> None:
+        self.api_client = RestCluster(kubeconfig).api_client
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        return self.api_client.call_api(
+            path,
+            "POST",
+            body=body,
+            header_params={"Accept": "application/json", "Content-Type": "application/json"},
+            response_types_map={201: "object", 200: "object"},
+            auth_settings=["BearerToken"],
+            _return_http_data_only=True,
+        )
+
+
+class TokenCappedError(Exception):
+    """The worker's API server issued a shorter token than asked (``--service-account-max-token-expiration``)."""
+
+
+def token_request(expiration_seconds: int, anchor: dict[str, str]) -> dict[str, Any]:
+    """A TokenRequest for the API server's own audience, bound to the anchor Secret (name and uid)."""
+    return {
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenRequest",
+        "spec": {
+            "expirationSeconds": expiration_seconds,
+            "boundObjectRef": {"apiVersion": "v1", "kind": "Secret", "name": anchor["name"], "uid": anchor["uid"]},
+        },
+    }
+
+
+def _timestamp(text: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def renewal_due(issued_at: str, expires_at: str, now: datetime.datetime) -> bool:
+    """Whether less than :data:`RENEW_WHEN_LEFT` of the token's lifetime is left at ``now``."""
+    issued, expires = _timestamp(issued_at), _timestamp(expires_at)
+    return now >= expires - (expires - issued) * RENEW_WHEN_LEFT
+
+
+def now() -> datetime.datetime:
+    """The provider's clock (tests replace it)."""
+    return datetime.datetime.now(datetime.UTC)
+
+
+class WorkerTokenProvider(ResourceProvider):
+    """Creating the resource issues a token; deleting it deletes nothing (the token lapses, or dies with its
+    anchor)."""
+
+    def __reduce__(self) -> Any:
+        return reduce_by_value(self, SHIPPED_MODULES)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        path = f"/api/v1/namespaces/{props['namespace']}/serviceaccounts/{props['serviceAccount']}/token"
+        issued = now()
+        asked = int(props["expirationSeconds"])
+        answer = RestTokenClient(props["kubeconfig"]).post(path, token_request(asked, props["anchor"]))
+        status = answer.get("status") or {}
+        expires = _timestamp(status["expirationTimestamp"])
+        if (expires - issued).total_seconds() < asked * 0.99:
+            days = max(int((expires - issued).total_seconds() // 86400), 0)
+            raise TokenCappedError(
+                f"The worker's API server caps ServiceAccount tokens at about {days} day(s), below the "
+                f"{asked // 86400} asked for: set {props['configKey']} to at most {days}"
+            )
+        outs = {key: props[key] for key in (*WATCHED_INPUTS, "configKey")}
+        outs |= {"token": status["token"], "issuedAt": issued.isoformat(), "expiresAt": expires.isoformat()}
+        return CreateResult(id_=f"{props['namespace']}/{props['serviceAccount']}/{issued.isoformat()}", outs=outs)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        replaces = [key for key in WATCHED_INPUTS if olds.get(key) != news.get(key)]
+        issued, expires = olds.get("issuedAt"), olds.get("expiresAt")
+        if issued and expires and renewal_due(issued, expires, now()):
+            replaces.append("expiresAt")
+        return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=False)
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        return None
+
+
+class WorkerToken(pulumi.dynamic.Resource, module="multikueue", name="WorkerToken"):
+    """A token of ``service_account`` on the worker ``kubeconfig`` reaches, bound to the ``anchor`` Secret."""
+
+    token: pulumi.Output[str]
+    """The bearer token; a secret."""
+
+    @property
+    def expires_at(self) -> pulumi.Output[str]:
+        """When the token expires (RFC 3339): the output ``expiresAt``."""
+        return getattr(self, "expiresAt")  # noqa: B009  (set by the dynamic resource from its outputs)
+
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        namespace: str,
+        service_account: str,
+        anchor: pulumi.Input[dict[str, pulumi.Input[str]]],
+        expiration_seconds: int,
+        config_key: str,
+        kubeconfig: pulumi.Input[str],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """``config_key`` is the key of the lifetime, for the message when the worker caps it."""
+        props = {
+            "namespace": namespace,
+            "serviceAccount": service_account,
+            "anchor": anchor,
+            "expirationSeconds": expiration_seconds,
+            "configKey": config_key,
+            "kubeconfig": pulumi.Output.secret(kubeconfig),
+            "token": None,
+            "issuedAt": None,
+            "expiresAt": None,
+        }
+        secret = pulumi.ResourceOptions(additional_secret_outputs=["token"])
+        super().__init__(WorkerTokenProvider(), resource_name, props, pulumi.ResourceOptions.merge(opts, secret))
