@@ -19,12 +19,16 @@ from components.config import environment_rules
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
 from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
+from components.config.base import PROJECT
 from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive
 
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
 
+
+API_SERVER_ACCESS_KEY = f"{PROJECT}:aks.apiServerAccess"
+"""The stack key the access waiter names when the API server cannot be reached."""
 
 AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 """The built-in role "Azure Kubernetes Service RBAC Cluster Admin"
@@ -178,6 +182,9 @@ class AksCluster(pulumi.ComponentResource):
                 role_assignment_id=role.id,
                 cluster_id=cluster.id,
                 kubeconfig=self.kubeconfig,
+                api_server_access_key=API_SERVER_ACCESS_KEY,
+                authorized_ip_ranges=args.api_server_access.authorized_ip_ranges,
+                private_cluster=args.api_server_access.private_cluster,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[role]),
             )
         self.provider = kubernetes_provider(
