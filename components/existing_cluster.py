@@ -37,12 +37,13 @@ class ExistingCluster(pulumi.ComponentResource):
         kubeconfig: pulumi.Input[str] | None = None,
         *,
         needs_provisioning_requests: bool = False,
-        delete_unreachable: bool = False,
         render_to: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``delete_unreachable`` (ephemeral stacks) lets ``destroy`` forget this stack's objects once the cluster
-        is gone; the cluster itself is never the stack's to delete."""
+        """The provider never gets ``delete_unreachable``, whatever the environment: pulumi-kubernetes calls a
+        cluster unreachable whenever signing in or reading its API fails, and the cluster is never the stack's to
+        delete, so a ``destroy`` or ``refresh`` would then drop the stack's objects from the state and leave them on
+        the shared cluster."""
         renamed = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=PREVIOUS_TYPE)])
         super().__init__(
             "elastic-capacity:kubernetes:ExistingCluster", name, None, pulumi.ResourceOptions.merge(opts, renamed)
@@ -64,7 +65,6 @@ class ExistingCluster(pulumi.ComponentResource):
             self.kubeconfig,
             parent=self,
             cluster_identifier=identifier,
-            delete_unreachable=delete_unreachable,
             render_to=render_to,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -8,8 +8,8 @@ keys whose default depends on it (``aks.deleteUnreachable``, ``ack.clusters[].de
 :func:`production_ack_defaults` for keys the stack file leaves unset, where writing the key is the opt-out); ACS
 workloads on an ``ack.existingClusters`` entry get the suffix on their namespace. :func:`aks_production_warnings`
 names what a production stack accepts but should not leave that way. Settings that are not config keys (Pulumi's
-``protect``, ACK delete options, ``delete_unreachable`` of the other Kubernetes providers) follow ``environment`` in
-the components.
+``protect``, ACK delete options, ``delete_unreachable`` of a new ACK cluster's Kubernetes provider) follow
+``environment`` in the components; a shared cluster's provider never gets ``delete_unreachable``.
 """
 
 from __future__ import annotations

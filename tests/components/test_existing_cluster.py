@@ -18,6 +18,7 @@ K8S_PROVIDER = "pulumi:providers:kubernetes"
 CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
 TYPE = "elastic-capacity:kubernetes:ExistingCluster"
 ON_AKS = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+ON_KUBECONFIG = ExistingClusterConfig(source="kubeconfig")
 
 
 def kubelogin_args(kubeconfig: str) -> list[str]:
@@ -25,11 +26,9 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
     return user["user"]["exec"]["args"]
 
 
-def build_existing(
-    run_program, config: ExistingClusterConfig, kubeconfig: Any = None, *, delete_unreachable: bool = False
-) -> Recording:
+def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> Recording:
     def program() -> None:
-        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig, delete_unreachable=delete_unreachable)
+        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
         pulumi.export("kubeconfig", cluster.kubeconfig)
 
     return run_program(program)
@@ -122,8 +121,9 @@ def test_the_type_is_cloud_neutral_and_the_old_azure_urn_is_an_alias(run_program
     assert recording.one(K8S_PROVIDER, "shared-k8s").parent == component.urn
 
 
-@pytest.mark.parametrize("delete_unreachable", [False, True])
-def test_an_ephemeral_stack_forgets_its_objects_once_the_cluster_is_gone(run_program, delete_unreachable) -> None:
-    """The cluster is never the stack's to delete; with ``delete_unreachable`` a destroy still finishes without it."""
-    recording = build_existing(run_program, ON_AKS, delete_unreachable=delete_unreachable)
-    assert recording.one(K8S_PROVIDER).inputs["deleteUnreachable"] == str(delete_unreachable).lower()
+@pytest.mark.parametrize(("config", "kubeconfig"), [(ON_AKS, None), (ON_KUBECONFIG, "apiVersion: v1\n")])
+def test_a_shared_clusters_provider_never_forgets_the_stacks_objects(run_program, config, kubeconfig) -> None:
+    """A failed sign-in makes pulumi-kubernetes call the cluster unreachable: with ``deleteUnreachable`` a destroy
+    would then drop the stack's objects from the state and leave them on the cluster."""
+    recording = build_existing(run_program, config, kubeconfig)
+    assert "deleteUnreachable" not in recording.one(K8S_PROVIDER).inputs
