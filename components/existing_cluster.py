@@ -1,7 +1,8 @@
 """A cluster this stack does not create: an AKS cluster found by name, or any cluster given by kubeconfig.
 
 Like :class:`~components.aks.AksCluster` it ends in a secret ``kubeconfig`` and a Kubernetes ``provider`` built from
-it, so the Kueue components never need to know where their cluster came from.
+it, so the Kueue components never need to know where their cluster came from. Either kubeconfig's kubelogin users
+sign in as ``existingCluster.kubelogin`` says (:func:`components.kubelogin.non_interactive`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from components.cluster_access import kubernetes_provider
 from components.config.aks import AKS_PROVISIONING_REQUESTS_MIN
 from components.config.base import PROJECT, ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
+from components.kubelogin import non_interactive
 from components.versions import KubernetesVersion
 
 PREVIOUS_TYPE = "elastic-capacity:azure:ExistingCluster"
@@ -58,7 +60,9 @@ class ExistingCluster(pulumi.ComponentResource):
         elif kubeconfig is None:
             raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
         else:
-            self.kubeconfig = pulumi.Output.secret(kubeconfig)
+            # One pasted from `az aks get-credentials` signs in by device code, which would hang a run without a person.
+            given = pulumi.Output.from_input(kubeconfig)
+            self.kubeconfig = pulumi.Output.secret(given.apply(lambda text: non_interactive(text, args.kubelogin)))
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
         self.provider = kubernetes_provider(
             name,

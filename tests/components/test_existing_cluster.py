@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pulumi
@@ -58,6 +59,35 @@ def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None
     assert provider.is_secret("kubeconfig")
     assert provider.inputs["kubeconfig"] == kubeconfig
     assert "kubeconfig" in recording.secret_outputs
+
+
+def pasted_from_aks() -> str:
+    """What ``az aks get-credentials`` writes for an Entra ID cluster: a kubelogin user that signs in by device code."""
+    answer = mock_cloud.aks_user_credentials({"resourceGroupName": "rg", "resourceName": "aks", "format": "exec"})
+    return base64.b64decode(answer["kubeconfigs"][0]["value"]).decode()
+
+
+@pytest.mark.parametrize("login", ["azurecli", "workloadidentity"])
+def test_a_kubeconfig_pasted_from_aks_signs_in_as_configured_without_a_prompt(run_program, login) -> None:
+    """A device-code user would wait for a person at a terminal: the provider gets the configured login instead."""
+    assert kubelogin_args(pasted_from_aks())[:3] == ["get-token", "--login", "devicecode"]
+    config = ExistingClusterConfig(source="kubeconfig", kubelogin={"login": login})
+    provider = build_existing(run_program, config, pasted_from_aks()).one(K8S_PROVIDER)
+    assert provider.is_secret("kubeconfig")
+    assert kubelogin_args(provider.inputs["kubeconfig"]) == [
+        "get-token",
+        "--login",
+        login,
+        "--server-id",
+        mock_cloud.AKS_AAD_SERVER_APP,
+    ]
+    [user] = yaml.safe_load(provider.inputs["kubeconfig"])["users"]
+    assert user["user"]["exec"]["interactiveMode"] == "Never"
+
+
+def test_a_pasted_kubeconfig_gives_the_provider_the_same_input_on_every_run(run_program) -> None:
+    first, second = (build_existing(run_program, ON_KUBECONFIG, pasted_from_aks()) for _ in range(2))
+    assert first.one(K8S_PROVIDER).inputs["kubeconfig"] == second.one(K8S_PROVIDER).inputs["kubeconfig"]
 
 
 def test_existing_cluster_from_a_kubeconfig_needs_the_value(run_program) -> None:
