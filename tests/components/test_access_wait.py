@@ -16,6 +16,8 @@ from components.access_wait import (
     has_access,
     unreachable_hint,
 )
+from components.aks import AksCluster
+from components.config.aks import AksConfig
 from components.kube_wait import CredentialPluginError
 from tests.support.fakes import FakeApiServer, FakeClock, FakeCluster, exec_kubeconfig, failing_plugin, token_plugin
 from tools.mock_cloud import FAKE_KUBECONFIG
@@ -159,3 +161,15 @@ def test_an_api_server_that_cannot_be_reached_names_the_authorized_ranges_and_th
 )
 def test_the_unreachable_hint_says_what_api_server_access_lets_through(ranges, private, needle):
     assert needle in unreachable_hint(KEY, ranges, private)
+
+
+@pytest.mark.parametrize(
+    ("access", "ranges", "private"),
+    [({"authorizedIpRanges": ["198.51.100.0/24"]}, ["198.51.100.0/24"], False), ({"privateCluster": True}, [], True)],
+)
+def test_the_aks_clusters_waiter_knows_what_api_server_access_lets_through(run_program, access, ranges, private):
+    """So that an API server it cannot reach is reported with the ranges or the private endpoint, and their key."""
+    config = AksConfig.model_validate({"entraId": {}, "apiServerAccess": access})
+    waiter = run_program(lambda: AksCluster("demo", config)).one("pulumi-python:dynamic/azure:ClusterAccess")
+    assert waiter.inputs["apiServerAccessKey"] == KEY
+    assert (waiter.inputs["authorizedIpRanges"], waiter.inputs["privateCluster"]) == (ranges, private)

@@ -387,8 +387,7 @@ def test_the_environment_decides_name_protection_delete_options_and_forgetting(r
     assert cluster.inputs["name"] == "demo-pr7", "every kind takes the suffix it is given"
     assert [r.name for r in recording.registrations if r.protect] == (["ack-demo-cluster"] * (kind == "production"))
     assert ("deleteOptions" in cluster.inputs) is (kind == "ephemeral")
-    provider = recording.one("pulumi:providers:kubernetes")
-    assert provider.inputs.get("deleteUnreachable") == ("true" if kind == "ephemeral" else None)
+    assert recording.named("ack-demo-k8s").inputs.get("deleteUnreachable") == ("true" if kind == "ephemeral" else None)
 
 
 def test_an_ephemeral_cluster_takes_what_ack_made_for_it_but_never_a_log_project_it_was_given():

@@ -345,18 +345,6 @@ def test_the_kubernetes_provider_waits_until_the_role_works(entra) -> None:
     assert access.is_secret("kubeconfig")
 
 
-@pytest.mark.parametrize(
-    ("access", "ranges", "private"),
-    [({"authorizedIpRanges": ["198.51.100.0/24"]}, ["198.51.100.0/24"], False), ({"privateCluster": True}, [], True)],
-)
-def test_the_access_waiter_knows_what_api_server_access_lets_through(run_program, access, ranges, private) -> None:
-    """So that an API server it cannot reach is reported with the ranges or the private endpoint, and their key."""
-    recording, _ = build_aks(run_program, {"entraId": {}, "apiServerAccess": access})
-    waiter = recording.one(ACCESS_WAITER)
-    assert waiter.inputs["apiServerAccessKey"] == "elastic-capacity:aks.apiServerAccess"
-    assert (waiter.inputs["authorizedIpRanges"], waiter.inputs["privateCluster"]) == (ranges, private)
-
-
 def test_entra_id_kubeconfig_signs_in_without_a_prompt_and_is_the_same_every_run(run_program) -> None:
     section = {"entraId": {"kubelogin": {"login": "workloadidentity"}}}
     first, _ = build_aks(run_program, section)

@@ -395,15 +395,3 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
         "cloud resources stay managed by Pulumi; only the deployer's cluster-admin role, which only Pulumi's own "
         "Kubernetes calls needed, goes"
     )
-
-
-def test_kueue_on_a_cluster_given_by_kubeconfig_is_scheduled_on_any_node(run_program):
-    """Neither the chart's manager nor the readiness gate asks for AKS's system-pool label there."""
-    config = load_stack_config(
-        as_config({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}),
-        secret_keys={"elastic-capacity:kubeconfig"},
-    )
-    recording = run_program(lambda: deploy(config))
-    assert recording.one("kubernetes:helm.sh/v4:Chart").inputs["values"]["controllerManager"]["nodeSelector"] == {}
-    [gate] = [r for r in recording.kubernetes_objects() if r.inputs["kind"] == "Job"]
-    assert "nodeSelector" not in gate.inputs["spec"]["template"]["spec"]
