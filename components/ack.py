@@ -138,7 +138,7 @@ class AckClusterHandle(pulumi.ComponentResource):
         self,
         name: str,
         cluster_identifier: pulumi.Input[str],
-        environment: EnvironmentConfig,
+        delete_unreachable: bool,
         render_to: str | None,
     ) -> None:
         """Build the cluster's Kubernetes provider from :attr:`kubeconfig` and register the outputs; the last step
@@ -149,7 +149,7 @@ class AckClusterHandle(pulumi.ComponentResource):
             self.kubeconfig,
             parent=self,
             cluster_identifier=cluster_identifier,
-            delete_unreachable=environment.ephemeral,
+            delete_unreachable=delete_unreachable,
             render_to=render_to,
         )
         self.register_outputs(
@@ -211,7 +211,7 @@ class AckProCluster(AckClusterHandle):
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
         self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
-        self._hand_out(name, cluster.id, environment, render_to)
+        self._hand_out(name, cluster.id, delete_unreachable=environment.ephemeral, render_to=render_to)
 
 
 def _offered_version(

@@ -22,7 +22,6 @@ from components.ack import MANAGED_ADDON_NAMES, AckClusterHandle
 from components.ack_access import CA_ONLY_MINUTES, exec_kubeconfig
 from components.config.ack_existing import AckExistingClusterConfig
 from components.config.base import ConfigError, key_path
-from components.config.environment import EnvironmentConfig
 from components.versions import ClusterNeeds
 
 
@@ -50,12 +49,12 @@ class ExistingAckCluster(AckClusterHandle):
         config_key: str,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        environment: EnvironmentConfig | None = None,
         render_to: str | None = None,
     ) -> None:
-        """``config_key`` (``elastic-capacity:ack.existingClusters[0]``) prefixes the keys deploy-time errors name."""
+        """``config_key`` (``elastic-capacity:ack.existingClusters[0]``) prefixes the keys deploy-time errors name.
+        The provider never gets ``delete_unreachable``, in any environment: a sign-in that fails would make
+        ``destroy`` drop the stack's workloads from the state and leave them on the shared cluster."""
         super().__init__("elastic-capacity:alicloud:ExistingAckCluster", name, None, opts)
-        environment = environment or EnvironmentConfig()
         region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
         on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
 
@@ -86,4 +85,4 @@ class ExistingAckCluster(AckClusterHandle):
                 lambda values: exec_kubeconfig(args.name, args.cluster_id, args.region, values[0], values[1])
             )
         )
-        self._hand_out(name, args.cluster_id, environment, render_to)
+        self._hand_out(name, args.cluster_id, delete_unreachable=False, render_to=render_to)

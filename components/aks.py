@@ -19,12 +19,16 @@ from components.config import environment_rules
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
 from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
+from components.config.base import PROJECT
 from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive
 
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
 
+
+API_SERVER_ACCESS_KEY = f"{PROJECT}:aks.apiServerAccess"
+"""The stack key the access waiter names when the API server cannot be reached."""
 
 AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 """The built-in role "Azure Kubernetes Service RBAC Cluster Admin"
@@ -169,17 +173,8 @@ class AksCluster(pulumi.ComponentResource):
 
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
-        access = None
         # The deployer's cluster-admin role is only for Pulumi's own Kubernetes calls: a rendering provider makes none.
-        if args.entra_id is not None and render_to is None:
-            role = self._deployer_is_cluster_admin(name, cluster)
-            access = ClusterAccess(
-                f"{name}-deployer-access",
-                role_assignment_id=role.id,
-                cluster_id=cluster.id,
-                kubeconfig=self.kubeconfig,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[role]),
-            )
+        access = self._deployer_access(name, args, cluster) if args.entra_id is not None and render_to is None else None
         self.provider = kubernetes_provider(
             name,
             self.kubeconfig,
@@ -197,6 +192,21 @@ class AksCluster(pulumi.ComponentResource):
                 "resourceGroupName": self.resource_group_name,
                 "oidcIssuerUrl": self.oidc_issuer_url,
             }
+        )
+
+    def _deployer_access(self, name: str, args: AksConfig, cluster: containerservice.ManagedCluster) -> ClusterAccess:
+        """The waiter that completes once the deployer's new cluster-admin role has reached the cluster; it knows
+        what ``apiServerAccess`` lets through, for when it cannot reach the API server."""
+        role = self._deployer_is_cluster_admin(name, cluster)
+        return ClusterAccess(
+            f"{name}-deployer-access",
+            role_assignment_id=role.id,
+            cluster_id=cluster.id,
+            kubeconfig=self.kubeconfig,
+            api_server_access_key=API_SERVER_ACCESS_KEY,
+            authorized_ip_ranges=args.api_server_access.authorized_ip_ranges,
+            private_cluster=args.api_server_access.private_cluster,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[role]),
         )
 
     def _deployer_is_cluster_admin(

@@ -25,10 +25,12 @@ def kubernetes_provider(
 
     ``cluster_identifier`` (the cloud's id of the cluster) makes the provider be replaced only when the cluster
     itself changes: AKS and ACK hand out fresh credentials on every run, and a provider replaced for a rotated token
-    would replace every object on the cluster with it. ``delete_unreachable`` is always sent, so the stack rather
-    than the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable of whoever runs it decides whether objects of a vanished
-    cluster are dropped. ``depends_on`` holds what must exist before the provider can act, such as the role
-    assignment that lets the deployer in.
+    would replace every object on the cluster with it. ``delete_unreachable`` is sent only when true: the provider
+    flag overrides the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable, and that variable is the escape hatch the
+    provider's own error recommends once a cluster is gone
+    (https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/provider.go, ``Configure`` and
+    ``Delete``). ``depends_on`` holds what must exist before the provider can act, such as the role assignment that
+    lets the deployer in.
 
     With ``render_to`` (a directory) the provider writes every object's YAML under ``<render_to>/<name>`` instead
     of applying it, for a GitOps controller to apply; it then holds no kubeconfig and reaches no cluster
@@ -44,6 +46,6 @@ def kubernetes_provider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
         cluster_identifier=cluster_identifier,
-        delete_unreachable=delete_unreachable,
+        delete_unreachable=True if delete_unreachable else None,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
     )

@@ -1,7 +1,8 @@
 """A cluster this stack does not create: an AKS cluster found by name, or any cluster given by kubeconfig.
 
 Like :class:`~components.aks.AksCluster` it ends in a secret ``kubeconfig`` and a Kubernetes ``provider`` built from
-it, so the Kueue components never need to know where their cluster came from.
+it, so the Kueue components never need to know where their cluster came from. Either kubeconfig's kubelogin users
+sign in as ``existingCluster.kubelogin`` says (:func:`components.kubelogin.non_interactive`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from components.cluster_access import kubernetes_provider
 from components.config.aks import AKS_PROVISIONING_REQUESTS_MIN
 from components.config.base import PROJECT, ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
+from components.kubelogin import non_interactive
 from components.versions import KubernetesVersion
 
 PREVIOUS_TYPE = "elastic-capacity:azure:ExistingCluster"
@@ -37,12 +39,13 @@ class ExistingCluster(pulumi.ComponentResource):
         kubeconfig: pulumi.Input[str] | None = None,
         *,
         needs_provisioning_requests: bool = False,
-        delete_unreachable: bool = False,
         render_to: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``delete_unreachable`` (ephemeral stacks) lets ``destroy`` forget this stack's objects once the cluster
-        is gone; the cluster itself is never the stack's to delete."""
+        """The provider never gets ``delete_unreachable``, whatever the environment: pulumi-kubernetes calls a
+        cluster unreachable whenever signing in or reading its API fails, and the cluster is never the stack's to
+        delete, so a ``destroy`` or ``refresh`` would then drop the stack's objects from the state and leave them on
+        the shared cluster."""
         renamed = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=PREVIOUS_TYPE)])
         super().__init__(
             "elastic-capacity:kubernetes:ExistingCluster", name, None, pulumi.ResourceOptions.merge(opts, renamed)
@@ -57,14 +60,15 @@ class ExistingCluster(pulumi.ComponentResource):
         elif kubeconfig is None:
             raise ValueError("ExistingCluster with source 'kubeconfig' needs the kubeconfig value")
         else:
-            self.kubeconfig = pulumi.Output.secret(kubeconfig)
+            # One pasted from `az aks get-credentials` signs in by device code, which would hang a run without a person.
+            given = pulumi.Output.from_input(kubeconfig)
+            self.kubeconfig = pulumi.Output.secret(given.apply(lambda text: non_interactive(text, args.kubelogin)))
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
         self.provider = kubernetes_provider(
             name,
             self.kubeconfig,
             parent=self,
             cluster_identifier=identifier,
-            delete_unreachable=delete_unreachable,
             render_to=render_to,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -117,7 +117,6 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
         config.existing_cluster,
         kubeconfig=pulumi.Output.secret(secret) if secret else None,
         needs_provisioning_requests=config.queues.uses_provisioning_requests,
-        delete_unreachable=config.environment.ephemeral,
         render_to=config.gitops.render_to_directory,
     )
     return existing, []
@@ -248,7 +247,6 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
             existing,
             needs=with_worker_needs(config.needs(existing), stack, existing.name),
             config_key=config.existing_cluster_key(index),
-            environment=environment,
             render_to=render_to,
         )
     namespaces: dict[tuple[str, str], AcsNamespace] = {}

@@ -54,24 +54,88 @@ def is_not_found(error: Exception) -> bool:
     return getattr(error, "status", None) == 404
 
 
+CONNECT_TIMEOUT_SECONDS = 10.0
+"""How long one attempt to connect to the API server may take (urllib3 makes four). Without it an address the API
+server drops, as one outside AKS's authorized IP ranges is, waits out the kernel's TCP timeout: minutes per attempt."""
+
+
+class CredentialPluginError(Exception):
+    """The kubeconfig's exec credential plugin (kubelogin, ack-ram-tool) could not run or failed; the message is its
+    own."""
+
+
+class UnreachableError(Exception):
+    """No HTTP answer from the API server: its name did not resolve, or the connection was refused, dropped or timed
+    out."""
+
+    def __init__(self, server: str, reason: object) -> None:
+        super().__init__(f"cannot reach the API server {server}: {reason}")
+
+
+def _named(entries: Any, name: Any) -> Mapping[str, Any]:
+    return next((entry for entry in entries or () if entry.get("name") == name), {})
+
+
+def run_credential_plugin(kubeconfig: Mapping[str, Any]) -> None:
+    """Run the exec credential plugin of the kubeconfig's current user once, if it has one; raise
+    :class:`CredentialPluginError` with the plugin's own message (its stderr) when it fails.
+
+    The client's loader catches a failing plugin, only logs it and then sends every request without a credential
+    (``_load_from_exec_plugin`` in
+    https://github.com/kubernetes-client/python/blob/master/kubernetes/base/config/kube_config.py), so a missing
+    kubelogin or an expired ``az`` session would otherwise look like the cluster refusing the identity.
+    """
+    context = _named(kubeconfig.get("contexts"), kubeconfig.get("current-context")).get("context") or {}
+    user = _named(kubeconfig.get("users"), context.get("user")).get("user") or {}
+    if "exec" not in user:
+        return
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.exec_provider import ExecProvider
+    from kubernetes.config.kube_config import ConfigNode
+
+    plugin = user["exec"]
+    cluster = _named(kubeconfig.get("clusters"), context.get("cluster")).get("cluster") or {}
+    try:
+        ExecProvider(ConfigNode("exec", plugin), None, ConfigNode("cluster", cluster)).run()
+    except OSError as error:
+        hint = f"; {plugin['installHint']}" if plugin.get("installHint") else ""
+        raise CredentialPluginError(f"cannot run {plugin['command']}: {error.strerror}{hint}") from None
+    except ConfigException as error:
+        raise CredentialPluginError(f"{plugin['command']} failed to sign in: {error}") from None
+
+
 class RestCluster:
-    """:class:`Cluster` over the official Kubernetes client, which also runs exec credential plugins (kubelogin)."""
+    """:class:`Cluster` over the official Kubernetes client, which also runs exec credential plugins (kubelogin).
+
+    Building one runs the plugin first (:func:`run_credential_plugin`), so a sign-in that fails is raised with the
+    plugin's message; the client then runs it itself and again whenever the credential expires. A read that gets no
+    HTTP answer raises :class:`UnreachableError`.
+    """
 
     def __init__(self, kubeconfig: str) -> None:
         from kubernetes import config
 
-        self.api_client = config.new_client_from_config_dict(yaml.safe_load(kubeconfig), persist_config=False)
+        document = yaml.safe_load(kubeconfig)
+        run_credential_plugin(document)
+        self.api_client = config.new_client_from_config_dict(document, persist_config=False)
 
     def _call(self, path: str, query: list[tuple[str, str]]) -> Any:
-        return self.api_client.call_api(
-            path,
-            "GET",
-            query_params=query,
-            header_params={"Accept": "application/json"},
-            response_types_map={200: "object"},
-            auth_settings=["BearerToken"],
-            _return_http_data_only=True,
-        )
+        import urllib3
+
+        try:
+            return self.api_client.call_api(
+                path,
+                "GET",
+                query_params=query,
+                header_params={"Accept": "application/json"},
+                response_types_map={200: "object"},
+                auth_settings=["BearerToken"],
+                _return_http_data_only=True,
+                _request_timeout=(CONNECT_TIMEOUT_SECONDS, None),
+            )
+        except urllib3.exceptions.HTTPError as error:
+            reason = getattr(error, "reason", None) or error  # MaxRetryError wraps the last attempt's failure
+            raise UnreachableError(self.api_client.configuration.host, reason) from None
 
     def get(self, path: str) -> Any:
         return self._call(path, [])

@@ -5,7 +5,8 @@ for a person at a terminal, a hang for the Pulumi Kubernetes provider and the sm
 rewrites such users the way ``kubelogin convert-kubeconfig -l <login>`` does
 (https://azure.github.io/kubelogin/concepts/login-modes.html), keeping the cluster's server id and cloud. The result
 holds no token at all, so it is the same on every run (no provider diff) and still works when ``destroy`` runs long
-after the last ``up``. A kubeconfig without a kubelogin user (a cluster with local accounts) comes back unchanged.
+after the last ``up``. A kubeconfig without a kubelogin user (a cluster with local accounts, any other cluster) comes
+back unchanged, and so does text that is no kubeconfig, for the Kubernetes provider to report.
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ def _runs_kubelogin(user: dict[str, Any]) -> bool:
 
 def non_interactive(kubeconfig: str, login: KubeloginConfig) -> str:
     """``kubeconfig`` with every kubelogin user switched to ``login``; any other user is left as it is."""
-    document: dict[str, Any] = yaml.safe_load(kubeconfig)
+    try:
+        document = yaml.safe_load(kubeconfig)
+    except yaml.YAMLError:
+        return kubeconfig
+    if not isinstance(document, dict):
+        return kubeconfig
     users = [user for user in document.get("users") or [] if _runs_kubelogin(user)]
     if not users:
         return kubeconfig

@@ -13,6 +13,13 @@ from tools import mock_runtime
 from tools.recording import Recording
 
 
+@pytest.fixture(autouse=True)
+def _no_delete_unreachable_from_the_environment(monkeypatch) -> None:
+    """The Kubernetes SDK sends ``PULUMI_K8S_DELETE_UNREACHABLE`` for a provider the program leaves the flag off:
+    the tests see what the program sends, whatever the shell running them has set."""
+    monkeypatch.delenv("PULUMI_K8S_DELETE_UNREACHABLE", raising=False)
+
+
 @pytest.fixture
 def run_program() -> Callable[..., Recording]:
     """Run a zero-argument function that builds resources, under mocks; return the recording."""

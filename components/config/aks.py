@@ -299,7 +299,9 @@ class AksConfig(ConfigModel):
     """Let ``pulumi destroy`` and ``refresh`` drop Kubernetes objects from the state when their cluster is
     unreachable (https://github.com/pulumi/pulumi-kubernetes/pull/2489). Unset: true with ``environment.kind:
     ephemeral`` (which refuses false), false otherwise; ``production`` refuses true, as a network blip during
-    ``refresh`` would then forget the whole Kueue install."""
+    ``refresh`` would then forget the whole Kueue install. False is not sent to the provider, so
+    ``PULUMI_K8S_DELETE_UNREACHABLE=true``, the remedy the provider's own error names, still works once the cluster
+    is gone."""
 
     @property
     def effective_dns_prefix(self) -> str:

@@ -8,8 +8,10 @@ never code edits:
   one Azure subscription, Alibaba Cloud account or shared cluster. Every physical name gets :attr:`name_suffix`,
   derived from the stack name, so two such stacks never collide and re-running ``up`` renames nothing; nothing is
   protected; ACK clusters have no deletion protection and delete the load balancers and log projects ACK created for
-  them; Kubernetes providers drop the objects of a cluster that is already gone; a temporary ACK kubeconfig lives
-  60 minutes instead of a day.
+  them; the Kubernetes providers of the clusters the stack creates drop the objects of a cluster that is already
+  gone; a temporary ACK kubeconfig lives 60 minutes instead of a day. A shared cluster's provider (``existingCluster``,
+  ``ack.existingClusters``) never does: pulumi-kubernetes also calls a cluster unreachable when signing in fails, and
+  a ``destroy`` would then drop the stack's objects from the state and leave them on the cluster.
 - ``production``: the AKS and ACK clusters and the Kueue install carry Pulumi's ``protect`` (``pulumi destroy`` and
   a replacement refuse, https://www.pulumi.com/docs/iac/concepts/options/protect/), ACK deletion protection stays on,
   and the opt-in smoke Job, which scales a pool up on every change, is refused. Keys the stack file leaves unset get

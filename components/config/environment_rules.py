@@ -6,10 +6,11 @@ the one the components build: physical names with ``environment.nameSuffix`` and
 keys whose default depends on it (``aks.deleteUnreachable``, ``ack.clusters[].deletionProtection`` and
 ``credentialMinutes``; in production the secure values of :data:`PRODUCTION_AKS_DEFAULTS` and
 :func:`production_ack_defaults` for keys the stack file leaves unset, where writing the key is the opt-out); ACS
-workloads on an ``ack.existingClusters`` entry get the suffix on their namespace. :func:`aks_production_warnings`
+workloads on an ``ack.existingClusters`` entry get the suffix on their namespace; a cluster given by kubeconfig gets
+no default ``kueue.nodeSelector`` (the AKS system pool's is for AKS). :func:`aks_production_warnings`
 names what a production stack accepts but should not leave that way. Settings that are not config keys (Pulumi's
-``protect``, ACK delete options, ``delete_unreachable`` of the other Kubernetes providers) follow ``environment`` in
-the components.
+``protect``, ACK delete options, ``delete_unreachable`` of a new ACK cluster's Kubernetes provider) follow
+``environment`` in the components; a shared cluster's provider never gets ``delete_unreachable``.
 """
 
 from __future__ import annotations
@@ -129,6 +130,8 @@ def resolve(config: StackConfig) -> StackConfig:
         if environment.protect:
             aks = aks.model_copy(update=_unset(aks, PRODUCTION_AKS_DEFAULTS))
     kueue = config.kueue
+    if _given_by_kubeconfig(config) and "node_selector" not in kueue.model_fields_set:
+        kueue = kueue.model_copy(update={"node_selector": {}})
     if kueue.install and suffix:  # the stack's own Kueue manages the stack's namespaces under their new names
         selector = renamed_namespaces(kueue.managed_jobs_namespace_selector, config.queues.namespaces, suffix)
         kueue = kueue.model_copy(update={"managed_jobs_namespace_selector": selector})
@@ -146,6 +149,12 @@ def resolve(config: StackConfig) -> StackConfig:
             "multi_kueue": config.multi_kueue.named_with(suffix) if config.multi_kueue is not None else None,
         }
     )
+
+
+def _given_by_kubeconfig(config: StackConfig) -> bool:
+    """Kueue goes onto a cluster given by kubeconfig, which may be any cluster: the AKS system-pool label its default
+    node selector asks for may be on no node there, leaving Kueue Pending."""
+    return config.existing_cluster is not None and config.existing_cluster.source == "kubeconfig"
 
 
 PRODUCTION_KUEUE_DEFAULTS: Mapping[str, Any] = {"replicas": 2}

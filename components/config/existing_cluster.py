@@ -27,7 +27,10 @@ class ExistingClusterConfig(ConfigModel):
     """``source: aks``: the name of the AKS cluster; its Kubernetes version must be 1.33 or later when the queues use
     ProvisioningRequests."""
     kubelogin: KubeloginConfig = KubeloginConfig()
-    """``source: aks`` on an Entra ID cluster: how to sign in without a prompt (ignored for local accounts)."""
+    """How to sign in to an Entra ID cluster without a prompt: every kubelogin user of the kubeconfig, the one AKS
+    returns or the ``kubeconfig`` value (such as ``az aks get-credentials`` writes, with ``--login devicecode``), is
+    switched to this login, as ``kubelogin convert-kubeconfig -l`` does. A kubeconfig without one (local accounts,
+    another cluster) is used as it is."""
 
     @model_validator(mode="after")
     def _aks_needs_its_name(self) -> ExistingClusterConfig:

@@ -207,8 +207,9 @@ class KueueConfig(ConfigModel):
     tainted ``CriticalAddonsOnly``, as the Terraform of
     https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks does."""
     node_selector: dict[str, str] = Field(default_factory=lambda: {"kubernetes.azure.com/mode": "system"})
-    """The node selector of the Kueue manager and the readiness gate's pods. The default keeps them on the AKS system
-    pool, off the autoscaled pools Kueue scales; set ``{}`` on non-AKS clusters."""
+    """The node selector of the Kueue manager and the readiness gate's pods. On AKS (new or existing) the default keeps
+    them on the system pool, off the autoscaled pools Kueue scales; with ``existingCluster.source: kubeconfig``, which
+    may be any cluster, it is ``{}``."""
     frameworks: list[str] = Field(default=["batch/job"], min_length=1)
     """Job integrations Kueue manages (``integrations.frameworks`` of the manager Configuration,
     https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/); the article only submits ``batch/v1`` Jobs."""

@@ -1,12 +1,28 @@
-"""The access waiter: it waits out Azure RBAC propagation, and only that."""
+"""The access waiter: it waits out Azure RBAC propagation (403), and only that."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
-from components import access_wait
-from components.access_wait import PROBE_PATH, AccessDeniedError, ClusterAccessProvider, has_access
-from tests.support.fakes import FakeCluster
+from components import access_wait, kube_wait
+from components.access_wait import (
+    PROBE_PATH,
+    AccessDeniedError,
+    ApiServerUnreachableError,
+    AuthenticationError,
+    ClusterAccessProvider,
+    has_access,
+    unreachable_hint,
+)
+from components.aks import AksCluster
+from components.config.aks import AksConfig
+from components.kube_wait import CredentialPluginError
+from tests.support.fakes import FakeApiServer, FakeClock, FakeCluster, exec_kubeconfig, failing_plugin, token_plugin
+from tools.mock_cloud import FAKE_KUBECONFIG
+
+KEY = "elastic-capacity:aks.apiServerAccess"
 
 
 class RefusedError(Exception):
@@ -28,9 +44,13 @@ class CountingCluster(FakeCluster):
         return super().get(path)
 
 
-@pytest.mark.parametrize("status", [401, 403])
-def test_refusals_mean_not_yet(status):
-    assert not has_access(FakeCluster({PROBE_PATH: RefusedError(status)}))
+def test_a_403_means_not_yet():
+    assert not has_access(FakeCluster({PROBE_PATH: RefusedError(403)}))
+
+
+def test_a_401_is_an_authentication_error_not_a_role_on_its_way():
+    with pytest.raises(AuthenticationError, match=r"401 Unauthorized.*waiting cannot fix it"):
+        has_access(FakeCluster({PROBE_PATH: RefusedError(401)}))
 
 
 def test_an_answer_means_access():
@@ -42,7 +62,23 @@ def test_other_errors_are_not_about_access_and_propagate():
         has_access(FakeCluster({PROBE_PATH: RefusedError(500)}))
 
 
-PROPS = {"roleAssignmentId": "/ra/1", "clusterId": "/mc/1", "timeoutSeconds": 0, "kubeconfig": "kc"}
+PROPS = {
+    "roleAssignmentId": "/ra/1",
+    "clusterId": "/mc/1",
+    "timeoutSeconds": 0,
+    "apiServerAccessKey": KEY,
+    "authorizedIpRanges": [],
+    "privateCluster": False,
+    "kubeconfig": "kc",
+}
+
+
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    """The waiter's poll on a fake clock: it sleeps no real time, and ``clock.sleeps`` says how long it waited."""
+    fake = FakeClock()
+    monkeypatch.setattr(access_wait, "poll", functools.partial(kube_wait.poll, clock=fake, sleep=fake.sleep))
+    return fake
 
 
 def test_create_fails_naming_the_role_assignment_when_access_never_comes(monkeypatch):
@@ -62,3 +98,78 @@ def test_only_a_new_role_assignment_reruns_the_wait():
     provider = ClusterAccessProvider()
     assert not provider.diff("id", PROPS, {**PROPS, "kubeconfig": "rotated"}).changes
     assert provider.diff("id", PROPS, {**PROPS, "roleAssignmentId": "/ra/2"}).replaces == ["roleAssignmentId"]
+
+
+# --- with the real Kubernetes client, a real credential plugin and an API server on localhost -------------------
+
+
+def test_a_sign_in_that_fails_stops_the_wait_at_once_with_kubelogins_message(tmp_path, clock):
+    """kubelogin failing (here: an expired federated token) is not a role still on its way."""
+    plugin = failing_plugin(tmp_path, "AADSTS700024: Client assertion is not within its valid time range.")
+    with FakeApiServer(lambda authorization: 200 if authorization else 401) as server:
+        props = {**PROPS, "timeoutSeconds": 900, "kubeconfig": exec_kubeconfig(server.url, plugin)}
+        with pytest.raises(CredentialPluginError, match="AADSTS700024"):
+            ClusterAccessProvider().create(props)
+    assert (server.seen, clock.sleeps) == ([], []), "nothing was sent anonymously, and nothing was waited for"
+
+
+def test_a_credential_the_cluster_rejects_fails_at_once_as_authentication(tmp_path, clock):
+    (tmp_path / "token").write_text("token-of-another-tenant")
+    with FakeApiServer(lambda authorization: 401) as server:
+        kubeconfig = exec_kubeconfig(server.url, token_plugin(tmp_path, tmp_path / "token"))
+        with pytest.raises(AuthenticationError):
+            ClusterAccessProvider().create({**PROPS, "timeoutSeconds": 900, "kubeconfig": kubeconfig})
+    assert server.seen == ["Bearer token-of-another-tenant"] and clock.sleeps == []
+
+
+def test_every_read_signs_in_again_so_a_credential_renewed_meanwhile_is_used(tmp_path, clock):
+    """The identity's first token is refused; once the plugin hands out another one, the next read uses it."""
+    token = tmp_path / "token"
+    token.write_text("first")
+
+    def answer(authorization: str | None) -> int:
+        if authorization == "Bearer first":
+            token.write_text("renewed")  # what the plugin hands out from now on
+            return 403
+        return 200 if authorization == "Bearer renewed" else 401
+
+    with FakeApiServer(answer) as server:
+        kubeconfig = exec_kubeconfig(server.url, token_plugin(tmp_path, token))
+        result = ClusterAccessProvider().create({**PROPS, "timeoutSeconds": 900, "kubeconfig": kubeconfig})
+    assert result.id == "/ra/1"
+    assert server.seen == ["Bearer first", "Bearer renewed"] and clock.sleeps == [10]
+
+
+def test_an_api_server_that_cannot_be_reached_names_the_authorized_ranges_and_their_key(clock):
+    kubeconfig = FAKE_KUBECONFIG.replace("mock.invalid:443", "127.0.0.1:1")
+    props = {**PROPS, "timeoutSeconds": 900, "authorizedIpRanges": ["198.51.100.0/24"], "kubeconfig": kubeconfig}
+    with pytest.raises(ApiServerUnreachableError) as caught:
+        ClusterAccessProvider().create(props)
+    message = str(caught.value)
+    assert message.startswith("cannot reach the API server https://127.0.0.1:1: ")
+    assert f"{KEY}.authorizedIpRanges lets only 198.51.100.0/24 reach it" in message
+    assert clock.sleeps == []
+
+
+@pytest.mark.parametrize(
+    ("ranges", "private", "needle"),
+    [
+        (["198.51.100.0/24", "203.0.113.7/32"], False, f"{KEY}.authorizedIpRanges lets only 198.51.100.0/24, 203"),
+        ([], True, f"{KEY}.privateCluster is true, so the API server has only a private endpoint"),
+        ([], False, f"nothing in {KEY} restricts it"),
+    ],
+)
+def test_the_unreachable_hint_says_what_api_server_access_lets_through(ranges, private, needle):
+    assert needle in unreachable_hint(KEY, ranges, private)
+
+
+@pytest.mark.parametrize(
+    ("access", "ranges", "private"),
+    [({"authorizedIpRanges": ["198.51.100.0/24"]}, ["198.51.100.0/24"], False), ({"privateCluster": True}, [], True)],
+)
+def test_the_aks_clusters_waiter_knows_what_api_server_access_lets_through(run_program, access, ranges, private):
+    """So that an API server it cannot reach is reported with the ranges or the private endpoint, and their key."""
+    config = AksConfig.model_validate({"entraId": {}, "apiServerAccess": access})
+    waiter = run_program(lambda: AksCluster("demo", config)).one("pulumi-python:dynamic/azure:ClusterAccess")
+    assert waiter.inputs["apiServerAccessKey"] == KEY
+    assert (waiter.inputs["authorizedIpRanges"], waiter.inputs["privateCluster"]) == (ranges, private)

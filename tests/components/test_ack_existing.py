@@ -50,11 +50,15 @@ def test_two_pull_request_stacks_share_the_cluster_in_disjoint_namespaces_and_re
         assert namespace.startswith("review-") and namespace != "review-"
         assert {(kind, ns) for kind, ns, _ in found[stack]} == {("Namespace", None), ("Deployment", namespace)}
         assert [r.type for r in recording.registrations if r.type.startswith("alicloud:")] == []
-        provider = recording.one(K8S_PROVIDER)
-        assert provider.inputs["deleteUnreachable"] == "true"
-        assert provider.inputs["clusterIdentifier"] == ack_data.EXISTING_ID
+        assert recording.one(K8S_PROVIDER).inputs["clusterIdentifier"] == ack_data.EXISTING_ID
     urns = [{r.urn for r in recording.kubernetes_objects()} for recording in runs.values()]
     assert urns[0].isdisjoint(urns[1]), "one stack's destroy never deletes the other's objects"
+
+
+def test_an_ephemeral_stack_never_lets_the_shared_clusters_provider_forget_its_workloads():
+    """A failed sign-in makes pulumi-kubernetes call the cluster unreachable: with ``deleteUnreachable`` a destroy
+    would then drop the stack's namespace and workloads from the state and leave them running on the cluster."""
+    assert "deleteUnreachable" not in run(shared()).one(K8S_PROVIDER).inputs
 
 
 def test_the_provider_waits_for_nothing_and_gets_the_same_exec_kubeconfig_every_run():

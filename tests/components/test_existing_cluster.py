@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pulumi
@@ -18,6 +19,7 @@ K8S_PROVIDER = "pulumi:providers:kubernetes"
 CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
 TYPE = "elastic-capacity:kubernetes:ExistingCluster"
 ON_AKS = ExistingClusterConfig(source="aks", resource_group_name="platform-rg", cluster_name="platform")
+ON_KUBECONFIG = ExistingClusterConfig(source="kubeconfig")
 
 
 def kubelogin_args(kubeconfig: str) -> list[str]:
@@ -25,11 +27,9 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
     return user["user"]["exec"]["args"]
 
 
-def build_existing(
-    run_program, config: ExistingClusterConfig, kubeconfig: Any = None, *, delete_unreachable: bool = False
-) -> Recording:
+def build_existing(run_program, config: ExistingClusterConfig, kubeconfig: Any = None) -> Recording:
     def program() -> None:
-        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig, delete_unreachable=delete_unreachable)
+        cluster = ExistingCluster("shared", config, kubeconfig=kubeconfig)
         pulumi.export("kubeconfig", cluster.kubeconfig)
 
     return run_program(program)
@@ -59,6 +59,35 @@ def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None
     assert provider.is_secret("kubeconfig")
     assert provider.inputs["kubeconfig"] == kubeconfig
     assert "kubeconfig" in recording.secret_outputs
+
+
+def pasted_from_aks() -> str:
+    """What ``az aks get-credentials`` writes for an Entra ID cluster: a kubelogin user that signs in by device code."""
+    answer = mock_cloud.aks_user_credentials({"resourceGroupName": "rg", "resourceName": "aks", "format": "exec"})
+    return base64.b64decode(answer["kubeconfigs"][0]["value"]).decode()
+
+
+@pytest.mark.parametrize("login", ["azurecli", "workloadidentity"])
+def test_a_kubeconfig_pasted_from_aks_signs_in_as_configured_without_a_prompt(run_program, login) -> None:
+    """A device-code user would wait for a person at a terminal: the provider gets the configured login instead."""
+    assert kubelogin_args(pasted_from_aks())[:3] == ["get-token", "--login", "devicecode"]
+    config = ExistingClusterConfig(source="kubeconfig", kubelogin={"login": login})
+    provider = build_existing(run_program, config, pasted_from_aks()).one(K8S_PROVIDER)
+    assert provider.is_secret("kubeconfig")
+    assert kubelogin_args(provider.inputs["kubeconfig"]) == [
+        "get-token",
+        "--login",
+        login,
+        "--server-id",
+        mock_cloud.AKS_AAD_SERVER_APP,
+    ]
+    [user] = yaml.safe_load(provider.inputs["kubeconfig"])["users"]
+    assert user["user"]["exec"]["interactiveMode"] == "Never"
+
+
+def test_a_pasted_kubeconfig_gives_the_provider_the_same_input_on_every_run(run_program) -> None:
+    first, second = (build_existing(run_program, ON_KUBECONFIG, pasted_from_aks()) for _ in range(2))
+    assert first.one(K8S_PROVIDER).inputs["kubeconfig"] == second.one(K8S_PROVIDER).inputs["kubeconfig"]
 
 
 def test_existing_cluster_from_a_kubeconfig_needs_the_value(run_program) -> None:
@@ -122,8 +151,9 @@ def test_the_type_is_cloud_neutral_and_the_old_azure_urn_is_an_alias(run_program
     assert recording.one(K8S_PROVIDER, "shared-k8s").parent == component.urn
 
 
-@pytest.mark.parametrize("delete_unreachable", [False, True])
-def test_an_ephemeral_stack_forgets_its_objects_once_the_cluster_is_gone(run_program, delete_unreachable) -> None:
-    """The cluster is never the stack's to delete; with ``delete_unreachable`` a destroy still finishes without it."""
-    recording = build_existing(run_program, ON_AKS, delete_unreachable=delete_unreachable)
-    assert recording.one(K8S_PROVIDER).inputs["deleteUnreachable"] == str(delete_unreachable).lower()
+@pytest.mark.parametrize(("config", "kubeconfig"), [(ON_AKS, None), (ON_KUBECONFIG, "apiVersion: v1\n")])
+def test_a_shared_clusters_provider_never_forgets_the_stacks_objects(run_program, config, kubeconfig) -> None:
+    """A failed sign-in makes pulumi-kubernetes call the cluster unreachable: with ``deleteUnreachable`` a destroy
+    would then drop the stack's objects from the state and leave them on the cluster."""
+    recording = build_existing(run_program, config, kubeconfig)
+    assert "deleteUnreachable" not in recording.one(K8S_PROVIDER).inputs

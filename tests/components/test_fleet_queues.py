@@ -1,4 +1,5 @@
-"""How the composition root hands the ``queues`` and ``kueue`` sections to the queue objects and their waiter."""
+"""How the composition root hands the ``queues`` and ``kueue`` sections to Kueue, the queue objects and their
+waiter."""
 
 from __future__ import annotations
 
@@ -28,3 +29,12 @@ def test_an_existing_namespace_is_not_second_guessed_by_an_opt_in_selector():
     kueue = {**EVERY_KIND_MANAGER, "managedJobsNamespaceSelector": OPT_IN}
     config = load_on_existing_cluster(kueue=kueue, queues=EVERY_KIND)
     assert {q.namespace for q in config.queues.local_queues} == {"team-a", "team-b", "default"}
+
+
+def test_kueue_on_a_cluster_given_by_kubeconfig_is_scheduled_on_any_node(run_program):
+    """Neither the chart's manager nor the readiness gate asks for AKS's system-pool label there."""
+    config = load_on_existing_cluster()
+    recording = run_program(lambda: deploy(config), {"kubeconfig": "k"}, ["elastic-capacity:kubeconfig"])
+    assert recording.one("kubernetes:helm.sh/v4:Chart").inputs["values"]["controllerManager"]["nodeSelector"] == {}
+    [gate] = [r for r in recording.kubernetes_objects() if r.inputs["kind"] == "Job"]
+    assert "nodeSelector" not in gate.inputs["spec"]["template"]["spec"]

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-from components.kube_wait import RestCluster, explained, poll
-from tests.support.fakes import FakeClock, cond
+import pytest
+
+from components.kube_wait import (
+    CONNECT_TIMEOUT_SECONDS,
+    CredentialPluginError,
+    RestCluster,
+    UnreachableError,
+    explained,
+    poll,
+)
+from tests.support.fakes import FakeClock, cond, exec_kubeconfig, failing_plugin, token_plugin
 from tools.mock_cloud import FAKE_KUBECONFIG
 
 
@@ -35,7 +44,7 @@ class RecordingApiClient:
         self.answer, self.calls = answer, []
 
     def call_api(self, path, method, **kwargs):
-        self.calls.append((path, method, kwargs["query_params"]))
+        self.calls.append((path, method, kwargs["query_params"], kwargs["_request_timeout"]))
         return self.answer
 
 
@@ -44,4 +53,38 @@ def test_rest_cluster_reads_the_server_the_kubeconfig_names_and_passes_label_sel
     assert cluster.api_client.configuration.host == "https://mock.invalid:443"
     cluster.api_client = RecordingApiClient({"items": [{"metadata": {"name": "p"}}]})
     assert cluster.list("/api/v1/namespaces/ns/pods", "app=x") == [{"metadata": {"name": "p"}}]
-    assert cluster.api_client.calls == [("/api/v1/namespaces/ns/pods", "GET", [("labelSelector", "app=x")])]
+    [(path, method, query, _)] = cluster.api_client.calls
+    assert (path, method, query) == ("/api/v1/namespaces/ns/pods", "GET", [("labelSelector", "app=x")])
+
+
+def test_every_read_bounds_the_time_to_connect_but_not_the_answer():
+    cluster = RestCluster(FAKE_KUBECONFIG)
+    cluster.api_client = RecordingApiClient({})
+    cluster.get("/api/v1/namespaces/kube-system")
+    assert [call[3] for call in cluster.api_client.calls] == [(CONNECT_TIMEOUT_SECONDS, None)]
+
+
+def test_a_read_without_an_answer_raises_unreachable_naming_the_server():
+    cluster = RestCluster(FAKE_KUBECONFIG.replace("mock.invalid:443", "127.0.0.1:1"))
+    with pytest.raises(UnreachableError, match=r"cannot reach the API server https://127\.0\.0\.1:1: .*refused"):
+        cluster.get("/api/v1/namespaces/kube-system")
+
+
+def test_a_credential_plugin_that_fails_is_raised_with_its_own_message(tmp_path):
+    """The client's loader would only log it and send the requests anonymously."""
+    plugin = failing_plugin(tmp_path, "AADSTS700024: Client assertion is not within its valid time range.")
+    with pytest.raises(CredentialPluginError, match=r"plugin failed to sign in: .*AADSTS700024: Client assertion"):
+        RestCluster(exec_kubeconfig("https://mock.invalid:443", plugin))
+
+
+def test_a_credential_plugin_that_is_not_installed_says_how_to_install_it(tmp_path):
+    hint = "kubelogin is required for Entra ID clusters: https://azure.github.io/kubelogin/install.html"
+    kubeconfig = exec_kubeconfig("https://mock.invalid:443", str(tmp_path / "kubelogin"), install_hint=hint)
+    with pytest.raises(CredentialPluginError, match="kubelogin: No such file or directory; kubelogin is required"):
+        RestCluster(kubeconfig)
+
+
+def test_a_credential_plugin_that_signs_in_gives_the_client_its_token(tmp_path):
+    (tmp_path / "token").write_text("t-1")
+    cluster = RestCluster(exec_kubeconfig("https://mock.invalid:443", token_plugin(tmp_path, tmp_path / "token")))
+    assert cluster.api_client.configuration.api_key["BearerToken"] == "Bearer t-1"

@@ -81,6 +81,11 @@ def test_a_local_account_kubeconfig_comes_back_unchanged_to_the_byte():
     assert non_interactive(local, KubeloginConfig()) is local
 
 
+@pytest.mark.parametrize("text", ["clusters: [unclosed", "a pasted sentence", ""])
+def test_text_that_is_no_kubeconfig_comes_back_unchanged_for_the_provider_to_report(text):
+    assert non_interactive(text, KubeloginConfig()) is text
+
+
 def test_the_same_answer_converts_to_the_same_kubeconfig():
     assert non_interactive(DEVICE_CODE_KUBECONFIG, KubeloginConfig()) == non_interactive(
         DEVICE_CODE_KUBECONFIG, KubeloginConfig()

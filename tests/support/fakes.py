@@ -1,8 +1,16 @@
-"""Fakes shared by the waiter tests: a cluster read by REST path, a clock, and Kubernetes conditions."""
+"""Fakes shared by the waiter tests: a cluster read by REST path, a clock, Kubernetes conditions, and for the real
+client a credential plugin and an API server on localhost."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 
 def cond(type_: str, status: str = "True", reason: str = "", message: str = "") -> dict:
@@ -45,3 +53,75 @@ class FakeClock:
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+def exec_kubeconfig(server: str, command: str, install_hint: str | None = None) -> str:
+    """A kubeconfig whose user signs in by running ``command`` as an exec credential plugin, as kubelogin's does."""
+    plugin: dict[str, Any] = {"apiVersion": EXEC_API_VERSION, "command": command, "interactiveMode": "Never"}
+    if install_hint:
+        plugin["installHint"] = install_hint
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "c", "cluster": {"server": server}}],
+            "users": [{"name": "u", "user": {"exec": plugin}}],
+            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+            "current-context": "c",
+        }
+    )
+
+
+def plugin_script(directory: Path, body: str) -> str:
+    """An executable shell script in ``directory`` running ``body``: a credential plugin the real client can run."""
+    script = directory / "plugin"
+    script.write_text(f"#!/bin/sh\n{body}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def token_plugin(directory: Path, token_file: Path) -> str:
+    """A plugin answering with the token in ``token_file`` as it is when the plugin runs (a renewed sign-in)."""
+    credential = {"apiVersion": EXEC_API_VERSION, "kind": "ExecCredential", "status": {"token": "TOKEN"}}
+    template = json.dumps(credential).replace("TOKEN", "%s")
+    return plugin_script(directory, f"printf '{template}' \"$(cat '{token_file}')\"")
+
+
+def failing_plugin(directory: Path, stderr: str) -> str:
+    """A plugin that fails the way kubelogin does: its reason on stderr, exit code 1."""
+    return plugin_script(directory, f"echo '{stderr}' >&2; exit 1")
+
+
+class FakeApiServer:
+    """A plain-HTTP API server on localhost answering every GET with the status ``answer`` gives its Authorization
+    header (``None``: an anonymous request); ``seen`` records those headers."""
+
+    def __init__(self, answer: Callable[[str | None], int]) -> None:
+        self.seen: list[str | None] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                authorization = self.headers.get("Authorization")
+                server.seen.append(authorization)
+                status = answer(authorization)
+                body = json.dumps({"kind": "Status", "code": status}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> FakeApiServer:
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -223,3 +223,23 @@ def test_an_ephemeral_burst_set_up_gets_the_suffix_on_its_objects_and_its_origin
     assert config.multi_kueue is not None and config.kueue.multi_kueue is not None
     assert (config.multi_kueue.namespace, config.multi_kueue.cluster_queue) == ("burst-pr7", "burst-pr7")
     assert config.kueue.multi_kueue.origin == "elastic-capacity-pr7"
+
+
+AKS_SYSTEM_POOL = {"kubernetes.azure.com/mode": "system"}
+EXISTING_AKS = {"existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}}
+
+
+@pytest.mark.parametrize(
+    ("target", "kueue", "selector"),
+    [
+        ({"aks": {}}, {}, AKS_SYSTEM_POOL),
+        (EXISTING_AKS, {}, AKS_SYSTEM_POOL),
+        (ON_EXISTING_CLUSTER, {}, {}),
+        (ON_EXISTING_CLUSTER, {"nodeSelector": AKS_SYSTEM_POOL}, AKS_SYSTEM_POOL),
+        (ON_EXISTING_CLUSTER, {"nodeSelector": {"pool": "infra"}}, {"pool": "infra"}),
+    ],
+)
+def test_only_aks_targets_default_kueue_to_the_system_pool_and_a_written_selector_stays(target, kueue, selector):
+    """A cluster given by kubeconfig may be any cluster, where no node may carry AKS's system-pool label."""
+    config = load_stack_config(as_config({**target, "kueue": kueue}), KUBECONFIG_SECRET)
+    assert config.kueue.node_selector == selector

@@ -18,7 +18,7 @@ def test_defaults_install_the_latest_supported_chart_from_the_official_registry_
     assert [(t.key, t.operator, t.effect) for t in kueue.tolerations] == [
         ("CriticalAddonsOnly", "Exists", "NoSchedule")
     ]
-    assert kueue.node_selector == {"kubernetes.azure.com/mode": "system"}
+    assert KueueConfig().node_selector == {"kubernetes.azure.com/mode": "system"}, "on AKS; by kubeconfig it is {}"
     assert kueue.frameworks == ["batch/job"]
     assert kueue.readiness_gate.probe_image.startswith("registry.k8s.io/kubectl:v1.33.")
 
