@@ -151,10 +151,12 @@ class AksCluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
         *,
         protect: bool = False,
+        secrets_mutable: bool = False,
         render_to: str | None = None,
     ) -> None:
         """``protect`` (production stacks) puts Pulumi's ``protect`` on the managed cluster only: a destroy or a
-        replacement of it fails before anything is deleted; the pools and the rest stay changeable."""
+        replacement of it fails before anything is deleted; the pools and the rest stay changeable.
+        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.kubernetes_provider`)."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
         self.resource_group_name = self._resource_group(name, args)
         cluster = self._managed_cluster(name, args, protect)
@@ -181,6 +183,7 @@ class AksCluster(pulumi.ComponentResource):
             parent=self,
             cluster_identifier=cluster.id,
             delete_unreachable=args.delete_unreachable,
+            secrets_mutable=secrets_mutable,
             depends_on=[access] if access else None,
             render_to=render_to,
         )

@@ -18,6 +18,7 @@ def kubernetes_provider(
     parent: pulumi.Resource,
     cluster_identifier: pulumi.Input[str] | None = None,
     delete_unreachable: bool = False,
+    secrets_mutable: bool = False,
     depends_on: list[pulumi.Resource] | None = None,
     render_to: str | None = None,
 ) -> KubernetesProvider:
@@ -29,8 +30,12 @@ def kubernetes_provider(
     flag overrides the ``PULUMI_K8S_DELETE_UNREACHABLE`` variable, and that variable is the escape hatch the
     provider's own error recommends once a cluster is gone
     (https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/provider.go, ``Configure`` and
-    ``Delete``). ``depends_on`` holds what must exist before the provider can act, such as the role assignment that
-    lets the deployer in.
+    ``Delete``). ``secrets_mutable`` (a MultiKueue manager) updates a Secret's data in place instead of deleting and
+    re-creating it under the same name, so a worker's renewed kubeconfig never leaves its MultiKueueCluster without a
+    Secret (``enableSecretMutable``: data and type are otherwise replace-only, ``forceNewProperties`` in
+    https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/diff.go; turning it on is an update
+    of the provider, not a replacement); it is sent only when true. ``depends_on`` holds what must exist before the
+    provider can act, such as the role assignment that lets the deployer in.
 
     With ``render_to`` (a directory) the provider writes every object's YAML under ``<render_to>/<name>`` instead
     of applying it, for a GitOps controller to apply; it then holds no kubeconfig and reaches no cluster
@@ -47,5 +52,6 @@ def kubernetes_provider(
         kubeconfig=kubeconfig,
         cluster_identifier=cluster_identifier,
         delete_unreachable=True if delete_unreachable else None,
+        enable_secret_mutable=True if secrets_mutable else None,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
     )

@@ -39,13 +39,15 @@ class ExistingCluster(pulumi.ComponentResource):
         kubeconfig: pulumi.Input[str] | None = None,
         *,
         needs_provisioning_requests: bool = False,
+        secrets_mutable: bool = False,
         render_to: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """The provider never gets ``delete_unreachable``, whatever the environment: pulumi-kubernetes calls a
-        cluster unreachable whenever signing in or reading its API fails, and the cluster is never the stack's to
-        delete, so a ``destroy`` or ``refresh`` would then drop the stack's objects from the state and leave them on
-        the shared cluster."""
+        """``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.kubernetes_provider`).
+        The provider never gets ``delete_unreachable``, whatever the environment: pulumi-kubernetes calls a cluster
+        unreachable whenever signing in or reading its API fails, and the cluster is never the stack's to delete, so a
+        ``destroy`` or ``refresh`` would then drop the stack's objects from the state and leave them on the shared
+        cluster."""
         renamed = pulumi.ResourceOptions(aliases=[pulumi.Alias(type_=PREVIOUS_TYPE)])
         super().__init__(
             "elastic-capacity:kubernetes:ExistingCluster", name, None, pulumi.ResourceOptions.merge(opts, renamed)
@@ -69,6 +71,7 @@ class ExistingCluster(pulumi.ComponentResource):
             self.kubeconfig,
             parent=self,
             cluster_identifier=identifier,
+            secrets_mutable=secrets_mutable,
             render_to=render_to,
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})

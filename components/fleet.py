@@ -100,11 +100,17 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
     """The cluster Kueue and the queues go onto, and what Kueue must wait for there.
 
     Kueue sets up its provisioning controller only if the ProvisioningRequest CRD exists when it starts, and on AKS
-    the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist.
+    the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist. A MultiKueue
+    manager's provider updates its workers' kubeconfig Secrets in place.
     """
+    manages_multikueue = config.multi_kueue is not None
     if config.aks is not None:
         aks = AksCluster(
-            "aks", config.aks, protect=config.environment.protect, render_to=config.gitops.render_to_directory
+            "aks",
+            config.aks,
+            protect=config.environment.protect,
+            secrets_mutable=manages_multikueue,
+            render_to=config.gitops.render_to_directory,
         )
         pulumi.export("aksClusterName", aks.cluster_name)
         pulumi.export("aksResourceGroupName", aks.resource_group_name)
@@ -117,6 +123,7 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
         config.existing_cluster,
         kubeconfig=pulumi.Output.secret(secret) if secret else None,
         needs_provisioning_requests=config.queues.uses_provisioning_requests,
+        secrets_mutable=manages_multikueue,
         render_to=config.gitops.render_to_directory,
     )
     return existing, []

@@ -71,6 +71,12 @@ def test_false_is_not_sent_so_the_providers_own_variable_still_lets_a_destroy_fi
     assert provide(delete_unreachable=False).one(K8S_PROVIDER).inputs["deleteUnreachable"] == "true"
 
 
+def test_mutable_secrets_are_asked_for_only_where_needed():
+    """A MultiKueue manager's Secrets are updated in place; every other provider keeps pulumi-kubernetes' default."""
+    assert provide(secrets_mutable=True).one(K8S_PROVIDER).inputs["enableSecretMutable"] in (True, "true")
+    assert "enableSecretMutable" not in provide().one(K8S_PROVIDER).inputs
+
+
 def test_the_provider_waits_for_what_it_is_given():
     recording = provide(wait_for_access=True)
     provider = recording.one(K8S_PROVIDER)
