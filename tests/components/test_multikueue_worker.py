@@ -22,7 +22,7 @@ from pulumi_kubernetes.core import v1 as core
 from components.config.kueue import KueueConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
-from components.manifests import kueue_install
+from components.manifests import kueue_gate, kueue_install
 from components.manifests import multikueue_worker as worker_manifests
 from components.manifests.queues import queue_manifests
 from components.multikueue_worker import MultiKueueWorker
@@ -129,7 +129,7 @@ def test_kueue_is_the_workers_release_without_the_provisioning_request_check():
     assert chart.inputs["values"] == kueue_install.chart_values(config)
     assert chart.inputs["version"] == KueueConfig().chart_version
     gate = recording.one("kubernetes:batch/v1:Job", "hz-kueue-ready")
-    assert gate.inputs["spec"] == kueue_install.gate_job(config, check_provisioning_request_crd=False)["spec"]
+    assert gate.inputs["spec"] == kueue_gate.gate_job(config, check_provisioning_request_crd=False)["spec"]
 
 
 def test_the_queue_objects_are_the_builders_and_pass_their_schemas():
