@@ -28,7 +28,7 @@ from components.config.stack import StackConfig
 from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
-from components.manifests import kueue_install
+from components.manifests import kueue_gate
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
 from components.queue_wait import QueuesActive
@@ -65,7 +65,7 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
         kueue = Kueue(
             "kueue",
             config.kueue,
-            # A stack that accepts inactive checks (onInactive: warn) must not fail at the CRD check either.
+            # A stack that accepts inactive checks (onInactive: warn) neither waits for the CRD nor fails without it.
             check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
             protect=config.environment.protect,
             readiness_gate=render_to is None,
@@ -173,7 +173,7 @@ def _kueue_revision(config: StackConfig) -> str:
     if not config.kueue.install:
         return EXISTING_KUEUE_REVISION
     crd_check = config.queues.uses_provisioning_requests and config.queues.wait_until_active.on_inactive == "fail"
-    return kueue_install.gate_job_name(config.kueue, check_provisioning_request_crd=crd_check)
+    return kueue_gate.gate_job_name(config.kueue, check_provisioning_request_crd=crd_check)
 
 
 def _deploy_multikueue(

@@ -10,7 +10,7 @@ import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
 from components.config.kueue import KueueConfig
-from components.manifests import kueue_install
+from components.manifests import kueue_gate, kueue_install
 
 
 class Kueue(pulumi.ComponentResource):
@@ -18,8 +18,9 @@ class Kueue(pulumi.ComponentResource):
 
     The gate is a Job that dry-run-creates the kinds whose webhooks race Kueue's start-up, replaced when it failed
     once and named after the install so a changed install runs it again (docs/decisions/0002-readiness-gate.md). With
-    ``check_provisioning_request_crd`` it also fails at once, saying what to do, when the ProvisioningRequest CRD is
-    missing: Kueue only sets up its provisioning controller when the CRD exists at its start.
+    ``check_provisioning_request_crd`` the chart first waits for a Job that waits (bounded) for the
+    ProvisioningRequest CRD, and the gate fails at once, saying what to do, if the CRD is missing after all: Kueue only
+    sets up its provisioning controller when the CRD exists at its start.
     """
 
     ready: pulumi.Resource
@@ -38,15 +39,27 @@ class Kueue(pulumi.ComponentResource):
         chart_waits_for: list[pulumi.Resource] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``readiness_gate=False`` leaves the gate out, for providers that render instead of applying. ``protect``
-        (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would delete
-        Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail first."""
+        """``readiness_gate=False`` leaves the gate and the CRD wait out, for providers that render instead of
+        applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would
+        delete Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail
+        first."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
         ns = kueue_install.kueue_namespace(args)
         namespace = core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=child)
         self.namespace = namespace
+
+        # Only the chart (and the CRD wait, which it follows) waits for what Kueue must start after: the namespace and
+        # the gate's RBAC need nothing.
+        before_kueue = list(chart_waits_for or [])
+        access = (
+            self._gate_access(name, args, namespace, check_provisioning_request_crd=check_provisioning_request_crd)
+            if readiness_gate
+            else []
+        )
+        if readiness_gate and check_provisioning_request_crd:
+            before_kueue.append(self._crd_wait(name, args, [*access, *before_kueue]))
 
         chart_name, repository = kueue_install.chart_reference(args)
         chart = helm.v4.Chart(
@@ -57,40 +70,30 @@ class Kueue(pulumi.ComponentResource):
             namespace=namespace.metadata.name,
             name=args.release_name,
             values=kueue_install.chart_values(args),
-            # Only the chart waits (for the ProvisioningRequest CRD to exist when Kueue starts): its namespace and the
-            # readiness gate's RBAC need nothing.
-            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=chart_waits_for),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
         )
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
         self.ready = (
             self._readiness_gate(
-                name, args, namespace, chart, check_provisioning_request_crd=check_provisioning_request_crd
+                name, args, namespace, chart, access, check_provisioning_request_crd=check_provisioning_request_crd
             )
             if readiness_gate
             else chart
         )
         self.register_outputs({"namespace": namespace.metadata.name})
 
-    def _readiness_gate(
-        self,
-        name: str,
-        args: KueueConfig,
-        namespace: core.v1.Namespace,
-        chart: helm.v4.Chart,
-        *,
-        check_provisioning_request_crd: bool,
-    ) -> batch.v1.Job:
-        """The gate's ConfigMap and ServiceAccount only need the namespace; the Job itself waits for the chart."""
-        once_namespace_exists = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
-        config_map = kueue_install.gate_config_map(args)
-        probe = core.v1.ConfigMap(
-            f"{name}-probe", metadata=config_map["metadata"], data=config_map["data"], opts=once_namespace_exists
-        )
+    def _gate_access(
+        self, name: str, args: KueueConfig, namespace: core.v1.Namespace, *, check_provisioning_request_crd: bool
+    ) -> list[pulumi.Resource]:
+        """The identity the gate's Jobs run as: its ServiceAccount (which needs the namespace), ClusterRole and
+        ClusterRoleBinding (a binding only names its role and account: it needs neither to exist first)."""
         account = core.v1.ServiceAccount(
-            f"{name}-probe", metadata=kueue_install.gate_service_account(args)["metadata"], opts=once_namespace_exists
+            f"{name}-probe",
+            metadata=kueue_gate.gate_service_account(args)["metadata"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
-        role_manifest = kueue_install.gate_cluster_role(
+        role_manifest = kueue_gate.gate_cluster_role(
             args, check_provisioning_request_crd=check_provisioning_request_crd
         )
         role = rbac.v1.ClusterRole(
@@ -99,16 +102,51 @@ class Kueue(pulumi.ComponentResource):
             rules=role_manifest["rules"],
             opts=pulumi.ResourceOptions(parent=self),
         )
-        binding_manifest = kueue_install.gate_cluster_role_binding(args)
+        binding_manifest = kueue_gate.gate_cluster_role_binding(args)
         binding = rbac.v1.ClusterRoleBinding(
             f"{name}-probe",
             metadata=binding_manifest["metadata"],
             role_ref=binding_manifest["roleRef"],
             subjects=binding_manifest["subjects"],
-            # A binding only names its role and account: it needs neither to exist first; the Job needs all three.
             opts=pulumi.ResourceOptions(parent=self),
         )
-        job = kueue_install.gate_job(args, check_provisioning_request_crd=check_provisioning_request_crd)
+        return [account, role, binding]
+
+    def _crd_wait(self, name: str, args: KueueConfig, waits_for: list[pulumi.Resource]) -> batch.v1.Job:
+        """The Job the chart waits for: it runs as the gate, after what Kueue must start after (on AKS the autoscaling
+        pools, after which AKS serves the CRD), and is awaited a minute longer than it may run."""
+        job = kueue_gate.crd_wait_job(args)
+        await_for = f"{job['spec']['activeDeadlineSeconds'] + 60}s"
+        return batch.v1.Job(
+            f"{name}-crd-wait",
+            metadata=job["metadata"],
+            spec=job["spec"],
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=waits_for,
+                custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
+            ),
+        )
+
+    def _readiness_gate(
+        self,
+        name: str,
+        args: KueueConfig,
+        namespace: core.v1.Namespace,
+        chart: helm.v4.Chart,
+        access: list[pulumi.Resource],
+        *,
+        check_provisioning_request_crd: bool,
+    ) -> batch.v1.Job:
+        """The gate's ConfigMap only needs the namespace; the Job itself waits for the chart and the gate's access."""
+        config_map = kueue_gate.gate_config_map(args)
+        probe = core.v1.ConfigMap(
+            f"{name}-probe",
+            metadata=config_map["metadata"],
+            data=config_map["data"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
+        job = kueue_gate.gate_job(args, check_provisioning_request_crd=check_provisioning_request_crd)
         await_for = f"{args.readiness_gate.timeout_seconds + 60}s"
         return batch.v1.Job(
             f"{name}-ready",
@@ -116,7 +154,7 @@ class Kueue(pulumi.ComponentResource):
             spec=job["spec"],
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=[chart, probe, account, role, binding],
+                depends_on=[chart, probe, *access],
                 custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
             ),
         )

@@ -119,7 +119,7 @@ def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_pa
     jobs = {m["metadata"]["name"]: m for m in manifests.values() if m["kind"] == "Job"}
     images = {name: {c["image"] for c in job["spec"]["template"]["spec"]["containers"]} for name, job in jobs.items()}
     assert images.pop("kueue-cas-job") == {"mcr.azk8s.cn/azurelinux/busybox:1.36"}
-    assert list(images.values()) == [{"registryk8s.azk8s.cn/kubectl:v1.33.4"}], "the gate's two containers"
+    assert list(images.values()) == [{"registryk8s.azk8s.cn/kubectl:v1.33.4"}] * 2, "the gate's and the CRD wait's"
     (cluster,) = of_type(plan, "azure-native:containerservice:ManagedCluster")
     assert cluster["inputs"]["location"] == "chinanorth3"
 

@@ -7,13 +7,7 @@ An edge "R waits for D" of a plan is *really needed* when
 3. one of :data:`REQUIREMENTS` below holds for the pair: an ordering a vendor or the program's documents require
    although no value flows (an object in a namespace after the namespace, Kueue objects after the readiness gate ...).
 
-Anything else is a wait without need. The ones this benchmark found and the program no longer has, each checked
-against the vendors' documents: a ClusterRoleBinding after its ClusterRole and ServiceAccount (a binding names them;
-Kubernetes does not check that they exist); Kueue objects after the objects they name (a ClusterQueue whose flavor or
-check is missing is inactive until it appears, https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/); the
-activation waiter after LocalQueues and namespaces (a ClusterQueue's activity does not depend on them); Kueue's
-namespace, RBAC and probe objects after the autoscaling pools (only the controller's start needs the
-ProvisioningRequest CRD). The burst stack still has some (tests/tools/test_bench.py lists them).
+Anything else is a wait without need; docs/bench.md lists the ones this benchmark found and the program no longer has.
 
 Each rule is a predicate over two plan.json resources and a :class:`Context` that answers for the whole plan.
 """
@@ -24,6 +18,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Protocol
 
+from components.manifests.kueue_gate import CRD_WAIT_CONTAINER
 from tools.bench_plan import (
     JOB,
     QUEUE_NAME_LABEL,
@@ -81,9 +76,15 @@ def parent_type(r: Resource, ctx: Context) -> str | None:
     return str(parent["type"]) if parent else None
 
 
+def is_crd_wait(r: Resource, ctx: Context) -> bool:
+    """The Kueue component's Job that waits for the ProvisioningRequest CRD before the chart."""
+    containers = {c.get("name") for c in pod_spec(r).get("containers") or [] if isinstance(c, dict)}
+    return r["type"] == JOB and parent_type(r, ctx) == KUEUE_COMPONENT and CRD_WAIT_CONTAINER in containers
+
+
 def is_gate(r: Resource, ctx: Context) -> bool:
-    """The Kueue readiness gate: the Job the Kueue component registers."""
-    return r["type"] == JOB and parent_type(r, ctx) == KUEUE_COMPONENT
+    """The Kueue readiness gate: the Job the Kueue component registers after the chart."""
+    return r["type"] == JOB and parent_type(r, ctx) == KUEUE_COMPONENT and not is_crd_wait(r, ctx)
 
 
 def is_kueue_chart(r: Resource, ctx: Context) -> bool:
@@ -110,7 +111,10 @@ def _gate_after_chart(r: Resource, d: Resource, ctx: Context) -> bool:
 
 
 def _kueue_after_provisioning_crd(r: Resource, d: Resource, ctx: Context) -> bool:
-    if not (is_kueue_chart(r, ctx) and d["type"] == AGENT_POOL and inputs(d).get("enableAutoScaling")):
+    if is_kueue_chart(r, ctx) and is_crd_wait(d, ctx):
+        return same_parent(r, d)
+    starts_kueue = is_kueue_chart(r, ctx) or is_crd_wait(r, ctx)
+    if not (starts_kueue and d["type"] == AGENT_POOL and inputs(d).get("enableAutoScaling")):
         return False
     return any(
         x["type"].endswith(":AdmissionCheck")
@@ -273,10 +277,11 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     ),
     Requirement(
         "provisioning-crd",
-        "the Kueue chart after the autoscaling AgentPools, when the queues use ProvisioningRequests",
-        "Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts, and AKS serves "
-        "the CRD once an autoscaling pool exists",
-        "https://github.com/kubernetes-sigs/kueue/issues/3195; docs/aks-kueue.md",
+        "the Kueue chart after its ProvisioningRequest CRD wait, and both after the autoscaling AgentPools, when the "
+        "queues use ProvisioningRequests",
+        "Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts; AKS serves the CRD "
+        "once an autoscaling pool exists, and the wait ends once the CRD is Established",
+        "https://github.com/kubernetes-sigs/kueue/issues/3195; docs/decisions/0002-readiness-gate.md",
         _kueue_after_provisioning_crd,
     ),
     Requirement(

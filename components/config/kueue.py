@@ -139,6 +139,15 @@ class ReadinessGateConfig(ConfigModel):
     so the default covers the 10-30 s webhook window several times over."""
     timeout_seconds: int = Field(default=600, ge=60, le=3600)
     """Upper bound for the whole gate (the Job's ``activeDeadlineSeconds`` and Pulumi's await timeout)."""
+    crd_timeout_seconds: int = Field(default=600, ge=60, le=3600)
+    """How long a Job waits, before the chart, for the ProvisioningRequest CRD to be created and Established, when a
+    queue uses a ProvisioningRequest check and ``queues.waitUntilActive.onInactive`` is ``fail``: Kueue sets up its
+    provisioning controller only if the CRD exists when it starts
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/cmd/kueue/main.go), and nothing public says how soon after
+    the first autoscaling pool AKS serves it. Past this bound the Job fails saying what to do before Kueue is
+    installed, so running ``up`` again once the CRD exists is the whole remedy. Bounded so that a region without the
+    CRD fails the ``up``; the default is the gate's own ``timeoutSeconds``. The Job retries kubectl errors itself;
+    ``backoffLimit`` counts only its pods that die."""
 
 
 def _default_tolerations() -> list[Toleration]:

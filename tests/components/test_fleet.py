@@ -66,13 +66,10 @@ def test_the_smoke_job_waits_for_the_pools_it_targets_and_for_active_queues(aks_
         assert aks_stack.depends_on(part, waiter)
 
 
-def test_kueue_starts_after_the_pools_when_queues_need_provisioning_requests(aks_stack):
-    assert aks_stack.depends_on(aks_stack.one(CHART), aks_stack.one(AGENT_POOL))
-
-
-def test_kueue_does_not_wait_for_pools_without_provisioning_checks(run_program):
+def test_kueue_waits_neither_for_pools_nor_for_the_crd_without_provisioning_checks(run_program):
     recording = run_sections(run_program, {"aks": {}, "queues": WITHOUT_PROVISIONING})
     assert not recording.depends_on(recording.one(CHART), recording.one(AGENT_POOL))
+    assert [job.name for job in recording.by_type(GATE)] == ["kueue-ready"]
 
 
 def test_the_activation_waiter_runs_after_what_it_watches_and_knows_the_kueue_revision(aks_stack):
@@ -108,12 +105,7 @@ def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
     gate = next(r for r in recording.by_type(GATE) if r.name == "kueue-ready")
     containers = [c["name"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]]
     assert "check-provisioningrequest-crd" not in containers, "a missing CRD must warn, not fail the gate"
-
-
-def test_a_failing_stack_checks_the_crd_in_the_gate(aks_stack):
-    gate = next(r for r in aks_stack.by_type(GATE) if r.name == "kueue-ready")
-    containers = [c["name"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]]
-    assert "check-provisioningrequest-crd" in containers
+    assert [job.name for job in recording.by_type(GATE)] == ["kueue-ready"], "nor hold Kueue back until a deadline"
 
 
 def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
@@ -290,6 +282,8 @@ def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
     gate = next(r for r in recording.by_type(GATE) if r.name == "kueue-ready")
     assert recording.depends_on(gate, chart)
     assert recording.depends_on(chart, pool), "Kueue must start after the autoscaling pool (ProvisioningRequest CRD)"
+    wait = recording.one(GATE, "kueue-crd-wait")
+    assert recording.depends_on(chart, wait) and recording.depends_on(wait, pool), "and after the CRD it serves"
     queue_objects = [r for r in recording.registrations if r.name.startswith("queues-") and r.type.startswith(KUEUE)]
     assert queue_objects and all(recording.depends_on(obj, gate) for obj in queue_objects)
     watched = [r for r in queue_objects if r.type.endswith((":AdmissionCheck", ":ClusterQueue"))]

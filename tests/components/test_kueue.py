@@ -1,6 +1,6 @@
 """The Kueue component: what it registers from the install builders, and in which order, on which cluster.
 
-The builders' content is tested in tests/components/manifests/test_kueue_install.py.
+The builders' content is tested in tests/components/manifests/test_kueue_install.py and test_kueue_gate.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
 from components.kueue import Kueue
-from components.manifests import kueue_install
+from components.manifests import kueue_gate, kueue_install
 from tools import mock_runtime
 from tools.recording import Recording
 
@@ -76,14 +76,16 @@ def test_an_https_repository_names_the_chart_and_the_repo():
 @pytest.mark.parametrize("check_crd", [True, False])
 def test_the_gate_objects_are_the_builders(check_crd):
     recording, config = install(check_crd), KueueConfig()
-    assert recording.one(JOB, "kueue-ready").inputs == kueue_install.gate_job(
+    assert recording.one(JOB, "kueue-ready").inputs == kueue_gate.gate_job(
         config, check_provisioning_request_crd=check_crd
     )
-    role = kueue_install.gate_cluster_role(config, check_provisioning_request_crd=check_crd)
+    waits = [job.inputs for job in recording.by_type(JOB) if job.name == "kueue-crd-wait"]
+    assert waits == ([kueue_gate.crd_wait_job(config)] if check_crd else [])
+    role = kueue_gate.gate_cluster_role(config, check_provisioning_request_crd=check_crd)
     assert recording.one(ROLE, "kueue-probe").inputs == role
-    assert recording.one(BINDING, "kueue-probe").inputs == kueue_install.gate_cluster_role_binding(config)
-    assert recording.one(CONFIG_MAP, "kueue-probe").inputs == kueue_install.gate_config_map(config)
-    assert recording.one(SERVICE_ACCOUNT, "kueue-probe").inputs == kueue_install.gate_service_account(config)
+    assert recording.one(BINDING, "kueue-probe").inputs == kueue_gate.gate_cluster_role_binding(config)
+    assert recording.one(CONFIG_MAP, "kueue-probe").inputs == kueue_gate.gate_config_map(config)
+    assert recording.one(SERVICE_ACCOUNT, "kueue-probe").inputs == kueue_gate.gate_service_account(config)
 
 
 def test_ready_is_the_gate_job_and_it_waits_for_the_chart_and_its_rbac():
@@ -101,27 +103,70 @@ def test_the_gate_is_awaited_a_minute_longer_than_it_may_run():
     assert job.custom_timeouts == {"create": "960s", "update": "960s"}
 
 
-def test_the_gate_job_waits_for_its_role_account_and_binding_which_wait_for_nothing():
-    """A binding only names its role and account, so it is created alongside them; the Job's pod needs all three."""
+def test_the_gate_and_crd_wait_jobs_wait_for_their_role_account_and_binding_which_wait_for_nothing():
+    """A binding only names its role and account, so it is created alongside them; each Job's pod needs all three."""
     recording = install()
-    binding, job = recording.one(BINDING), recording.one(JOB)
+    binding = recording.one(BINDING)
     assert list(binding.dependencies) == []
-    assert {recording.one(ROLE).urn, recording.one(SERVICE_ACCOUNT).urn, binding.urn} <= set(job.dependencies)
+    for job in (recording.one(JOB, "kueue-ready"), recording.one(JOB, "kueue-crd-wait")):
+        assert {recording.one(ROLE).urn, recording.one(SERVICE_ACCOUNT).urn, binding.urn} <= set(job.dependencies)
 
 
-def test_only_the_chart_waits_for_what_kueue_must_start_after():
+def test_the_crd_wait_is_awaited_a_minute_longer_than_it_may_run():
+    """Its script fails with the remedy at ``crdTimeoutSeconds``; the Job's deadline and Pulumi's come after."""
+    job = install(readinessGate={"crdTimeoutSeconds": 900}).one(JOB, "kueue-crd-wait")
+    assert job.inputs["spec"]["activeDeadlineSeconds"] == 960
+    assert job.custom_timeouts == {"create": "1020s", "update": "1020s"}
+
+
+def test_without_a_crd_check_nothing_waits_for_the_crd():
+    """MultiKueue workers and stacks that accept inactive checks (``onInactive: warn``) install Kueue at once."""
+    recording = install(check_crd=False)
+    assert [job.name for job in recording.by_type(JOB)] == ["kueue-ready"]
+    assert list(recording.one(CHART).dependencies) == [recording.one(NAMESPACE).urn], "through its namespace input"
+
+
+def after_a_stand_in(check_crd: bool = True, readiness_gate: bool = True) -> Recording:
+    """Kueue whose chart must start after a stand-in for the autoscaling pools."""
+
     def program() -> None:
         provider = kubernetes.Provider("k8s", kubeconfig=pulumi.Output.secret("kubeconfig"))
         before = kubernetes.core.v1.ConfigMap(
             "pool-stand-in", metadata={"name": "x"}, opts=pulumi.ResourceOptions(provider=provider)
         )
-        Kueue("kueue", KueueConfig(), check_provisioning_request_crd=True, chart_waits_for=[before],
-              opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
+        Kueue("kueue", KueueConfig(), check_provisioning_request_crd=check_crd, readiness_gate=readiness_gate,
+              chart_waits_for=[before], opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
 
-    recording = mock_runtime.run(program, {})
+    return mock_runtime.run(program, {})
+
+
+@pytest.mark.parametrize("check_crd", [True, False])
+def test_only_the_chart_and_the_crd_wait_wait_for_what_kueue_must_start_after(check_crd):
+    recording = after_a_stand_in(check_crd)
     stand_in = recording.one(CONFIG_MAP, "pool-stand-in")
-    assert recording.depends_on(recording.one(CHART, "kueue-chart"), stand_in)
-    assert not recording.depends_on(recording.one(NAMESPACE, "kueue-namespace"), stand_in)
+    chart = recording.one(CHART, "kueue-chart")
+    assert stand_in.urn in chart.dependencies
+    waiting = {
+        r.name for r in recording.registrations if r.name.startswith("kueue-") and recording.depends_on(r, stand_in)
+    }
+    assert waiting == {"kueue-chart", "kueue-ready", *(["kueue-crd-wait"] if check_crd else [])}
+
+
+def test_the_chart_starts_only_after_the_crd_wait_which_follows_the_pools_and_not_the_chart():
+    """Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts."""
+    recording = after_a_stand_in()
+    chart, wait = recording.one(CHART, "kueue-chart"), recording.one(JOB, "kueue-crd-wait")
+    assert wait.urn in chart.dependencies
+    assert recording.one(CONFIG_MAP, "pool-stand-in").urn in wait.dependencies
+    assert not recording.depends_on(wait, chart)
+    assert recording.depends_on(wait, recording.one(NAMESPACE, "kueue-namespace")), "it runs in Kueue's namespace"
+
+
+def test_a_rendering_provider_gets_the_chart_after_the_pools_but_neither_gate_nor_crd_wait():
+    """Rendered objects reach the cluster through a GitOps controller: there is nothing to wait for here."""
+    recording = after_a_stand_in(readiness_gate=False)
+    assert recording.by_type(JOB) == []
+    assert recording.one(CONFIG_MAP, "pool-stand-in").urn in recording.one(CHART, "kueue-chart").dependencies
 
 
 def test_gate_config_map_and_service_account_wait_for_the_namespace_only():

@@ -18,7 +18,7 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.multikueue_workers import WorkerPlan, worker_plans
 from components.config.stack import StackConfig, load_stack_config
-from components.manifests import kueue_install
+from components.manifests import kueue_gate, kueue_install
 from components.manifests import multikueue_worker as worker_manifests
 from components.manifests.queues import queue_manifests
 from components.multikueue_worker import MultiKueueWorker
@@ -148,9 +148,10 @@ def test_kueue_is_the_plans_release_from_the_workers_mirrors_without_the_provisi
     assert chart.inputs["values"] == kueue_install.chart_values(kueue)
     assert chart.inputs["values"]["controllerManager"]["manager"]["image"]["repository"] == MIRROR["imageRepository"]
     gate = recording.one("kubernetes:batch/v1:Job", "hz-kueue-ready")
-    assert gate.inputs["spec"] == kueue_install.gate_job(kueue, check_provisioning_request_crd=False)["spec"]
+    assert gate.inputs["spec"] == kueue_gate.gate_job(kueue, check_provisioning_request_crd=False)["spec"]
     assert {c["image"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]} == {MIRROR["probeImage"]}
     assert recording.depends_on(chart, recording.named("nodes")), "Kueue's controller runs on the ECS nodes"
+    assert recording.by_type("kubernetes:batch/v1:Job") == [gate], "no CRD wait: a worker has no autoscaler"
 
 
 def test_the_queue_objects_are_the_plans_and_pass_their_schemas():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from components.manifests import kueue_gate
 from tests.support import PROJECT_ROOT
 from tools import bench_rules
 from tools.bench_graph import Graph
@@ -63,15 +64,35 @@ def test_kueue_objects_and_queued_jobs_wait_for_the_readiness_gate_and_the_gate_
     assert rule_for(unlabelled, gate, kueue, chart) is None
 
 
-def test_the_chart_waits_for_autoscaling_pools_only_when_a_check_uses_provisioning_requests():
+def crd_wait(kueue: dict[str, Any]) -> dict[str, Any]:
+    pod = {"containers": [{"name": kueue_gate.CRD_WAIT_CONTAINER}]}
+    metadata = {"name": "w", "namespace": "kueue-system"}
+    return res(
+        "kubernetes:batch/v1:Job", "wait", parent=kueue["urn"], metadata=metadata, spec={"template": {"spec": pod}}
+    )
+
+
+def test_the_chart_and_its_crd_wait_wait_for_autoscaling_pools_only_when_a_check_uses_provisioning_requests():
     kueue, chart, _ = kueue_install()
+    wait = crd_wait(kueue)
     pool = res("azure-native:containerservice:AgentPool", "pool", provider=None, enableAutoScaling=True)
     spec = {"controllerName": "kueue.x-k8s.io/provisioning-request"}
     check = res("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", metadata={"name": "ac"}, spec=spec)
-    assert rule_for(chart, pool, kueue, check) == "provisioning-crd"
-    assert rule_for(chart, pool, kueue) is None
+    for starts_kueue in (chart, wait):
+        assert rule_for(starts_kueue, pool, kueue, check) == "provisioning-crd"
+        assert rule_for(starts_kueue, pool, kueue) is None
     fixed = res("azure-native:containerservice:AgentPool", "fixed", provider=None, enableAutoScaling=False)
     assert rule_for(chart, fixed, kueue, check) is None
+
+
+def test_the_chart_waits_for_its_crd_wait_which_is_no_readiness_gate():
+    kueue, chart, gate = kueue_install()
+    wait = crd_wait(kueue)
+    assert rule_for(chart, wait, kueue) == "provisioning-crd"
+    assert rule_for(wait, chart, kueue) is None, "the wait runs before the chart, not after it"
+    flavor = res("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", "rf", metadata={"name": "rf"})
+    assert rule_for(flavor, wait, kueue) is None, "Kueue objects wait for the gate, not for the CRD wait"
+    assert rule_for(chart, gate, kueue) is None
 
 
 def test_a_binding_needs_neither_its_role_nor_its_account_but_the_pod_that_uses_them_does():

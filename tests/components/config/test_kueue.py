@@ -21,6 +21,7 @@ def test_defaults_install_the_latest_supported_chart_from_the_official_registry_
     assert KueueConfig().node_selector == {"kubernetes.azure.com/mode": "system"}, "on AKS; by kubeconfig it is {}"
     assert kueue.frameworks == ["batch/job"]
     assert kueue.readiness_gate.probe_image.startswith("registry.k8s.io/kubectl:v1.33.")
+    assert kueue.readiness_gate.crd_timeout_seconds == 600, "bounded: a region without the CRD fails the up"
 
 
 def test_default_selector_is_opt_in_by_the_label_the_stack_puts_on_its_namespaces():
@@ -193,6 +194,8 @@ def test_manager_resources_are_quantities():
         ({"probeImage": "registry.k8s.io/kubectl"}, "probeImage"),
         ({"backoffLimit": 0}, "backoffLimit"),
         ({"timeoutSeconds": 10}, "timeoutSeconds"),
+        ({"crdTimeoutSeconds": 10}, "crdTimeoutSeconds"),
+        ({"crdTimeoutSeconds": 7200}, "crdTimeoutSeconds"),
     ],
 )
 def test_readiness_gate_rules(gate, key):

@@ -18,7 +18,7 @@ from components.config.multikueue_workers import (
 )
 from components.config.queues import QueuesConfig
 from components.config.stack import load_stack_config
-from components.manifests import kueue_install
+from components.manifests import kueue_gate, kueue_install
 from components.manifests.queues import queue_manifests
 from tests.components.config.test_multikueue_rules import (
     KUBECONFIGS,
@@ -173,7 +173,7 @@ def test_a_worker_pulls_kueue_and_the_gate_from_its_own_mirrors_and_keeps_the_ga
     assert (kueue.image_repository, kueue.chart_repository) == (MIRROR["imageRepository"], MANAGER.chart_repository)
     assert kueue.readiness_gate.probe_image == MIRROR["probeImage"]
     assert kueue.readiness_gate.timeout_seconds == MANAGER.readiness_gate.timeout_seconds
-    gate = kueue_install.gate_job(kueue, check_provisioning_request_crd=False)
+    gate = kueue_gate.gate_job(kueue, check_provisioning_request_crd=False)
     assert {c["image"] for c in gate["spec"]["template"]["spec"]["containers"]} == {MIRROR["probeImage"]}
 
 
