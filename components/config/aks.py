@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
+from components.config import aks_versions
 from components.config.aks_autoscaler import AutoscalerProfileConfig
 from components.config.aks_maintenance import (
     AUTO_UPGRADE_SCHEDULE,
@@ -32,20 +33,6 @@ from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.versions import KubernetesVersion
-
-AKS_VERSIONS_URL = "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions"
-AKS_VERSIONS_CHECKED = "2026-11-30"
-AKS_GA_MINORS = ((1, 34), (1, 35), (1, 36))
-"""Minors AKS lists as generally available on :data:`AKS_VERSIONS_CHECKED` (:data:`AKS_VERSIONS_URL`). A newer minor
-is accepted (AKS itself refuses one it does not offer in the region); an older one needs LTS or is refused."""
-AKS_PROVISIONING_REQUESTS_MIN = (1, 33)
-"""AKS's managed cluster autoscaler serves ProvisioningRequests from Kubernetes 1.33 on
-(https://github.com/Azure/AKS/pull/5867, correcting https://github.com/Azure/AKS/issues/5492). Every minor a new
-cluster may use (:data:`AKS_GA_MINORS`, :data:`AKS_LTS_ONLY_MINORS`) is at least this; an existing cluster is checked
-at deploy time."""
-AKS_LTS_ONLY_MINORS = ((1, 33),)
-"""Minors past standard support that AKS still patches under Long-Term Support (Premium tier, ``AKSLongTermSupport``
-plan) on :data:`AKS_VERSIONS_CHECKED`: 1.33 since July 2026."""
 
 MAX_POOL_NODES = 1000
 """AKS's per-pool node limit: the upper bound of every node count."""
@@ -211,10 +198,6 @@ class UserPoolConfig(AksNodePoolConfig):
         return self
 
 
-def _minors(minors: tuple[tuple[int, int], ...]) -> str:
-    return ", ".join(f"{major}.{minor}" for major, minor in minors)
-
-
 def _check_counts(minimum: int, current: int, maximum: int, current_key: str) -> None:
     if minimum > maximum:
         raise RuleViolation("minCount", minimum, f"minCount must be <= maxCount ({maximum})")
@@ -362,19 +345,10 @@ class AksConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _version_in_support(self) -> AksConfig:
-        if self.minor in AKS_GA_MINORS or self.minor > max(AKS_GA_MINORS):
-            return self
-        supported = f"AKS supports {_minors(AKS_GA_MINORS)} as of {AKS_VERSIONS_CHECKED} ({AKS_VERSIONS_URL})"
-        if self.minor not in AKS_LTS_ONLY_MINORS:
-            raise RuleViolation(
-                "kubernetesVersion", self.kubernetes_version, f"{supported}; LTS: {_minors(AKS_LTS_ONLY_MINORS)}"
-            )
-        if self.support_plan != "AKSLongTermSupport" or self.sku_tier != "Premium":
-            raise RuleViolation(
-                "kubernetesVersion",
-                self.kubernetes_version,
-                f"{supported}; this minor is LTS-only: set supportPlan AKSLongTermSupport and skuTier Premium",
-            )
+        lts = self.support_plan == "AKSLongTermSupport" and self.sku_tier == "Premium"
+        problem = aks_versions.unsupported(self.minor, lts=lts)
+        if problem is not None:
+            raise RuleViolation("kubernetesVersion", self.kubernetes_version, problem)
         return self
 
     @model_validator(mode="after")

@@ -126,11 +126,17 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "userPools[0].availabilityZones[0]",
     ),
     ("linux os sku", pools({"osSku": "AzureLinux"}), pools({"osSku": "Windows2022"}), "userPools[0].osSku"),
-    ("a GA minor", {"kubernetesVersion": "1.34"}, {"kubernetesVersion": "1.32"}, "kubernetesVersion"),
+    ("a GA minor", {"kubernetesVersion": "1.37"}, {"kubernetesVersion": "1.32"}, "kubernetesVersion"),
     (
         "an LTS-only minor needs LTS",
         {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
         {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport"},
+        "kubernetesVersion",
+    ),
+    (
+        "1.34 is past community support",
+        {"kubernetesVersion": "1.34", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
+        {"kubernetesVersion": "1.34"},
         "kubernetesVersion",
     ),
     (
@@ -204,7 +210,7 @@ def test_the_version_errors_say_what_aks_supports_and_since_when() -> None:
         load_stack_config(as_config({"aks": {"kubernetesVersion": "1.33"}}))
     [(key, message)] = caught.value.problems
     assert key == "elastic-capacity:aks.kubernetesVersion"
-    assert "'1.33'" in message and "1.34, 1.35, 1.36 as of 2026-11-30" in message
+    assert "'1.33'" in message and "1.35, 1.36, 1.37 as of 2026-12-01" in message
     assert "supportPlan AKSLongTermSupport and skuTier Premium" in message
     assert "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions" in message
 
