@@ -49,6 +49,10 @@ stack (a stack always derives its own)."""
 NAME_PREFIX = "kueue-cas"
 RESOURCE_GROUP_MAX, CLUSTER_NAME_MAX, DNS_PREFIX_MAX = 90, 63, 54
 """ARM's limits for a resource group name, a managed cluster name and its DNS prefix."""
+DNS_PREFIX = r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?"
+DNS_PREFIX_RULE = "1-54 letters, digits or '-', alnum at both ends"
+"""ARM's rule for ``dnsPrefix`` (https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update): stricter
+than the cluster name's, which also takes ``_`` and 63 characters."""
 
 
 def default_names(stack: str | None) -> tuple[str, str]:
@@ -225,16 +229,11 @@ class AksConfig(ConfigModel):
         ),
     ] = Field(default=None)  # type: ignore[assignment]  # never None once validated: see _names_from_the_stack
     """The managed cluster's name (ARM ``resourceName``). Unset: ``kueue-cas-<stack>``, from the Pulumi stack name
-    (the walkthrough's ``CLUSTER=kueue-cas`` was one fixed name), short enough to be the DNS prefix too."""
-    dns_prefix: (
-        Annotated[
-            str,
-            matching(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?", "1-54 letters, digits or '-', alnum at both ends"),
-        ]
-        | None
-    ) = None
-    """The API server's DNS name prefix (ARM ``dnsPrefix``); unset uses the cluster name, as ``az aks create``
-    does."""
+    (the walkthrough's ``CLUSTER=kueue-cas`` was one fixed name), short enough to be the DNS prefix too. Without
+    ``dnsPrefix`` it is the DNS prefix, so it must also pass that rule: no ``_``, at most 54 characters."""
+    dns_prefix: Annotated[str, matching(DNS_PREFIX, DNS_PREFIX_RULE)] | None = None
+    """The API server's DNS name prefix (ARM ``dnsPrefix``); unset uses the cluster name, which must then pass the
+    DNS prefix rule too (``az aks create`` would instead build one from the name, group and subscription)."""
     kubernetes_version: str = "1.35"
     """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the
     ``patch`` upgrade channel keeps it current) or an exact patch. AKS's managed cluster autoscaler serves
@@ -322,14 +321,37 @@ class AksConfig(ConfigModel):
             group = group.model_copy(
                 update={"name": suffixed("resourceGroup.name", group.name, suffix, RESOURCE_GROUP_MAX)}
             )
-        prefix_key = "dnsPrefix" if self.dns_prefix else "clusterName"
         return self.model_copy(
             update={
                 "resource_group": group,
                 "cluster_name": suffixed("clusterName", self.cluster_name, suffix, CLUSTER_NAME_MAX),
-                "dns_prefix": suffixed(prefix_key, self.effective_dns_prefix, suffix, DNS_PREFIX_MAX),
+                "dns_prefix": self._suffixed_dns_prefix(suffix),
             }
         )
+
+    def _suffixed_dns_prefix(self, suffix: str) -> str:
+        """The DNS prefix with ``suffix``; a derived one is refused at ``clusterName``, saying where its shorter limit
+        comes from (the suffix keeps it within :data:`DNS_PREFIX_RULE` otherwise: ``-`` and lowercase alnum)."""
+        if self.dns_prefix:
+            return suffixed("dnsPrefix", self.dns_prefix, suffix, DNS_PREFIX_MAX)
+        try:
+            return suffixed("clusterName", self.cluster_name, suffix, DNS_PREFIX_MAX)
+        except RuleViolation as violation:
+            because = f"dnsPrefix is unset, so it is derived from clusterName: {violation.allowed}, or set dnsPrefix"
+            raise RuleViolation(violation.key, violation.value, because) from None
+
+    @model_validator(mode="after")
+    def _cluster_name_is_a_dns_prefix_when_it_is_one(self) -> AksConfig:
+        """ARM refuses a bad ``dnsPrefix`` at create, after the resource group exists: the derived one is the cluster
+        name, so the error names the key the user wrote."""
+        if self.dns_prefix is None and not re.fullmatch(DNS_PREFIX, self.cluster_name):
+            raise RuleViolation(
+                "clusterName",
+                self.cluster_name,
+                f"dnsPrefix is unset, so it is derived from clusterName and must be {DNS_PREFIX_RULE}: "
+                "choose such a clusterName or set dnsPrefix",
+            )
+        return self
 
     @field_validator("kubernetes_version")
     @classmethod
