@@ -252,7 +252,8 @@ class AksConfig(ConfigModel):
     ``environment.kind: production``: on with its defaults; an explicit ``null`` opts out (local accounts with a
     static admin credential)."""
     api_server_access: ApiServerAccessConfig = ApiServerAccessConfig()
-    """Who may reach the API server: authorized IP ranges or a private cluster (ARM ``apiServerAccessProfile``)."""
+    """Who may reach the API server: authorized IP ranges (ARM ``apiServerAccessProfile``; a private cluster is
+    refused)."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
     """The system pool, inline in the cluster (ARM ``agentPoolProfiles[0]``, mode ``System``)."""
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
