@@ -102,10 +102,10 @@ def _network_profile(network: AksNetworkConfig) -> containerservice.ContainerSer
 
 def _api_server_access(access: ApiServerAccessConfig) -> containerservice.ManagedClusterAPIServerAccessProfileArgs:
     """ARM ``apiServerAccessProfile``. ``enablePrivateCluster`` is always sent (it is fixed from creation on), and so
-    is the range list of a public cluster, empty included: an empty list is how AKS is told to drop the ranges it had
-    (``az aks update --api-server-authorized-ip-ranges ""``). A private cluster has no public endpoint to restrict."""
+    is the range list, empty included: an empty list is how AKS is told to drop the ranges it had
+    (``az aks update --api-server-authorized-ip-ranges ""``)."""
     return containerservice.ManagedClusterAPIServerAccessProfileArgs(
-        authorized_ip_ranges=None if access.private_cluster else list(access.authorized_ip_ranges),
+        authorized_ip_ranges=list(access.authorized_ip_ranges),
         enable_private_cluster=access.private_cluster,
     )
 

@@ -13,7 +13,7 @@ from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components.aks import aks_user_kubeconfig
 from components.cluster_access import kubernetes_provider
-from components.config.aks import AKS_PROVISIONING_REQUESTS_MIN
+from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
 from components.config.base import PROJECT, ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
 from components.kubelogin import non_interactive

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
+from components.config import aks_versions
 from components.config.aks_autoscaler import AutoscalerProfileConfig
 from components.config.aks_maintenance import (
     AUTO_UPGRADE_SCHEDULE,
@@ -32,20 +33,6 @@ from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.versions import KubernetesVersion
-
-AKS_VERSIONS_URL = "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions"
-AKS_VERSIONS_CHECKED = "2026-11-30"
-AKS_GA_MINORS = ((1, 34), (1, 35), (1, 36))
-"""Minors AKS lists as generally available on :data:`AKS_VERSIONS_CHECKED` (:data:`AKS_VERSIONS_URL`). A newer minor
-is accepted (AKS itself refuses one it does not offer in the region); an older one needs LTS or is refused."""
-AKS_PROVISIONING_REQUESTS_MIN = (1, 33)
-"""AKS's managed cluster autoscaler serves ProvisioningRequests from Kubernetes 1.33 on
-(https://github.com/Azure/AKS/pull/5867, correcting https://github.com/Azure/AKS/issues/5492). Every minor a new
-cluster may use (:data:`AKS_GA_MINORS`, :data:`AKS_LTS_ONLY_MINORS`) is at least this; an existing cluster is checked
-at deploy time."""
-AKS_LTS_ONLY_MINORS = ((1, 33),)
-"""Minors past standard support that AKS still patches under Long-Term Support (Premium tier, ``AKSLongTermSupport``
-plan) on :data:`AKS_VERSIONS_CHECKED`: 1.33 since July 2026."""
 
 MAX_POOL_NODES = 1000
 """AKS's per-pool node limit: the upper bound of every node count."""
@@ -62,6 +49,10 @@ stack (a stack always derives its own)."""
 NAME_PREFIX = "kueue-cas"
 RESOURCE_GROUP_MAX, CLUSTER_NAME_MAX, DNS_PREFIX_MAX = 90, 63, 54
 """ARM's limits for a resource group name, a managed cluster name and its DNS prefix."""
+DNS_PREFIX = r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?"
+DNS_PREFIX_RULE = "1-54 letters, digits or '-', alnum at both ends"
+"""ARM's rule for ``dnsPrefix`` (https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update): stricter
+than the cluster name's, which also takes ``_`` and 63 characters."""
 
 
 def default_names(stack: str | None) -> tuple[str, str]:
@@ -211,10 +202,6 @@ class UserPoolConfig(AksNodePoolConfig):
         return self
 
 
-def _minors(minors: tuple[tuple[int, int], ...]) -> str:
-    return ", ".join(f"{major}.{minor}" for major, minor in minors)
-
-
 def _check_counts(minimum: int, current: int, maximum: int, current_key: str) -> None:
     if minimum > maximum:
         raise RuleViolation("minCount", minimum, f"minCount must be <= maxCount ({maximum})")
@@ -242,16 +229,11 @@ class AksConfig(ConfigModel):
         ),
     ] = Field(default=None)  # type: ignore[assignment]  # never None once validated: see _names_from_the_stack
     """The managed cluster's name (ARM ``resourceName``). Unset: ``kueue-cas-<stack>``, from the Pulumi stack name
-    (the walkthrough's ``CLUSTER=kueue-cas`` was one fixed name), short enough to be the DNS prefix too."""
-    dns_prefix: (
-        Annotated[
-            str,
-            matching(r"[A-Za-z0-9]([-A-Za-z0-9]{0,52}[A-Za-z0-9])?", "1-54 letters, digits or '-', alnum at both ends"),
-        ]
-        | None
-    ) = None
-    """The API server's DNS name prefix (ARM ``dnsPrefix``); unset uses the cluster name, as ``az aks create``
-    does."""
+    (the walkthrough's ``CLUSTER=kueue-cas`` was one fixed name), short enough to be the DNS prefix too. Without
+    ``dnsPrefix`` it is the DNS prefix, so it must also pass that rule: no ``_``, at most 54 characters."""
+    dns_prefix: Annotated[str, matching(DNS_PREFIX, DNS_PREFIX_RULE)] | None = None
+    """The API server's DNS name prefix (ARM ``dnsPrefix``); unset uses the cluster name, which must then pass the
+    DNS prefix rule too (``az aks create`` would instead build one from the name, group and subscription)."""
     kubernetes_version: str = "1.35"
     """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the
     ``patch`` upgrade channel keeps it current) or an exact patch. AKS's managed cluster autoscaler serves
@@ -270,7 +252,8 @@ class AksConfig(ConfigModel):
     ``environment.kind: production``: on with its defaults; an explicit ``null`` opts out (local accounts with a
     static admin credential)."""
     api_server_access: ApiServerAccessConfig = ApiServerAccessConfig()
-    """Who may reach the API server: authorized IP ranges or a private cluster (ARM ``apiServerAccessProfile``)."""
+    """Who may reach the API server: authorized IP ranges (ARM ``apiServerAccessProfile``; a private cluster is
+    refused)."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
     """The system pool, inline in the cluster (ARM ``agentPoolProfiles[0]``, mode ``System``)."""
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
@@ -341,14 +324,37 @@ class AksConfig(ConfigModel):
             group = group.model_copy(
                 update={"name": suffixed("resourceGroup.name", group.name, suffix, RESOURCE_GROUP_MAX)}
             )
-        prefix_key = "dnsPrefix" if self.dns_prefix else "clusterName"
         return self.model_copy(
             update={
                 "resource_group": group,
                 "cluster_name": suffixed("clusterName", self.cluster_name, suffix, CLUSTER_NAME_MAX),
-                "dns_prefix": suffixed(prefix_key, self.effective_dns_prefix, suffix, DNS_PREFIX_MAX),
+                "dns_prefix": self._suffixed_dns_prefix(suffix),
             }
         )
+
+    def _suffixed_dns_prefix(self, suffix: str) -> str:
+        """The DNS prefix with ``suffix``; a derived one is refused at ``clusterName``, saying where its shorter limit
+        comes from (the suffix keeps it within :data:`DNS_PREFIX_RULE` otherwise: ``-`` and lowercase alnum)."""
+        if self.dns_prefix:
+            return suffixed("dnsPrefix", self.dns_prefix, suffix, DNS_PREFIX_MAX)
+        try:
+            return suffixed("clusterName", self.cluster_name, suffix, DNS_PREFIX_MAX)
+        except RuleViolation as violation:
+            because = f"dnsPrefix is unset, so it is derived from clusterName: {violation.allowed}, or set dnsPrefix"
+            raise RuleViolation(violation.key, violation.value, because) from None
+
+    @model_validator(mode="after")
+    def _cluster_name_is_a_dns_prefix_when_it_is_one(self) -> AksConfig:
+        """ARM refuses a bad ``dnsPrefix`` at create, after the resource group exists: the derived one is the cluster
+        name, so the error names the key the user wrote."""
+        if self.dns_prefix is None and not re.fullmatch(DNS_PREFIX, self.cluster_name):
+            raise RuleViolation(
+                "clusterName",
+                self.cluster_name,
+                f"dnsPrefix is unset, so it is derived from clusterName and must be {DNS_PREFIX_RULE}: "
+                "choose such a clusterName or set dnsPrefix",
+            )
+        return self
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -364,19 +370,10 @@ class AksConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _version_in_support(self) -> AksConfig:
-        if self.minor in AKS_GA_MINORS or self.minor > max(AKS_GA_MINORS):
-            return self
-        supported = f"AKS supports {_minors(AKS_GA_MINORS)} as of {AKS_VERSIONS_CHECKED} ({AKS_VERSIONS_URL})"
-        if self.minor not in AKS_LTS_ONLY_MINORS:
-            raise RuleViolation(
-                "kubernetesVersion", self.kubernetes_version, f"{supported}; LTS: {_minors(AKS_LTS_ONLY_MINORS)}"
-            )
-        if self.support_plan != "AKSLongTermSupport" or self.sku_tier != "Premium":
-            raise RuleViolation(
-                "kubernetesVersion",
-                self.kubernetes_version,
-                f"{supported}; this minor is LTS-only: set supportPlan AKSLongTermSupport and skuTier Premium",
-            )
+        lts = self.support_plan == "AKSLongTermSupport" and self.sku_tier == "Premium"
+        problem = aks_versions.unsupported(self.minor, lts=lts)
+        if problem is not None:
+            raise RuleViolation("kubernetesVersion", self.kubernetes_version, problem)
         return self
 
     @model_validator(mode="after")

@@ -34,10 +34,33 @@ Cidr = Annotated[str, AfterValidator(_cidr)]
 IpAddress = Annotated[str, AfterValidator(_ip_address)]
 """An IPv4 address."""
 
+DOCUMENTATION_RANGES = tuple(ipaddress.IPv4Network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24"))
+"""TEST-NET-1 to -3, reserved for documentation and never routed (https://www.rfc-editor.org/rfc/rfc5737). IPv6's
+(2001:db8::/32, https://www.rfc-editor.org/rfc/rfc3849) needs no entry: :data:`Cidr` takes IPv4 only."""
+
+
+def _routable(text: str) -> str:
+    """A range inside a documentation block admits no real runner, so ``pulumi`` could never reach the API server it
+    just restricted. One that merely contains a block (``0.0.0.0/0``) still admits real addresses."""
+    network = ipaddress.IPv4Network(text)
+    for block in DOCUMENTATION_RANGES:
+        if network.subnet_of(block):
+            raise ValueError(
+                f"{block} is a documentation range (RFC 5737) that no machine sends from: use the egress range of "
+                "whatever runs pulumi (your network, your CI runners)"
+            )
+    return text
+
+
+AuthorizedRange = Annotated[Cidr, AfterValidator(_routable)]
+"""A :data:`Cidr` that some real machine can send from."""
+
+
 NetworkPolicy = Literal["none", "calico", "azure", "cilium"]
 """The engines ARM's ``networkPolicy`` takes; ``none`` enforces no NetworkPolicy at all."""
 
 NETWORK_POLICY_URL = "https://learn.microsoft.com/azure/aks/use-network-policies"
+CILIUM_URL = "https://learn.microsoft.com/azure/aks/azure-cni-powered-by-cilium"
 API_SERVER_ACCESS_URL = "https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges"
 PRIVATE_CLUSTER_URL = "https://learn.microsoft.com/azure/aks/private-clusters"
 MAX_AUTHORIZED_RANGES = 200
@@ -85,10 +108,19 @@ class AksNetworkConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _plugin_combinations(self) -> AksNetworkConfig:
-        """The combinations ARM accepts: overlay on Azure CNI, Cilium policy on the Cilium dataplane and only Cilium
-        there, no AKS-managed engine without an AKS-managed CNI."""
+        """The combinations ARM accepts: overlay and the Cilium dataplane on Azure CNI only (the dataplane is "Azure
+        CNI Powered by Cilium", :data:`CILIUM_URL`), Cilium policy on the Cilium dataplane and only Cilium there,
+        Azure's engine on Azure CNI only and Calico on kubenet (:data:`NETWORK_POLICY_URL`), no AKS-managed engine
+        without an AKS-managed CNI."""
         if self.plugin_mode == "overlay" and self.plugin != "azure":
             raise RuleViolation("pluginMode", self.plugin_mode, "overlay requires plugin 'azure'")
+        if self.dataplane == "cilium" and self.plugin != "azure":
+            raise RuleViolation(
+                "dataplane",
+                self.dataplane,
+                f"the Cilium dataplane is Azure CNI Powered by Cilium: it needs plugin 'azure', with or without "
+                f"pluginMode overlay ({CILIUM_URL})",
+            )
         if self.policy == "cilium" and self.dataplane != "cilium":
             raise RuleViolation("policy", self.policy, "network policy 'cilium' requires dataplane 'cilium'")
         if self.dataplane == "cilium" and self.policy not in (None, "cilium"):
@@ -103,6 +135,13 @@ class AksNetworkConfig(ConfigModel):
                 "policy",
                 self.policy,
                 "plugin 'none' brings its own CNI, whose policy engine AKS does not manage: leave it unset or 'none'",
+            )
+        if self.plugin == "kubenet" and self.policy == "azure":
+            raise RuleViolation(
+                "policy",
+                self.policy,
+                f"Azure Network Policy Manager needs plugin 'azure'; on kubenet use 'calico' or leave it unset "
+                f"({NETWORK_POLICY_URL})",
             )
         return self
 
@@ -128,17 +167,20 @@ class ApiServerAccessConfig(ConfigModel):
     create``: Entra ID (``entraId``) still authenticates every request. Pulumi itself talks to the API server (the
     Kueue install, the queues, the waiters), so whatever runs ``pulumi`` must stay inside what this allows.
 
-    ``environment.kind: production`` warns while neither ``authorizedIpRanges`` nor ``privateCluster`` is set, unless
-    ``allowUnrestricted`` says the open endpoint is deliberate."""
+    ``environment.kind: production`` warns while ``authorizedIpRanges`` is empty, unless ``allowUnrestricted`` says
+    the open endpoint is deliberate."""
 
-    authorized_ip_ranges: list[Cidr] = Field(default_factory=list, max_length=MAX_AUTHORIZED_RANGES)
+    authorized_ip_ranges: list[AuthorizedRange] = Field(default_factory=list, max_length=MAX_AUTHORIZED_RANGES)
     """Only these IPv4 ranges reach the public API server (ARM ``authorizedIPRanges``; AKS adds the cluster's own
     egress). Include the egress of every machine and CI runner that runs ``pulumi``
-    (https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges). Empty: any address."""
+    (https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges); a documentation range (RFC 5737) is
+    refused. Empty: any address."""
     private_cluster: bool = False
-    """The API server gets a private endpoint in the cluster's VNet and no public one (ARM ``enablePrivateCluster``;
-    https://learn.microsoft.com/azure/aks/private-clusters). Fixed when the cluster is created: AKS refuses to
-    change it later. ``pulumi`` must then run inside that VNet or a network peered with it."""
+    """Refused while ``true``: a private API server has only a private endpoint in the cluster's VNet (ARM
+    ``enablePrivateCluster``; https://learn.microsoft.com/azure/aks/private-clusters), and this program creates no
+    VNet and takes no subnet, so that VNet is the one AKS creates during the same ``up``: no ``pulumi`` runner can be
+    inside it or peered with it in time, and AKS cannot make the cluster public again. Restrict the public endpoint
+    with ``authorizedIpRanges`` instead."""
     allow_unrestricted: bool = False
     """The production opt-out: a public API server open to any address is intended, and
     ``environment.kind: production`` stops warning about it."""
@@ -146,19 +188,24 @@ class ApiServerAccessConfig(ConfigModel):
     @property
     def restricted(self) -> bool:
         """Whether the API server is reachable from fewer than all addresses."""
-        return bool(self.authorized_ip_ranges) or self.private_cluster
+        return bool(self.authorized_ip_ranges)
 
     @model_validator(mode="after")
-    def _one_way_to_restrict(self) -> ApiServerAccessConfig:
-        if self.private_cluster and self.authorized_ip_ranges:
+    def _no_private_cluster_without_a_network_to_run_in(self) -> ApiServerAccessConfig:
+        if self.private_cluster:
             raise RuleViolation(
-                "authorizedIpRanges",
-                self.authorized_ip_ranges,
-                f"a private cluster has no public endpoint to restrict: use one of the two ({PRIVATE_CLUSTER_URL})",
+                "privateCluster",
+                True,
+                "this program creates no VNet and takes no subnet, so the private endpoint would be in the VNet AKS "
+                "creates during this up, which no pulumi runner can be inside or peered with: up would fail on a "
+                "cluster AKS cannot make public again; restrict it with authorizedIpRanges (the egress of whatever "
+                f"runs pulumi) instead ({PRIVATE_CLUSTER_URL})",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _unrestricted_only_when_nothing_restricts(self) -> ApiServerAccessConfig:
         if self.allow_unrestricted and self.restricted:
-            key = "privateCluster" if self.private_cluster else "authorizedIpRanges"
-            raise RuleViolation(
-                "allowUnrestricted", True, f"{key} already restricts the API server: remove allowUnrestricted"
-            )
+            already = "authorizedIpRanges already restricts the API server: remove allowUnrestricted"
+            raise RuleViolation("allowUnrestricted", True, already)
         return self

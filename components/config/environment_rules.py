@@ -198,9 +198,9 @@ def aks_production_warnings(aks: AksConfig) -> list[tuple[str, str]]:
         (
             "apiServerAccess",
             "the API server of this production cluster accepts connections from any address (Entra ID still "
-            "authenticates them): set apiServerAccess.authorizedIpRanges (with the egress of whatever runs pulumi) or "
-            "apiServerAccess.privateCluster, or apiServerAccess.allowUnrestricted: true if that is intended "
-            f"({API_SERVER_ACCESS_URL})",
+            "authenticates them): set apiServerAccess.authorizedIpRanges to the egress of whatever runs pulumi "
+            "(pulumi config set --path 'aks.apiServerAccess.authorizedIpRanges[0]' <CIDR>), or "
+            f"apiServerAccess.allowUnrestricted: true if that is intended ({API_SERVER_ACCESS_URL})",
         )
     ]
 

@@ -1,9 +1,11 @@
 """Rules across sections that decide whether a stack can work at all: Kueue runs where it is pinned, it manages what
 the stack submits, and the smoke Job fits its queue, its pool's nodes and its pool's size.
 
-What the stack itself decides (quota, taints, frameworks) is an error. What depends on a fact the program cannot
-know for sure (how many vCPUs and how much memory a VM size has, what AKS reserves on it) comes from the documented
-table :data:`VM_SIZES` and is a warning naming the key: the fleet logs it and goes on.
+What the stack itself decides (quota, taints, frameworks) is an error. So is a smoke Job that the documented sizes of
+:data:`VM_SIZES` prove can never run: its pods ask more than a node has even before AKS's reservation for memory,
+or more pods than ``maxCount`` such nodes hold; the Job is this program's own, and ``pulumi up`` would wait for it
+until its timeout. What only likely fails (what AKS reserves of a node's memory depends on its pods) is a warning
+naming the key: the fleet logs it and goes on. A VM size not in the table is not judged.
 """
 
 from __future__ import annotations
@@ -57,11 +59,26 @@ MEMORY_RESERVED_SHARE = Decimal("0.25")
 """The most AKS reserves of a node's memory for the kubelet and eviction (the same page: at most 25 %)."""
 
 
-def allocatable(size: VmSize) -> tuple[Decimal, Decimal]:
-    """A lower bound of a node's allocatable ``(cores, bytes)``: AKS's CPU reservation and its memory cap taken off."""
+class Room(NamedTuple):
+    """What one node of a size leaves its pods: cores and bytes."""
+
+    cores: Decimal
+    memory: Decimal
+
+
+def allocatable(size: VmSize) -> Room:
+    """A lower bound of a node's allocatable: the largest CPU reservation that can apply and AKS's memory cap taken
+    off. A pod above it likely fits no node."""
     reserved = CPU_RESERVED_MILLICORES.get(size.vcpus, max(CPU_RESERVED_MILLICORES.values()))
     cores = Decimal(size.vcpus) - Decimal(reserved) / 1000
-    return cores, Decimal(size.memory_gib) * GIB * (1 - MEMORY_RESERVED_SHARE)
+    return Room(cores, Decimal(size.memory_gib) * GIB * (1 - MEMORY_RESERVED_SHARE))
+
+
+def most_allocatable(size: VmSize) -> Room:
+    """An upper bound of a node's allocatable: the smallest CPU reservation that can apply (the table's own value for
+    a listed vCPU count) and the VM's whole memory taken off. A pod above it fits no node, whatever AKS reserves."""
+    reserved = max(m for vcpus, m in CPU_RESERVED_MILLICORES.items() if vcpus <= size.vcpus)
+    return Room(Decimal(size.vcpus) - Decimal(reserved) / 1000, Decimal(size.memory_gib) * GIB)
 
 
 def check(config: StackConfig) -> None:
@@ -69,29 +86,43 @@ def check(config: StackConfig) -> None:
     _kueue_tolerates_its_pool(config)
     _smoke_job_is_a_framework(config)
     _smoke_job_fits_its_queue(config)
+    misfits = _smoke_job_misfits(config, certain=True)
+    if misfits:
+        key, value, message = misfits[0]
+        raise RuleViolation(key, value, message)
 
 
 def warnings(config: StackConfig) -> list[tuple[str, str]]:
     """``(key, message)`` for what will likely not work, judged from :data:`VM_SIZES`."""
+    return [(key, message) for key, _, message in _smoke_job_misfits(config, certain=False)]
+
+
+def _smoke_job_misfits(config: StackConfig, *, certain: bool) -> list[tuple[str, object, str]]:
+    """``(key, value, message)`` for a smoke Job whose pods fit no node of its pool, or need more nodes than the
+    pool's ``maxCount``: judged against :func:`most_allocatable` when ``certain``, else against :func:`allocatable`."""
     job, pool = config.smoke_job, _smoke_pool(config)
     if not job.enabled or pool is None or pool.vm_size not in VM_SIZES:
         return []
-    cores, memory = allocatable(VM_SIZES[pool.vm_size])
-    found = []
-    for field, request, room in (("cpu", job.cpu, cores), ("memory", job.memory, memory)):
-        if quantity_value(request) > room:
-            found.append(
-                (
-                    f"smokeJob.{field}",
-                    f"{request} per pod fits no {pool.vm_size} node of pool {pool.name} "
-                    f"(about {room.normalize() if field == 'cpu' else f'{room / GIB:.1f}Gi'} allocatable)",
-                )
-            )
-    per_node = min(int(cores / quantity_value(job.cpu)), int(memory / quantity_value(job.memory))) or 1
-    if not found and per_node * pool.max_count < job.parallelism:
-        found.append(("smokeJob.parallelism", f"{job.parallelism} pods need {-(-job.parallelism // per_node)} "
-                      f"{pool.vm_size} nodes, more than pool {pool.name}'s maxCount"))  # fmt: skip
-    return found
+    size = VM_SIZES[pool.vm_size]
+    room, bound = (most_allocatable(size), "at most") if certain else (allocatable(size), "about")
+    requests = Room(quantity_value(job.cpu), quantity_value(job.memory))
+    misfits: list[tuple[str, object, str]] = []
+    for key, value, request, space, shown in (
+        ("smokeJob.cpu", job.cpu, requests.cores, room.cores, f"{room.cores.normalize()} cores"),
+        ("smokeJob.memory", job.memory, requests.memory, room.memory, f"{room.memory / GIB:.1f}Gi"),
+    ):
+        if request > space:
+            message = f"{value} per pod fits no {pool.vm_size} node of pool {pool.name} ({bound} {shown} allocatable)"
+            misfits.append((key, value, f"{message}: request less or give the pool a larger vmSize"))
+    per_node = [int(space / request) for request, space in zip(requests, room, strict=True) if request]
+    if misfits or not per_node or min(per_node) * pool.max_count >= job.parallelism:
+        return misfits
+    nodes = -(-job.parallelism // min(per_node))
+    message = (
+        f"{job.parallelism} pods need {nodes} {pool.vm_size} nodes, more than pool {pool.name}'s maxCount "
+        f"{pool.max_count}: lower parallelism or raise maxCount"
+    )
+    return [("smokeJob.parallelism", job.parallelism, message)]
 
 
 def _smoke_pool(config: StackConfig) -> UserPoolConfig | None:

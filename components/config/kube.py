@@ -8,7 +8,7 @@ section it is in, instead of failing ``pulumi up`` halfway through.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, model_validator
@@ -76,20 +76,48 @@ _SUFFIX_FACTORS = {
 }
 """The suffixes of ``resource.ParseQuantity``: binary (Ki ... Ei) and decimal SI (n ... E)."""
 
+QUANTITY_MAX = Decimal(2**63 - 1)
+"""The largest quantity Kubernetes holds, in base units: it caps a binary one there and reads every quantity as a
+64-bit integer (``Quantity.Value``, ``MilliValue``), which silently overflows above it
+(https://github.com/kubernetes/apimachinery/blob/master/pkg/api/resource/quantity.go); it also takes the exponent of
+``1e3`` as a 32-bit integer, so a huge one wraps around (``suffix.go`` beside it)."""
+QUANTITY_MIN = Decimal("1e-9")
+"""The smallest quantity above zero Kubernetes holds, ``1n``: it rounds anything smaller up to it (same source)."""
+QUANTITY_RANGE_RULE = "a quantity must be 0 or lie between 1n and 9223372036854775807 (2^63-1), as Kubernetes holds it"
+
+
+class QuantityOutOfRange(ValueError):
+    """A well-formed quantity whose value Kubernetes cannot hold (:data:`QUANTITY_MIN` .. :data:`QUANTITY_MAX`)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"{text!r} is out of range; {QUANTITY_RANGE_RULE}")
+
 
 def quantity_value(text: str) -> Decimal:
     """The value of a Kubernetes quantity in base units, cores or bytes (``500m`` -> 0.5, ``2Gi`` -> 2147483648).
 
     Computed here rather than with the Kubernetes client's ``parse_quantity``: importing that client costs a third of
-    the program's start-up."""
+    the program's start-up. The magnitude is judged from the exponents before any arithmetic, so ``1e1000000`` is
+    :class:`QuantityOutOfRange`, not a decimal overflow; every value returned is 0 or within Kubernetes' range, so
+    sums, products and quotients of a few of them stay finite."""
     match = _QUANTITY.fullmatch(text)
     if not match:
         raise ValueError(f"{text!r} is not a Kubernetes quantity; write it as 2, 500m, 512Mi or 4Gi")
     suffix = match[3] or ""
-    number = Decimal(text[: len(text) - len(suffix)])
-    if suffix not in _SUFFIX_FACTORS:  # a decimal exponent such as e3 or E-3
-        return number * Decimal(10) ** int(suffix[1:])
-    return number * _SUFFIX_FACTORS[suffix]
+    factor = _SUFFIX_FACTORS.get(suffix)
+    try:  # a decimal exponent (e3, E-3) stays in the text: Decimal reads it without computing 10**exponent
+        number = Decimal(text if factor is None else text[: len(text) - len(suffix)])
+    except InvalidOperation:  # an exponent beyond Decimal's (about 10**18) is beyond every limit above
+        raise QuantityOutOfRange(text) from None
+    if not number:
+        return Decimal(0)
+    magnitude = number.adjusted() + (factor.adjusted() if factor is not None else 0)
+    if not QUANTITY_MIN.adjusted() - 1 <= magnitude <= QUANTITY_MAX.adjusted() + 1:
+        raise QuantityOutOfRange(text)
+    value = number * factor if factor is not None else +number  # unary plus rounds as a product does
+    if not QUANTITY_MIN <= abs(value) <= QUANTITY_MAX:
+        raise QuantityOutOfRange(text)
+    return value
 
 
 def _number_as_text(value: Any) -> Any:
@@ -106,6 +134,8 @@ def _number_as_text(value: Any) -> Any:
 def _checked_value(text: str) -> Decimal:
     try:
         return quantity_value(text)
+    except QuantityOutOfRange:
+        raise ValueError(QUANTITY_RANGE_RULE) from None
     except ValueError:
         raise ValueError(_QUANTITY_RULE) from None
 

@@ -163,9 +163,14 @@ def _default_managed_jobs_namespace_selector() -> LabelSelector:
     return LabelSelector(match_labels=dict([OPT_IN_LABEL]))
 
 
+PROTECTED_NAMESPACE = "kube-system"
+"""The namespace besides its own that Kueue's ``managedJobsNamespaceSelector`` must never match."""
+
 KUEUE_DEFAULT_SELECTOR = LabelSelector(
     match_expressions=[
-        LabelSelectorRequirement(key=NAMESPACE_NAME_LABEL, operator="NotIn", values=["kube-system", "kueue-system"])
+        LabelSelectorRequirement(
+            key=NAMESPACE_NAME_LABEL, operator="NotIn", values=[PROTECTED_NAMESPACE, "kueue-system"]
+        )
     ]
 )
 """Kueue's own default: every namespace but ``kube-system`` and Kueue's. The opt-out of the opt-in default."""
@@ -311,15 +316,20 @@ class KueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    def _job_webhook_skips_kueue(self) -> KueueConfig:
-        """Kueue's Job webhook must not suspend the readiness gate's own Job."""
-        if self.manages_namespace(self.namespace):
-            raise RuleViolation(
-                "managedJobsNamespaceSelector",
-                self.managed_jobs_namespace_selector.model_dump(by_alias=True, exclude_defaults=True),
-                f"it must not match Kueue's own namespace {self.namespace!r}, or Kueue's Job webhook intercepts its "
-                f"readiness probe; e.g. {NAMESPACE_NAME_LABEL} NotIn [kube-system, {self.namespace}]",
-            )
+    def _selector_spares_kube_system_and_kueue(self) -> KueueConfig:
+        """Kueue's manager refuses a selector that matches ``kube-system`` or its own namespace, each judged by its
+        name label alone, and exits at start (``validateManagedJobsNamespaceSelector`` in
+        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/config/validation.go); its own namespace is also
+        where the readiness gate's Job runs, which the Job webhook must not suspend."""
+        for namespace in (PROTECTED_NAMESPACE, self.namespace):
+            if self.manages_namespace(namespace):
+                raise RuleViolation(
+                    "managedJobsNamespaceSelector",
+                    self.managed_jobs_namespace_selector.model_dump(by_alias=True, exclude_defaults=True),
+                    f"it must not match the {namespace!r} namespace ({NAMESPACE_NAME_LABEL}: {namespace}): Kueue's "
+                    f"manager refuses such a selector and exits at start; e.g. {NAMESPACE_NAME_LABEL} NotIn "
+                    f"[{PROTECTED_NAMESPACE}, {self.namespace}]",
+                )
         return self
 
     def manages_namespace(self, namespace: str, labels: dict[str, str] | None = None) -> bool:

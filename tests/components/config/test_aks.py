@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
-from components.config.base import ConfigError
+from components.config.base import ConfigError, RuleViolation
 from components.config.stack import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
@@ -126,11 +126,17 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "userPools[0].availabilityZones[0]",
     ),
     ("linux os sku", pools({"osSku": "AzureLinux"}), pools({"osSku": "Windows2022"}), "userPools[0].osSku"),
-    ("a GA minor", {"kubernetesVersion": "1.34"}, {"kubernetesVersion": "1.32"}, "kubernetesVersion"),
+    ("a GA minor", {"kubernetesVersion": "1.37"}, {"kubernetesVersion": "1.32"}, "kubernetesVersion"),
     (
         "an LTS-only minor needs LTS",
         {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
         {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport"},
+        "kubernetesVersion",
+    ),
+    (
+        "1.34 is past community support",
+        {"kubernetesVersion": "1.34", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
+        {"kubernetesVersion": "1.34"},
         "kubernetesVersion",
     ),
     (
@@ -172,7 +178,19 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         {"oidcIssuer": False},
         "oidcIssuer",
     ),
-    ("cluster name", {"clusterName": "batch_01"}, {"clusterName": "-batch"}, "clusterName"),
+    ("cluster name", {"clusterName": "batch_01", "dnsPrefix": "batch-01"}, {"clusterName": "-batch"}, "clusterName"),
+    (
+        "a cluster name that is the dns prefix passes its rule",
+        {"clusterName": "kueue-cas"},
+        {"clusterName": "kueue_cas"},
+        "clusterName",
+    ),
+    (
+        "a cluster name that is the dns prefix has at most 54 characters",
+        {"clusterName": "c" * 63, "dnsPrefix": "c" * 54},
+        {"clusterName": "c" * 60},
+        "clusterName",
+    ),
     ("dns prefix <= 54", {"dnsPrefix": "a" * 54}, {"dnsPrefix": "a" * 55}, "dnsPrefix"),
     (
         "resource group name",
@@ -204,9 +222,30 @@ def test_the_version_errors_say_what_aks_supports_and_since_when() -> None:
         load_stack_config(as_config({"aks": {"kubernetesVersion": "1.33"}}))
     [(key, message)] = caught.value.problems
     assert key == "elastic-capacity:aks.kubernetesVersion"
-    assert "'1.33'" in message and "1.34, 1.35, 1.36 as of 2026-11-30" in message
+    assert "'1.33'" in message and "1.35, 1.36, 1.37 as of 2026-12-01" in message
     assert "supportPlan AKSLongTermSupport and skuTier Premium" in message
     assert "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions" in message
+
+
+def test_a_derived_dns_prefix_is_refused_at_the_cluster_name_saying_where_it_comes_from() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": {"clusterName": "kueue_cas"}}))
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:aks.clusterName"
+    assert "'kueue_cas' is not allowed; dnsPrefix is unset, so it is derived from clusterName" in message
+    assert "or set dnsPrefix" in message
+
+
+def test_an_ephemeral_suffix_that_pushes_the_derived_dns_prefix_past_54_names_the_cluster_name() -> None:
+    aks = AksConfig.model_validate({"clusterName": "c" * 50})
+    assert aks.named_with("-ab").dns_prefix == "c" * 50 + "-ab"
+    with pytest.raises(RuleViolation) as caught:
+        aks.named_with("-abcdef")
+    assert caught.value.key == "clusterName"
+    assert "derived from clusterName" in caught.value.allowed and "at most 54 characters" in caught.value.allowed
+    with pytest.raises(RuleViolation) as explicit:
+        AksConfig.model_validate({"clusterName": "c", "dnsPrefix": "d" * 50}).named_with("-abcdef")
+    assert explicit.value.key == "dnsPrefix"
 
 
 def test_unset_names_derive_from_the_stack_so_two_stacks_never_collide() -> None:

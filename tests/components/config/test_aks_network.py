@@ -38,12 +38,11 @@ def test_a_network_policy_engine_is_on_unless_opted_out(fields: dict[str, Any], 
     assert AksNetworkConfig.model_validate(fields).effective_policy == engine
 
 
-def test_the_api_server_is_open_by_default_and_restricted_by_ranges_or_a_private_endpoint() -> None:
+def test_the_api_server_is_open_by_default_and_restricted_by_ranges() -> None:
     default = ApiServerAccessConfig()
     assert (default.authorized_ip_ranges, default.private_cluster, default.allow_unrestricted) == ([], False, False)
     assert not default.restricted
-    assert ApiServerAccessConfig.model_validate({"authorizedIpRanges": ["203.0.113.0/24"]}).restricted
-    assert ApiServerAccessConfig.model_validate({"privateCluster": True}).restricted
+    assert ApiServerAccessConfig.model_validate({"authorizedIpRanges": ["20.30.40.0/24"]}).restricted
 
 
 def access(fields: dict[str, Any]) -> dict[str, Any]:
@@ -114,8 +113,14 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     ),
     (
         "authorized ranges are networks",
-        access({"authorizedIpRanges": ["203.0.113.0/24", "198.51.100.7/32"]}),
-        access({"authorizedIpRanges": ["203.0.113.0/24", "198.51.100.7/24"]}),
+        access({"authorizedIpRanges": ["20.30.40.0/24", "52.10.20.30/32"]}),
+        access({"authorizedIpRanges": ["20.30.40.0/24", "52.10.20.30/24"]}),
+        "apiServerAccess.authorizedIpRanges[1]",
+    ),
+    (
+        "authorized ranges are not documentation ranges",
+        access({"authorizedIpRanges": ["20.30.40.0/24"]}),
+        access({"authorizedIpRanges": ["20.30.40.0/24", "203.0.113.0/24"]}),
         "apiServerAccess.authorizedIpRanges[1]",
     ),
     (
@@ -125,16 +130,34 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "apiServerAccess.authorizedIpRanges",
     ),
     (
-        "ranges or a private endpoint",
+        "no private cluster without a network to run pulumi in",
+        access({"privateCluster": False}),
         access({"privateCluster": True}),
-        access({"privateCluster": True, "authorizedIpRanges": ["203.0.113.0/24"]}),
-        "apiServerAccess.authorizedIpRanges",
+        "apiServerAccess.privateCluster",
     ),
     (
         "unrestricted only when nothing restricts",
         access({"allowUnrestricted": True}),
-        access({"allowUnrestricted": True, "privateCluster": True}),
+        access({"allowUnrestricted": True, "authorizedIpRanges": ["20.30.40.0/24"]}),
         "apiServerAccess.allowUnrestricted",
+    ),
+    (
+        "the cilium dataplane needs azure cni, not kubenet",
+        network({"plugin": "azure", "pluginMode": None, "dataplane": "cilium"}),  # node subnet
+        network({"plugin": "kubenet", "pluginMode": None, "dataplane": "cilium"}),
+        "network.dataplane",
+    ),
+    (
+        "the cilium dataplane needs azure cni, not a cni of your own",
+        network({"dataplane": "cilium"}),
+        network({"plugin": "none", "pluginMode": None, "dataplane": "cilium"}),
+        "network.dataplane",
+    ),
+    (
+        "azure network policy manager needs azure cni",
+        network({"plugin": "kubenet", "pluginMode": None, "policy": "calico"}),
+        network({"plugin": "kubenet", "pluginMode": None, "policy": "azure"}),
+        "network.policy",
     ),
     (
         "outbound type",
@@ -159,10 +182,53 @@ def test_rule(good: dict[str, Any], bad: dict[str, Any], key: str) -> None:
             "'calico' is not allowed; the Cilium dataplane enforces",
         ),
         (network({"plugin": "none", "pluginMode": None, "policy": "azure"}), "'azure' is not allowed; plugin 'none'"),
-        (access({"privateCluster": True, "authorizedIpRanges": ["203.0.113.0/24"]}), "a private cluster has no"),
-        (access({"allowUnrestricted": True, "authorizedIpRanges": ["203.0.113.0/24"]}), "remove allowUnrestricted"),
+        (access({"allowUnrestricted": True, "authorizedIpRanges": ["20.30.40.0/24"]}), "remove allowUnrestricted"),
+        (
+            network({"plugin": "kubenet", "pluginMode": None, "dataplane": "cilium"}),
+            "'cilium' is not allowed; the Cilium dataplane is Azure CNI Powered by Cilium: it needs plugin 'azure'",
+        ),
+        (
+            network({"plugin": "kubenet", "pluginMode": None, "policy": "azure"}),
+            "'azure' is not allowed; Azure Network Policy Manager needs plugin 'azure'",
+        ),
     ],
 )
 def test_each_rule_names_the_value_and_what_is_allowed(section: dict[str, Any], says: str) -> None:
     with pytest.raises(ConfigError, match=says):
         load_stack_config(as_config({"aks": section}))
+
+
+@pytest.mark.parametrize(
+    "documentation",
+    ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "203.0.113.7/32", "198.51.100.128/25"],
+)
+def test_a_documentation_range_is_refused_as_one_no_runner_sends_from(documentation: str) -> None:
+    """RFC 5737's TEST-NET blocks are never routed: no ``pulumi`` could reach an API server restricted to them."""
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": access({"authorizedIpRanges": [documentation]})}))
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:aks.apiServerAccess.authorizedIpRanges[0]"
+    assert f"'{documentation}' is not allowed" in message and "is a documentation range (RFC 5737)" in message
+    assert "use the egress range of whatever runs pulumi" in message
+
+
+@pytest.mark.parametrize("wider", ["0.0.0.0/0", "203.0.112.0/23", "198.0.0.0/8"])
+def test_a_range_that_contains_a_documentation_range_still_admits_real_addresses(wider: str) -> None:
+    assert ApiServerAccessConfig.model_validate({"authorizedIpRanges": [wider]}).authorized_ip_ranges == [wider]
+
+
+def test_ipv6_ranges_such_as_rfc_3849s_documentation_prefix_are_refused_as_not_ipv4() -> None:
+    keys = stack_error_keys({"aks": access({"authorizedIpRanges": ["2001:db8::/32"]})})
+    assert keys == ["elastic-capacity:aks.apiServerAccess.authorizedIpRanges[0]"]
+
+
+def test_a_private_cluster_is_refused_saying_why_and_what_to_use_instead() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": access({"privateCluster": True})}))
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:aks.apiServerAccess.privateCluster"
+    assert "this program creates no VNet and takes no subnet" in message
+    assert (
+        "restrict it with authorizedIpRanges" in message
+        and "https://learn.microsoft.com/azure/aks/private-clusters" in message
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,6 +17,8 @@ from components.config.environment_rules import (
 from components.config.stack import StackConfig, load_stack_config
 from tests.support import ack as ack_data
 from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config, stack_error_keys
+from tests.support.stacks import MULTICLOUD_STACK
+from tools import render
 
 STACK = "pr-7"
 SUFFIX = "-c1cec5"
@@ -189,17 +192,33 @@ def test_other_kinds_leave_those_keys_at_their_plain_defaults(kind):
     ("access", "warned"),
     [
         ({}, True),
-        ({"authorizedIpRanges": ["203.0.113.0/24"]}, False),
-        ({"privateCluster": True}, False),
+        ({"authorizedIpRanges": ["20.30.40.0/24"]}, False),
         ({"allowUnrestricted": True}, False),  # the opt-out
     ],
 )
 def test_production_warns_about_an_api_server_open_to_every_address(access, warned):
+    """The fix it names is one that works: privateCluster is refused, so it is not offered."""
     warnings = aks_production_warnings(AksConfig.model_validate({"apiServerAccess": access}))
     assert [key for key, _ in warnings] == (["apiServerAccess"] if warned else [])
     for _, message in warnings:
-        assert "apiServerAccess.authorizedIpRanges" in message and "apiServerAccess.privateCluster" in message
+        assert "pulumi config set --path 'aks.apiServerAccess.authorizedIpRanges[0]' <CIDR>" in message
         assert "apiServerAccess.allowUnrestricted: true" in message and "\n" not in message
+        assert "privateCluster" not in message
+
+
+def test_the_production_stack_ships_no_api_server_range_and_its_comment_names_the_command_that_sets_one():
+    """No range suits every user (a documentation range is refused): the file says how to add the runner's egress,
+    and the stack warns of an open API server until it has."""
+    assert "pulumi config set --stack multicloud --path 'aks.apiServerAccess.authorizedIpRanges[0]' <runner egress" in (
+        MULTICLOUD_STACK.read_text()
+    )
+    _, config, secret_keys = render.read_stack_file(MULTICLOUD_STACK)
+    shipped = load_stack_config(config, secret_keys, stack="multicloud").aks
+    assert shipped is not None and [key for key, _ in aks_production_warnings(shipped)] == ["apiServerAccess"]
+    aks = json.loads(config["elastic-capacity:aks"])
+    aks["apiServerAccess"]["authorizedIpRanges"].insert(0, "20.30.40.0/24")  # what the command does
+    configured = load_stack_config({**config, "elastic-capacity:aks": json.dumps(aks)}, secret_keys).aks
+    assert configured is not None and aks_production_warnings(configured) == []
 
 
 @pytest.mark.parametrize(("kueue", "replicas"), [({}, 2), ({"replicas": 1}, 1), ({"replicas": 3}, 3)])

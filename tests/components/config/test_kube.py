@@ -8,6 +8,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from components.config.kube import (
+    QUANTITY_MAX,
     LabelKey,
     Labels,
     LabelSelector,
@@ -15,6 +16,7 @@ from components.config.kube import (
     LabelValue,
     PositiveQuantity,
     Quantity,
+    QuantityOutOfRange,
     Taint,
     Toleration,
     quantity_value,
@@ -89,6 +91,43 @@ def test_quantity_value_in_cores_or_bytes(text, value):
 def test_quantity_value_refuses_what_kubernetes_refuses(text):
     with pytest.raises(ValueError, match="not a Kubernetes quantity"):
         quantity_value(text)
+
+
+HUGE_OR_TINY = [
+    "1e1000000",
+    "1e-1000000",
+    "9e999999999",
+    "9e99999999999999999999",
+    "1e" + "9" * 5000,
+    "1e19",
+    "9223372036854775808",
+    "8Ei",
+    "1e-10",
+    "0.5n",
+    "-1e1000000",
+]
+
+
+@pytest.mark.parametrize("text", HUGE_OR_TINY)
+def test_a_quantity_kubernetes_cannot_hold_is_out_of_range_not_an_overflow(text):
+    """Kubernetes holds 1n to 2^63-1: it rounds smaller values up to 1n, overflows above, and wraps an exponent past
+    32 bits; judged before any arithmetic, so no decimal overflow escapes."""
+    with pytest.raises(QuantityOutOfRange, match="out of range; a quantity must be 0 or lie between 1n and"):
+        quantity_value(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("0e1000000", Decimal(0)), ("1n", Decimal("1e-9")), ("9223372036854775807", QUANTITY_MAX), ("7Ei", 7 * 2**60)],
+)
+def test_the_ends_of_the_range_are_quantities(text, value):
+    assert quantity_value(text) == value
+
+
+@pytest.mark.parametrize("text", HUGE_OR_TINY[:4])
+def test_a_stack_key_with_such_a_quantity_is_one_line_naming_the_key(text):
+    assert model_error_keys(TypeAdapter(Quantity), text, "x") == ["x"]
+    assert model_error_keys(TypeAdapter(PositiveQuantity), text, "x") == ["x"]
 
 
 @pytest.mark.parametrize(

@@ -136,6 +136,43 @@ def test_selector_that_matches_the_kueue_namespace_is_refused(selector):
     ]
 
 
+@pytest.mark.parametrize(
+    "selector",
+    [
+        {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kueue-system"]}]},
+        {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+        {
+            "matchExpressions": [
+                {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["kube-system", "a"]}
+            ]
+        },
+        {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]},
+        {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "Exists"}]},
+    ],
+)
+def test_selector_that_matches_kube_system_is_refused_as_kueue_refuses_it(selector):
+    """Kueue's validateManagedJobsNamespaceSelector judges kube-system by its name label alone; the manager exits."""
+    with pytest.raises(ConfigError) as caught:
+        load(kueue={"managedJobsNamespaceSelector": selector})
+    [(key, message)] = caught.value.problems
+    assert key == "elastic-capacity:kueue.managedJobsNamespaceSelector"
+    assert "it must not match the 'kube-system' namespace" in message
+    assert "Kueue's manager refuses such a selector and exits at start" in message
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        {"matchExpressions": [{"key": "team", "operator": "Exists"}]},
+        {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]},
+        {"matchLabels": {"team": "a", "kubernetes.io/metadata.name": "team-a"}},
+    ],
+)
+def test_a_selector_that_spares_kube_system_and_kueue_by_name_passes(selector):
+    """Only the name label counts: a selector needing another label never matches either namespace."""
+    assert load(kueue={"managedJobsNamespaceSelector": selector}, queues={"lints": {"managedNamespaces": False}})
+
+
 def test_opt_in_selector_by_label_is_accepted():
     selector = {"matchLabels": {"kueue-managed": "true"}}
     kueue = KueueConfig.model_validate({"managedJobsNamespaceSelector": selector})
@@ -151,7 +188,9 @@ def test_another_kueue_namespace_needs_a_name_based_selector_to_follow():
     moved = {
         "namespace": "kueue",
         "managedJobsNamespaceSelector": {
-            "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kueue"]}]
+            "matchExpressions": [
+                {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", "kueue"]}
+            ]
         },
     }
     assert load(kueue=moved).kueue.namespace == "kueue"
