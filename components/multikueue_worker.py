@@ -126,7 +126,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         cluster_kubeconfig: pulumi.Input[str],
     ) -> tuple[list[pulumi.Resource], WorkerToken]:
         """The ServiceAccount and its token anchor live in Kueue's namespace (the stack's install, or the worker's
-        own); a Role per burst namespace once that namespace exists; bindings need nothing to exist first."""
+        own); the token is issued once both exist."""
         namespace = plan.identity_namespace
         in_kueue_namespace = pulumi.ResourceOptions(parent=self, depends_on=[kueue.namespace] if kueue else None)
         account = core.v1.ServiceAccount(
@@ -135,43 +135,6 @@ class MultiKueueWorker(pulumi.ComponentResource):
             automount_service_account_token=False,
             opts=in_kueue_namespace,
         )
-        role = manifests.cluster_role(burst, plan.watched)
-        cluster_role = rbac.v1.ClusterRole(
-            f"{name}-manager", metadata=role["metadata"], rules=role["rules"], opts=pulumi.ResourceOptions(parent=self)
-        )
-        binding = manifests.cluster_role_binding(burst, namespace)
-        bindings: list[pulumi.Resource] = [
-            cluster_role,
-            rbac.v1.ClusterRoleBinding(
-                f"{name}-manager",
-                metadata=binding["metadata"],
-                role_ref=binding["roleRef"],
-                subjects=binding["subjects"],
-                opts=pulumi.ResourceOptions(parent=self),
-            ),
-        ]
-        for burst_namespace in plan.burst_namespaces:
-            created = [queues.objects[key] for key in [("Namespace", burst_namespace)] if key in queues.objects]
-            in_namespace = pulumi.ResourceOptions(parent=self, depends_on=created)
-            role = manifests.role(burst, burst_namespace, plan.watched)
-            bindings.append(
-                rbac.v1.Role(
-                    f"{name}-manager-{burst_namespace}",
-                    metadata=role["metadata"],
-                    rules=role["rules"],
-                    opts=in_namespace,
-                )
-            )
-            binding = manifests.role_binding(burst, burst_namespace, namespace)
-            bindings.append(
-                rbac.v1.RoleBinding(
-                    f"{name}-manager-{burst_namespace}",
-                    metadata=binding["metadata"],
-                    role_ref=binding["roleRef"],
-                    subjects=binding["subjects"],
-                    opts=in_namespace,
-                )
-            )
         anchor_manifest = manifests.token_anchor(burst, namespace)
         # The Pulumi name stays put while metadata.name carries tokenRotation: a rotation replaces the anchor
         # create-first, the new token binds to the new anchor, and the old anchor's deletion, Pulumi's last step,
@@ -192,4 +155,45 @@ class MultiKueueWorker(pulumi.ComponentResource):
             kubeconfig=cluster_kubeconfig,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[account, anchor]),
         )
-        return bindings, token
+        return self._grants(name, burst, plan, queues), token
+
+    def _grants(
+        self, name: str, burst: MultiKueueConfig, plan: WorkerPlan, queues: KueueQueues
+    ) -> list[pulumi.Resource]:
+        """The read-only ClusterRole and, per burst namespace once it exists, the Role with the writes, each with its
+        binding; a binding only names its role and account, so it needs neither to exist first."""
+        role = manifests.cluster_role(burst, plan.watched)
+        binding = manifests.cluster_role_binding(burst, plan.identity_namespace)
+        grants: list[pulumi.Resource] = [
+            rbac.v1.ClusterRole(
+                f"{name}-manager",
+                metadata=role["metadata"],
+                rules=role["rules"],
+                opts=pulumi.ResourceOptions(parent=self),
+            ),
+            rbac.v1.ClusterRoleBinding(
+                f"{name}-manager",
+                metadata=binding["metadata"],
+                role_ref=binding["roleRef"],
+                subjects=binding["subjects"],
+                opts=pulumi.ResourceOptions(parent=self),
+            ),
+        ]
+        for namespace in plan.burst_namespaces:
+            created = [queues.objects[key] for key in [("Namespace", namespace)] if key in queues.objects]
+            in_namespace = pulumi.ResourceOptions(parent=self, depends_on=created)
+            role = manifests.role(burst, namespace, plan.watched)
+            binding = manifests.role_binding(burst, namespace, plan.identity_namespace)
+            grants += [
+                rbac.v1.Role(
+                    f"{name}-manager-{namespace}", metadata=role["metadata"], rules=role["rules"], opts=in_namespace
+                ),
+                rbac.v1.RoleBinding(
+                    f"{name}-manager-{namespace}",
+                    metadata=binding["metadata"],
+                    role_ref=binding["roleRef"],
+                    subjects=binding["subjects"],
+                    opts=in_namespace,
+                ),
+            ]
+        return grants

@@ -12,14 +12,14 @@ import yaml
 from components.config.base import ConfigError
 from components.config.stack import load_stack_config
 from components.fleet import deploy
-from tests.components.config.test_multikueue_rules import (
+from tests.support import ack as ack_data
+from tests.support.config import as_config
+from tests.support.multikueue import (
     KUBECONFIGS,
     MIRROR,
     QUEUES_WITH_MULTIKUEUE,
     WORKER_KUBECONFIG,
 )
-from tests.support import ack as ack_data
-from tests.support.config import as_config
 from tools import mock_cloud, mock_runtime
 from tools.recording import Recording, Registration
 

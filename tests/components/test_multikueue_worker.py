@@ -22,9 +22,9 @@ from components.manifests import kueue_gate, kueue_install
 from components.manifests import multikueue_worker as worker_manifests
 from components.manifests.queues import queue_manifests
 from components.multikueue_worker import MultiKueueWorker
-from tests.components.config.test_multikueue_rules import MIRROR
 from tests.support import ack as ack_data
 from tests.support.config import as_config
+from tests.support.multikueue import MIRROR
 from tests.support.schemas import validate_core, validate_kueue
 from tools import mock_cloud, mock_runtime
 from tools.mock_cloud import FAKE_KUBECONFIG

@@ -20,7 +20,9 @@ from components.config.queues import QueuesConfig
 from components.config.stack import load_stack_config
 from components.manifests import kueue_gate, kueue_install
 from components.manifests.queues import queue_manifests
-from tests.components.config.test_multikueue_rules import (
+from tests.support import ack as ack_data
+from tests.support.config import as_config
+from tests.support.multikueue import (
     KUBECONFIGS,
     MIRROR,
     QUEUES_WITH_MULTIKUEUE,
@@ -28,8 +30,6 @@ from tests.components.config.test_multikueue_rules import (
     queues_stack,
     stack,
 )
-from tests.support import ack as ack_data
-from tests.support.config import as_config
 from tests.support.schemas import validate_core, validate_kueue
 
 ACK_VERSION = "1.35"
