@@ -1,15 +1,15 @@
-"""An ACK managed Pro cluster ready for ACS compute: network, cluster, node pool, virtual node, kubeconfig.
+"""An ACK managed Pro cluster ready for ACS compute: network, cluster, node pool, virtual node, RBAC grants, kubeconfig.
 
 Every Alibaba Cloud resource and invoke goes through this cluster's own region provider, so one stack can hold
 clusters in several regions. What only ACK knows is checked while deploying (``components/ack_checks.py``): the
 Kubernetes version must be one ACK offers, the first zone must offer Enhanced NAT, and the installed ack-virtual-node
-and kube-scheduler must meet what the cluster's workloads need. ACS workloads depend on :attr:`AckProCluster.addons`,
-which resolves only once those checks passed: pods created before the virtual node exists would never reach ACS.
+and kube-scheduler must meet what the cluster's workloads need. ACS workloads depend on :attr:`AckProCluster.addons`
+(``components/ack_addons.py``), which resolves only once those checks passed: pods created before the virtual node
+exists would never reach ACS. The RBAC grants and the kubeconfig are in ``components/ack_access.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pulumi
@@ -17,8 +17,8 @@ from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
 from pulumi_kubernetes import Provider as KubernetesProvider
 
-from components import ack_checks
-from components.ack_access import api_server_endpoint, cluster_kubeconfig
+from components import ack_addons, ack_checks
+from components.ack_access import api_server_endpoint, cluster_kubeconfig, rbac_grants
 from components.ack_json import canonical_json
 from components.ack_network import AckNetwork, ack_network
 from components.cluster_access import kubernetes_provider
@@ -27,7 +27,7 @@ from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.base import key_path
 from components.config.environment import EnvironmentConfig
-from components.versions import ClusterNeeds, SchedulerVersion, addon_version
+from components.versions import ClusterNeeds
 
 MANAGED_ADDON_NAMES = f"^({'|'.join(MANAGED_ADDONS)})$"
 """The ``name_regex`` of the one ``cs.get_kubernetes_addons`` call that reads both addons' installed versions."""
@@ -140,16 +140,19 @@ class AckClusterHandle(pulumi.ComponentResource):
         cluster_identifier: pulumi.Input[str],
         delete_unreachable: bool,
         render_to: str | None,
+        grants: list[pulumi.Resource] | None = None,
     ) -> None:
         """Build the cluster's Kubernetes provider from :attr:`kubeconfig` and register the outputs; the last step
         of both kinds of cluster, once ``cluster_id``, ``kubernetes_version``, ``api_server_endpoint`` and
-        ``kubeconfig`` are set."""
+        ``kubeconfig`` are set. The provider depends on the RBAC ``grants``: the identity running ``pulumi`` may be
+        one of them, so its objects are created after its role and deleted before the role is revoked."""
         self.provider = kubernetes_provider(
             name,
             self.kubeconfig,
             parent=self,
             cluster_identifier=cluster_identifier,
             delete_unreachable=delete_unreachable,
+            depends_on=grants,
             render_to=render_to,
         )
         self.register_outputs(
@@ -180,7 +183,7 @@ class AckProCluster(AckClusterHandle):
         """``needs`` is what the cluster's workloads need of its addons; ``config_key`` (``elastic-capacity:ack.
         clusters[0]``) prefixes the keys that deploy-time errors name. ``environment`` adds its name suffix to the
         cluster's and the network's names; ephemeral clusters get :func:`delete_options` and a Kubernetes provider
-        that forgets the objects of a vanished cluster, production ones Pulumi's ``protect``."""
+        that forgets the objects of a vanished cluster."""
         super().__init__("elastic-capacity:alicloud:AckProCluster", name, None, opts)
         environment = environment or EnvironmentConfig()
         region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
@@ -196,22 +199,27 @@ class AckProCluster(AckClusterHandle):
         node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
         self.ecs_nodes = [node_pool] if node_pool else []
 
-        listed = cs.get_kubernetes_addons_output(cluster_id=cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region)
-        installed = listed.addons.apply(lambda addons: {addon.name: addon.current_version for addon in addons})
+        installed = _installed_addons(cluster, args, needs, on_region)
         # The addon's controllers are pods too: they, and CoreDNS for the workloads, need the ECS nodes first.
         after_pool = pulumi.ResourceOptions.merge(
             child, pulumi.ResourceOptions(depends_on=[node_pool] if node_pool else None)
         )
-        virtual_node = _virtual_node(name, cluster, args, installed, after_pool)
-        scheduler = _scheduler(name, cluster, args, installed, child)
-        self.addons = _checked_addons(virtual_node, scheduler, installed, needs, config_key)
+        virtual_node = ack_addons.virtual_node(name, cluster, args, installed, after_pool)
+        scheduler = ack_addons.scheduler(name, cluster, args, installed, child)
+        self.addons = ack_addons.checked_addons(virtual_node, scheduler, installed, needs, config_key)
 
         self.cluster_id = cluster.id
         self.api_server_endpoint = cluster.connections.apply(
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
         self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
-        self._hand_out(name, cluster.id, delete_unreachable=environment.ephemeral, render_to=render_to)
+        self._hand_out(
+            name,
+            cluster.id,
+            delete_unreachable=environment.ephemeral,
+            render_to=render_to,
+            grants=rbac_grants(name, cluster, args.rbac, child),
+        )
 
 
 def _offered_version(
@@ -257,7 +265,11 @@ def _cluster(
         opts=pulumi.ResourceOptions.merge(
             opts,
             pulumi.ResourceOptions(
-                depends_on=network.snat_entries, custom_timeouts=CLUSTER_TIMEOUTS, protect=environment.protect
+                depends_on=network.snat_entries,
+                custom_timeouts=CLUSTER_TIMEOUTS,
+                # A destroy of a cluster ACK would refuse to delete then fails in its preview, before it deletes
+                # the workloads, the virtual node and the node pool that depend on the cluster.
+                protect=args.deletion_protection,
             ),
         ),
     )
@@ -301,89 +313,15 @@ def autoscaling(pool: AckNodePoolConfig) -> cs.NodePoolScalingConfigArgsDict | N
     return {"enable": True, "type": SCALING_TYPE, "min_size": pool.min_size, "max_size": pool.max_size}
 
 
-def _virtual_node(
-    name: str,
-    cluster: cs.ManagedKubernetes,
-    args: AckClusterConfig,
-    installed: pulumi.Output[dict[str, str]],
-    opts: pulumi.ResourceOptions,
-) -> cs.KubernetesAddon:
-    """ACK does not install ack-virtual-node, so it is always a resource."""
-    return _addon(
-        name,
-        cluster,
-        "ack-virtual-node",
-        args.virtual_node.version,
-        addon_version,
-        installed,
-        cleanup_cloud_resources=args.virtual_node.cleanup_cloud_resources,
-        opts=opts,
-    )
-
-
-def _scheduler(
-    name: str,
-    cluster: cs.ManagedKubernetes,
-    args: AckClusterConfig,
-    installed: pulumi.Output[dict[str, str]],
-    opts: pulumi.ResourceOptions,
-) -> cs.KubernetesAddon | None:
-    """A resource only when configured: it adopts ACK's default install (the provider's Create updates an
-    existing addon instead of installing it)."""
-    if args.scheduler is None:
-        return None
-    config = args.scheduler.config
-    return _addon(
-        name,
-        cluster,
-        "kube-scheduler",
-        args.scheduler.version,
-        lambda text: SchedulerVersion.parse(text).sort_key(),
-        installed,
-        config=canonical_json(config) if config is not None else None,
-        opts=opts,
-    )
-
-
-def _addon(
-    name: str,
-    cluster: cs.ManagedKubernetes,
-    addon: str,
-    pin: str | None,
-    order: Callable[[str], Any],
-    installed: pulumi.Output[dict[str, str]],
-    **settings: Any,
-) -> cs.KubernetesAddon:
-    """An addon whose configured version is a floor: the provider gets the higher of the pin and what ACK has
-    installed, so ACK is never asked to downgrade. Unpinned it sends no version: the provider installs ACK's
-    current one and reads the installed one back, which never diffs."""
-    version = (
-        installed.apply(lambda versions: ack_checks.version_floor(pin, versions.get(addon, ""), order)) if pin else None
-    )
-    return cs.KubernetesAddon(f"{name}-{addon}", cluster_id=cluster.id, name=addon, version=version, **settings)
-
-
-def _checked_addons(
-    virtual_node: cs.KubernetesAddon,
-    scheduler: cs.KubernetesAddon | None,
-    installed: pulumi.Output[dict[str, str]],
-    needs: ClusterNeeds,
-    config_key: str,
-) -> pulumi.Output[list[pulumi.Resource]]:
-    """The addons, released to the workloads only after ACK's installed versions met ``needs``."""
-    node_key = key_path(config_key, "virtualNode", "version")
-    scheduler_key = key_path(config_key, "scheduler")
-    virtual_node_ok = virtual_node.version.apply(
-        lambda version: ack_checks.installed_virtual_node(node_key, version, needs.virtual_node)
-    )
-    # A managed scheduler is checked as it is after the resource ran; otherwise as ACK installed it.
-    scheduler_version = (
-        scheduler.version
-        if scheduler is not None
-        else installed.apply(lambda versions: versions.get("kube-scheduler", ""))
-    )
-    scheduler_ok = scheduler_version.apply(
-        lambda version: ack_checks.installed_scheduler(scheduler_key, version, needs.scheduler)
-    )
-    addons: list[pulumi.Resource] = [virtual_node, *([scheduler] if scheduler else [])]
-    return pulumi.Output.all(virtual_node_ok, scheduler_ok).apply(lambda _: addons)
+def _installed_addons(
+    cluster: cs.ManagedKubernetes, args: AckClusterConfig, needs: ClusterNeeds, on_region: pulumi.InvokeOutputOptions
+) -> pulumi.Output[dict[str, str]]:
+    """Name to installed version of the managed addons, read only when something uses it: a pin, scheduler
+    parameters, or a kube-scheduler the workloads need; otherwise empty. ``cs.get_kubernetes_addons`` is not cheap:
+    on every run it lists every addon ACK offers and asks for each one's instance (and the installed ones'
+    metadata), applying ``name_regex`` only afterwards (``DescribeCsKubernetesAllAvailableAddons`` in
+    https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/service_alicloud_cs.go)."""
+    if args.virtual_node.version is None and args.scheduler is None and not needs.scheduler:
+        return pulumi.Output.from_input({})
+    listed = cs.get_kubernetes_addons_output(cluster_id=cluster.id, name_regex=MANAGED_ADDON_NAMES, opts=on_region)
+    return listed.addons.apply(lambda addons: {addon.name: addon.current_version for addon in addons})

@@ -1,4 +1,5 @@
-"""How ``pulumi`` reaches an ACK API server: a kubeconfig that is the same on every run, or ACK's temporary one.
+"""How ``pulumi`` reaches an ACK API server: a kubeconfig that is the same on every run, or ACK's temporary one, and
+the RBAC roles that let RAM identities other than the cluster's creator in.
 
 ``cs.get_cluster_credential`` mints a new client certificate on every call. Handed to the Kubernetes provider as is,
 it makes every preview show a provider update, and the copy in state expires, so a later ``pulumi destroy`` gets 401.
@@ -18,6 +19,7 @@ from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
 
 from components.config.ack import AckClusterConfig
+from components.config.ack_rbac import RbacGrant
 from components.config.base import ConfigError, key_path
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
@@ -25,7 +27,11 @@ EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 CA_ONLY_MINUTES = 15
 """Lifetime of the certificate the exec mode's credential call mints and throws away (it only reads the CA): the
-shortest ACK allows. Without a lifetime ACK would hand out a long-lived certificate instead."""
+shortest ACK allows. Without a lifetime ACK would hand out a long-lived certificate instead. The cluster resource's
+``certificate_authorities`` would save the call but not the certificate: it is deprecated since provider v1.248.0
+and empty with ``skip_set_certificate_authority``, and without that flag the provider's read fetches a certificate
+of that long default lifetime and keeps its key in the state, unencrypted (``setCerts`` in
+https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/service_alicloud_cs.go)."""
 
 
 def exec_kubeconfig(cluster_name: str, cluster_id: str, region: str, server: str, ca_data: str) -> str:
@@ -84,3 +90,38 @@ def cluster_kubeconfig(
         return exec_kubeconfig(args.name, cluster_id, args.region, server, ca)
 
     return pulumi.Output.secret(pulumi.Output.all(cluster.id, endpoint, ca_data).apply(build))
+
+
+def _by_identity(grants: list[RbacGrant]) -> dict[str, list[RbacGrant]]:
+    """The grants of each RAM identity (by id), in the order the stack file lists them."""
+    grouped: dict[str, list[RbacGrant]] = {}
+    for grant in grants:
+        grouped.setdefault(grant.uid, []).append(grant)
+    return grouped
+
+
+def rbac_grants(
+    name: str, cluster: cs.ManagedKubernetes, grants: list[RbacGrant], opts: pulumi.ResourceOptions
+) -> list[pulumi.Resource]:
+    """One ``cs.KubernetesPermission`` per identity, with its roles on this cluster (see ``components/config/
+    ack_rbac.py`` for what the provider grants and revokes)."""
+    return [_grant(name, cluster, uid, entries, opts) for uid, entries in _by_identity(grants).items()]
+
+
+def _grant(
+    name: str, cluster: cs.ManagedKubernetes, uid: str, grants: list[RbacGrant], opts: pulumi.ResourceOptions
+) -> cs.KubernetesPermission:
+    """One identity's roles on this cluster. Every field is sent, as the provider's own example does: it builds the
+    request from all six, and ``role_type`` is ``namespace`` exactly when a namespace is given."""
+    permissions: list[cs.KubernetesPermissionPermissionArgsDict] = [
+        {
+            "cluster": cluster.id,
+            "role_type": "namespace" if grant.namespace else "cluster",
+            "role_name": grant.role,
+            "namespace": grant.namespace or "",
+            "is_custom": False,
+            "is_ram_role": grant.ram_role_id is not None,
+        }
+        for grant in grants
+    ]
+    return cs.KubernetesPermission(f"{name}-rbac-{uid}", uid=uid, permissions=permissions, opts=opts)

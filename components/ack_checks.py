@@ -83,18 +83,24 @@ def installed_virtual_node(key: str, installed: str, need: VirtualNodeNeed) -> s
     return installed
 
 
-def version_floor(pinned: str, installed: str, order: Callable[[str], Any]) -> str:
-    """The version to send for a pinned addon: the pin, unless ACK already runs something newer.
+def version_to_send(pinned: str | None, installed: str, order: Callable[[str], Any], *, configured: bool) -> str | None:
+    """The ``version`` a managed addon sends: the pin while ACK runs something older (or nothing), which upgrades it;
+    otherwise none, or with ``configured`` parameters the installed version.
 
-    The provider calls UpgradeClusterAddons whenever the sent version differs from the installed one, so sending an
-    older pin would ask ACK for a downgrade
-    (https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes_addon.go).
-    Sending the installed version instead is a no-op, and a later ACK upgrade never shows as a diff.
+    ``version`` is Optional and Computed, and the provider asks ACK for an upgrade whenever the version it holds
+    differs from the installed one (``needUpgrade`` in
+    https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes_addon.go).
+    Sending an older pin would ask for a downgrade, and sending the installed version makes each of ACK's own
+    upgrades a one-off diff; an unsent version never diffs. A parameter change is the exception: without a version
+    the provider would hold the one it read at the last ``up``, and ask ACK to go back to it after an upgrade.
     """
     try:
-        return installed if order(installed) > order(pinned) else pinned
-    except ValueError:
+        upgrade = pinned is not None and order(pinned) > order(installed)
+    except ValueError:  # nothing (or nothing readable) installed
+        upgrade = pinned is not None
+    if upgrade:
         return pinned
+    return (installed or None) if configured else None
 
 
 def existing_cluster(key: str, cluster_id: str, minor: str, clusters: Sequence[Any]) -> str:

@@ -233,10 +233,11 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
             ],
         }
     if args.typ == "alicloud:cs/kubernetesAddon:KubernetesAddon":
-        # The provider reads back the installed version; without one sent, ACK installed its current one.
+        # The provider reads back the installed version; without one sent, an addon ACK had installed keeps its
+        # version (Create adopts it) and a new one gets ACK's current version.
         name = str(inputs.get("name"))
         return {
-            "version": inputs.get("version") or ACK_CURRENT_ADDONS.get(name, ""),
+            "version": inputs.get("version") or ACK_INSTALLED_ADDONS.get(name) or ACK_CURRENT_ADDONS.get(name, ""),
             "required": name == "kube-scheduler",
         }
     if args.typ == "alicloud:vpc/natGateway:NatGateway":
@@ -249,6 +250,8 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
 def _mock_id(args: pulumi_mocks.MockResourceArgs) -> str:
     if args.typ.startswith("azure-native:"):
         return _azure_id(args)
+    if args.typ == "alicloud:cs/kubernetesPermission:KubernetesPermission":
+        return str(args.inputs.get("uid"))  # the provider's id is the RAM identity's id
     if args.typ.startswith("alicloud:"):
         return f"{args.typ.rsplit(':', 1)[-1].lower()}-{args.name}"
     if args.typ.startswith("kubernetes:") and args.custom:

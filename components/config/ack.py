@@ -1,7 +1,8 @@
 """The ``elastic-capacity:ack`` section: ACK managed Pro clusters ready for ACS compute, and their ACS workloads.
 
-One entry of ``ack.clusters`` is an :class:`AckClusterConfig`; its network, addons, node pool and logs have their
-own modules (``ack_network``, ``ack_addons``, ``ack_node_pool``, ``ack_logs``), the workloads theirs (``acs``).
+One entry of ``ack.clusters`` is an :class:`AckClusterConfig`; its network, addons, node pool, logs and RBAC grants
+have their own modules (``ack_network``, ``ack_addons``, ``ack_node_pool``, ``ack_logs``, ``ack_rbac``), the
+workloads theirs (``acs``).
 The section root, :class:`AckConfig`, holds the rules that span clusters and workloads, and collects what each
 cluster's workloads need of its addons (:meth:`AckConfig.needs`) for the deploy-time check of the installed
 versions (``components/ack_checks.py``), which also checks what only ACK knows (offered versions, Enhanced NAT
@@ -29,6 +30,7 @@ from components.config.ack_existing import AckExistingClusterConfig
 from components.config.ack_logs import AuditLogConfig, ControlPlaneLogsConfig
 from components.config.ack_network import AckNetworkConfig, is_private
 from components.config.ack_node_pool import AckNodePoolConfig
+from components.config.ack_rbac import RbacGrant, check_grants
 from components.config.acs import GPU_MODEL_SERIES, GPU_SCHEDULER_TABLES, AcsWorkloadConfig
 from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
 from components.versions import (
@@ -83,10 +85,13 @@ class AckClusterConfig(ConfigModel):
     are mostly in mainland China."""
     proxy_mode: Literal["ipvs", "iptables"] = "ipvs"
     """kube-proxy's mode; ``ipvs`` is ACK's default, and changing it replaces the cluster."""
-    deletion_protection: bool = True
-    """While true ACK refuses to delete the cluster: production clusters must not vanish with a stray destroy (and
-    ``environment.kind: production`` refuses false). With ``environment.kind: ephemeral`` it defaults to false and
-    may not be true. Dev stacks set false (and must apply that before destroying)."""
+    deletion_protection: bool = False
+    """While true ACK refuses to delete the cluster, and the cluster carries Pulumi's ``protect``, so ``pulumi
+    destroy`` fails in its preview, before it deletes anything (``--skip-preview`` skips that preview: the engine
+    then deletes what depends on the cluster before it refuses the cluster itself,
+    https://www.pulumi.com/docs/iac/concepts/options/protect/). Unset: true with ``environment.kind: production``
+    (which refuses false), false otherwise (ephemeral stacks refuse true). To destroy a protected cluster, set false
+    and run ``pulumi up`` first."""
     enable_rrsa: bool = True
     """RAM Roles for Service Accounts (``enable_rrsa``): pods assume RAM roles with OIDC-federated service-account
     tokens instead of the nodes' role or stored AccessKeys (https://www.alibabacloud.com/help/doc-detail/356611.html).
@@ -126,6 +131,10 @@ class AckClusterConfig(ConfigModel):
     scheduler: SchedulerAddonConfig | None = None
     """Manage kube-scheduler's version floor or parameters; absent leaves ACK's default install alone (its version
     is still checked against what the cluster's workloads need)."""
+    rbac: list[RbacGrant] = Field(default_factory=list)
+    """RAM users and roles besides the cluster's creator (ACK's only cluster-admin) that get an ACK RBAC role on it,
+    such as the CI identity that runs ``pulumi`` (``role: admin``); without one it gets ``Forbidden`` on every
+    Kubernetes call. Added by an ``up`` of an identity that may grant roles, such as the creator."""
     node_pool: AckNodePoolConfig | None = None
     """ECS nodes for CoreDNS and other system pods; without one the cluster has no cluster DNS (a warning says so)."""
     tags: dict[str, str] = Field(default_factory=lambda: {"project": PROJECT})
@@ -232,6 +241,11 @@ class AckClusterConfig(ConfigModel):
     @model_validator(mode="after")
     def _create_time_addons(self) -> AckClusterConfig:
         check_create_time_addons(self.addons)
+        return self
+
+    @model_validator(mode="after")
+    def _rbac_grants(self) -> AckClusterConfig:
+        check_grants(self.rbac)
         return self
 
     @model_validator(mode="after")

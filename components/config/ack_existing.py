@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import StringConstraints, field_validator
+from pydantic import StringConstraints, field_validator, model_validator
 
-from components.config.base import ConfigModel, DnsLabel
+from components.config.base import ConfigModel, DnsLabel, MisplacedKey
 from components.versions import ACK_MIN_KUBERNETES, KubernetesVersion
 
 ClusterId = Annotated[str, StringConstraints(pattern=r"^c[0-9a-z]{8,63}$")]
@@ -36,6 +36,20 @@ class AckExistingClusterConfig(ConfigModel):
     kubernetes_version: str
     """The cluster's Kubernetes minor, e.g. ``"1.35"``: the key of the GPU kube-scheduler tables. ``up`` fails,
     naming this key, when ACK reports another minor for the cluster."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_grants(cls, data: Any) -> Any:
+        """A stack that only deploys onto a shared cluster must not own its RBAC grants: ``cs.KubernetesPermission``
+        revokes exactly the roles it lists when it is deleted, so one stack's ``destroy`` would take away a role
+        that the cluster's owner, or another stack, granted to the same identity."""
+        if isinstance(data, dict) and "rbac" in data:
+            raise MisplacedKey(
+                "rbac",
+                "grant roles on a shared cluster where it is managed (ack.clusters[].rbac of the stack that creates "
+                "it, or the ACK console): this stack's destroy would revoke them for every stack that shares it",
+            )
+        return data
 
     @field_validator("kubernetes_version", mode="before")
     @classmethod

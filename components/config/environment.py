@@ -3,7 +3,8 @@
 One stack file format serves a developer's stack, a pull-request stack and production; the differences are config,
 never code edits:
 
-- ``dev`` (the default): exactly what the stack file says.
+- ``dev`` (the default): exactly what the stack file says; an ACK cluster has deletion protection (and Pulumi's
+  ``protect``) only when the file turns ``deletionProtection`` on, so ``pulumi destroy`` removes a dev stack.
 - ``ephemeral``: a pull-request stack, created and destroyed by automation, possibly next to others of its kind in
   one Azure subscription, Alibaba Cloud account or shared cluster. Every physical name gets :attr:`name_suffix`,
   derived from the stack name, so two such stacks never collide and re-running ``up`` renames nothing; nothing is
@@ -13,10 +14,10 @@ never code edits:
   ``ack.existingClusters``) never does: pulumi-kubernetes also calls a cluster unreachable when signing in fails, and
   a ``destroy`` would then drop the stack's objects from the state and leave them on the cluster.
 - ``production``: the AKS and ACK clusters and the Kueue install carry Pulumi's ``protect`` (``pulumi destroy`` and
-  a replacement refuse, https://www.pulumi.com/docs/iac/concepts/options/protect/), ACK deletion protection stays on,
-  and the opt-in smoke Job, which scales a pool up on every change, is refused. Keys the stack file leaves unset get
-  their secure production values (the AKS Standard tier and Entra ID, ACK control-plane and audit logs), a written
-  key being the opt-out, and an AKS API server open to every address is warned about
+  a replacement refuse, https://www.pulumi.com/docs/iac/concepts/options/protect/), ACK deletion protection is on
+  and may not be turned off, and the opt-in smoke Job, which scales a pool up on every change, is refused. Keys the
+  stack file leaves unset get their secure production values (the AKS Standard tier and Entra ID, ACK control-plane
+  and audit logs), a written key being the opt-out, and an AKS API server open to every address is warned about
   (``components/config/environment_rules.py``).
 
 Which names are physical, and so suffixed: the resource group (only one the stack creates), the AKS cluster and its
@@ -78,8 +79,8 @@ class EnvironmentConfig(ConfigModel):
     kind: EnvironmentKind = "dev"
     """``dev`` deploys what the stack file says; ``ephemeral`` (pull-request stacks) suffixes every physical name,
     protects nothing and makes every cluster deletable; ``production`` protects the clusters and the Kueue install,
-    keeps ACK deletion protection on and gives unset keys their secure values (the AKS Standard tier and Entra ID,
-    ACK control-plane and audit logs). Details: ``components/config/environment.py``."""
+    turns ACK deletion protection on (and refuses it off) and gives unset keys their secure values (the AKS
+    Standard tier and Entra ID, ACK control-plane and audit logs). Details: ``components/config/environment.py``."""
     name_suffix: str = ""
     """Appended to every physical name (``-`` and 1-8 lowercase letters or digits). Unset: with ``kind: ephemeral``,
     ``-`` and the first 6 hex digits of the SHA-256 of the Pulumi stack name, so every pull-request stack gets its own

@@ -3,14 +3,15 @@
 :func:`check` holds the rules (a production stack refuses the smoke Job, an ephemeral one refuses anything that
 would survive ``pulumi destroy``), each naming the key it is about; :func:`resolve` turns the validated stack into
 the one the components build: physical names with ``environment.nameSuffix`` and the environment's defaults for the
-keys whose default depends on it (``aks.deleteUnreachable``, ``ack.clusters[].deletionProtection`` and
-``credentialMinutes``; in production the secure values of :data:`PRODUCTION_AKS_DEFAULTS` and
-:func:`production_ack_defaults` for keys the stack file leaves unset, where writing the key is the opt-out); ACS
-workloads on an ``ack.existingClusters`` entry get the suffix on their namespace; a cluster given by kubeconfig gets
-no default ``kueue.nodeSelector`` (the AKS system pool's is for AKS). :func:`aks_production_warnings`
-names what a production stack accepts but should not leave that way. Settings that are not config keys (Pulumi's
-``protect``, ACK delete options, ``delete_unreachable`` of a new ACK cluster's Kubernetes provider) follow
-``environment`` in the components; a shared cluster's provider never gets ``delete_unreachable``.
+keys whose default depends on it (``aks.deleteUnreachable`` and ``ack.clusters[].credentialMinutes``; in
+production the secure values of :data:`PRODUCTION_AKS_DEFAULTS` and :func:`production_ack_defaults`, ACK deletion
+protection among them, for keys the stack file leaves unset, where writing the key is the opt-out); ACS workloads on
+an ``ack.existingClusters`` entry get the suffix on their namespace; a cluster given by kubeconfig gets no default
+``kueue.nodeSelector`` (the AKS system pool's is for AKS). :func:`aks_production_warnings` names what a production
+stack accepts but should not leave that way. Settings that are not config keys (Pulumi's ``protect`` of the AKS
+cluster and Kueue, ACK delete options, ``delete_unreachable`` of a new ACK cluster's Kubernetes provider) follow
+``environment`` in the components; an ACK cluster's ``protect`` follows its ``deletionProtection``, and a shared
+cluster's provider never gets ``delete_unreachable``.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _production(config: StackConfig) -> None:
             "a network failure during `pulumi refresh` would otherwise make it forget the Kueue install",
         )
     for index, cluster in enumerate(config.ack.clusters if config.ack else []):
-        if not cluster.deletion_protection:
+        if "deletion_protection" in cluster.model_fields_set and not cluster.deletion_protection:
             raise RuleViolation(
                 key_path("ack.clusters", index, "deletionProtection"),
                 False,
@@ -176,10 +177,12 @@ def _unset(model: BaseModel, defaults: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def production_ack_defaults() -> dict[str, Any]:
-    """``ack.clusters[]`` keys a production cluster gets when its entry leaves them unset: control-plane logs of
+    """``ack.clusters[]`` keys a production cluster gets when its entry leaves them unset: deletion protection (ACK's
+    and Pulumi's ``protect``, which :func:`check` does not let it write off), control-plane logs of
     :data:`PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS` and the API server's audit log, both in Simple Log Service.
     Writing the key (``controlPlaneLogs: null``, ``auditLog: {enabled: false}``) opts out."""
     return {
+        "deletion_protection": True,
         "control_plane_logs": ControlPlaneLogsConfig.model_validate(
             {"components": list(PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS)}
         ),
@@ -207,15 +210,14 @@ def aks_production_warnings(aks: AksConfig) -> list[tuple[str, str]]:
 
 def _ack(ack: AckConfig, environment: EnvironmentConfig) -> AckConfig:
     """ACK names get their suffix in the components (the config ``name`` is also what workloads and outputs use);
-    only their room is checked here. An ephemeral cluster defaults to no deletion protection and to
-    :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which only a temporary kubeconfig uses); a production one to
-    :func:`production_ack_defaults`."""
+    only their room is checked here. An ephemeral cluster defaults to :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which
+    only a temporary kubeconfig uses); a production one to :func:`production_ack_defaults`."""
     clusters = []
     for index, cluster in enumerate(ack.clusters):
         key = key_path("ack.clusters", index, "name")
         suffixed(key, cluster.name, environment.name_suffix, ACK_CLUSTER_NAME_MAX)
         if environment.ephemeral:
-            defaults = {"deletion_protection": False, "credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES}
+            defaults = {"credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES}
             cluster = cluster.model_copy(update=_unset(cluster, defaults))
         if environment.protect:
             cluster = cluster.model_copy(update=_unset(cluster, production_ack_defaults()))

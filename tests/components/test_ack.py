@@ -1,72 +1,38 @@
 """The ACK Pro cluster component under Pulumi mocks: what it registers, through which provider, in which order, and
-what it checks against ACK while deploying. Its network and its kubeconfig have their own modules and tests."""
+what it checks against ACK while deploying. Its network, its addons and its kubeconfig and grants have their own
+modules and tests."""
 
 from __future__ import annotations
 
 import json
 
-import pulumi
 import pytest
-from packaging.version import Version
 
-from components.ack import MANAGED_ADDON_NAMES, AckProCluster, delete_options
-from components.config.ack import AckClusterConfig
+from components.ack import delete_options
 from components.config.base import ConfigError
 from components.config.environment import EnvironmentConfig
-from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
 from tests.support.ack import (
     ADDON_TYPE,
-    ADDONS_INVOKE,
     CLUSTER_TYPE,
+    COMPONENT_TYPE,
     CREDENTIAL_INVOKE,
     EXISTING,
+    GRANTS,
     KEY,
     NAT_ZONES_INVOKE,
     NETWORK_TYPES,
     NODE_POOL_TYPE,
+    PERMISSION_TYPE,
     POOL,
     SNAT_TYPE,
     VERSION_INVOKE,
+    build,
     cluster_config,
-    failed_run,
     invokes,
+    program_for,
 )
-from tools import mock_cloud, mock_runtime
+from tools import mock_runtime
 from tools.recording import Recording
-
-COMPONENT_TYPE = "elastic-capacity:alicloud:AckProCluster"
-ACS_ONLY = ClusterNeeds((), VirtualNodeNeed(Version("2.13.0"), "ACS on Kubernetes 1.26 or later"))
-GPU_HPN_NEEDS = ClusterNeeds(
-    (SchedulerNeed("ack.workloads[5] (hpn, gpu-hpn)", Version("6.9.4"), SCHEDULER_MIN_GPU_HPN["1.33"]),),
-    VirtualNodeNeed(Version("2.15.0"), "ack.workloads[5] (hpn, gpu-hpn)"),
-)
-
-
-def program_for(
-    *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, environment: EnvironmentConfig | None = None
-):
-    """A program registering one component per config (named ``ack-<name>``) and exporting its outputs, and a
-    stand-in for an ACS workload (``<name>-workload``) that waits for the component's addons as the real ones do."""
-
-    def program() -> None:
-        for index, cfg in enumerate(configs):
-            key = f"elastic-capacity:ack.clusters[{index}]"
-            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, key, environment=environment)
-            pulumi.export(f"{cfg.name}-kubeconfig", component.kubeconfig)
-            pulumi.export(f"{cfg.name}-endpoint", component.api_server_endpoint)
-            pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)
-            pulumi.export(f"{cfg.name}-version", component.kubernetes_version)
-            pulumi.export(f"{cfg.name}-addons", component.addons.apply(lambda addons: [a.urn for a in addons]))
-            pulumi.CustomResource(
-                "test:index:Workload", f"{cfg.name}-workload", {}, pulumi.ResourceOptions(depends_on=component.addons)
-            )
-
-    return program
-
-
-def build(run_program, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, **environment: str) -> Recording:
-    """``environment`` holds the keys of an ``environment`` section (``kind``, ``name_suffix``), if any."""
-    return run_program(program_for(*configs, needs=needs, environment=EnvironmentConfig(**environment)))
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +52,8 @@ def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
     inputs = cluster.inputs
     assert (inputs["name"], inputs["clusterSpec"], inputs["serviceCidr"]) == ("demo", "ack.pro.small", "192.168.0.0/16")
     assert (inputs["timezone"], inputs["proxyMode"]) == ("Asia/Shanghai", "ipvs")
-    assert (inputs["deletionProtection"], inputs["enableRrsa"], inputs["isEnterpriseSecurityGroup"]) == (True,) * 3
+    assert (inputs["enableRrsa"], inputs["isEnterpriseSecurityGroup"]) == (True, True)
+    assert inputs["deletionProtection"] is False and not cluster.protect, "a dev stack can be destroyed"
     assert {k: inputs[k] for k in FLAGS} == FLAGS
     assert inputs["tags"] == {"project": "elastic-capacity"}
     assert inputs["addons"] == [{"name": "terway-eniip"}, {"name": "csi-plugin"}, {"name": "managed-csiprovisioner"}]
@@ -169,7 +136,7 @@ def test_every_alicloud_resource_is_a_child_on_the_region_provider(default_run):
     region = default_run.one("pulumi:providers:alicloud")
     assert (region.inputs["region"], region.parent) == ("cn-hangzhou", component.urn)
     calls = [c for c in default_run.invokes if c.token.startswith("alicloud:")]
-    assert {c.token for c in calls} == {VERSION_INVOKE, ADDONS_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE}
+    assert {c.token for c in calls} == {VERSION_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE}
     assert {c.provider.rsplit("::", 1)[0] for c in calls} == {region.urn}
 
 
@@ -241,120 +208,6 @@ def test_the_virtual_node_and_the_workloads_wait_for_the_node_pool(run_program):
     assert recording.depends_on(recording.named("demo-workload"), pool)
 
 
-# --- ack-virtual-node and kube-scheduler --------------------------------------------------------------------------
-
-
-def test_virtual_node_is_installed_at_ack_s_version_without_a_pin(default_run):
-    addon = default_run.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
-    assert addon.inputs["name"] == "ack-virtual-node"
-    assert "version" not in addon.inputs, "an unset version installs ACK's current one and never diffs"
-    assert addon.inputs["cleanupCloudResources"] is True
-    assert "config" not in addon.inputs
-    cluster = default_run.one(CLUSTER_TYPE)
-    assert set(addon.property_dependencies["clusterId"]) == {cluster.urn}
-    assert set(addon.dependencies) == {cluster.urn}, "no node pool configured, nothing else to wait for"
-    assert default_run.by_type(NODE_POOL_TYPE) == [], "no node pool unless configured"
-
-
-def test_only_the_virtual_node_is_managed_by_default_and_the_workloads_wait_for_it(default_run):
-    virtual_node = default_run.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
-    assert [a.inputs["name"] for a in default_run.by_type(ADDON_TYPE)] == ["ack-virtual-node"]
-    assert default_run.outputs["demo-addons"] == [virtual_node.urn]
-    assert virtual_node.urn in default_run.named("demo-workload").dependencies
-
-
-def test_installed_addon_versions_are_read_once_on_the_region_provider(default_run):
-    [call] = invokes(default_run, ADDONS_INVOKE)
-    assert call.args == {"clusterId": default_run.outputs["demo-cluster-id"], "nameRegex": MANAGED_ADDON_NAMES}
-    assert call.provider.rsplit("::", 1)[0] == default_run.one("pulumi:providers:alicloud").urn
-
-
-@pytest.mark.parametrize(
-    ("pin", "installed", "sent"),
-    [
-        ("v2.15.0", "", "v2.15.0"),  # not installed yet: install the pin
-        ("v2.18.0", "v2.17.3", "v2.18.0"),  # older install: raise it to the pin
-        ("v2.15.0", "v2.17.3", "v2.17.3"),  # newer install (ACK upgraded it): keep it, no downgrade
-    ],
-)
-def test_a_virtual_node_pin_is_a_floor(run_program, monkeypatch, pin, installed, sent):
-    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "ack-virtual-node", installed)
-    addon = build(run_program, cluster_config(network=EXISTING, virtualNode={"version": pin})).one(ADDON_TYPE)
-    assert addon.inputs["version"] == sent
-
-
-@pytest.mark.parametrize(
-    ("pin", "sent"),
-    [
-        ("v1.35.0-apsara.6.12.0.aaaaaaaa", "v1.35.0-apsara.6.12.0.aaaaaaaa"),  # above ACK's default: upgrade
-        ("v1.35.0-aliyun.6.9.4.aaaaaaaa", "v1.35.0-apsara.6.11.4.77470105"),  # below it: keep the default
-    ],
-)
-def test_a_scheduler_pin_is_a_floor_over_the_default_install(run_program, pin, sent):
-    recording = build(run_program, cluster_config(network=EXISTING, scheduler={"version": pin}))
-    scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
-    assert scheduler.inputs["version"] == sent
-
-
-def test_a_managed_scheduler_adopts_the_default_install_and_gates_the_workloads(run_program):
-    parameters = {"podMaxBackoffSeconds": "10", "enable": "true"}
-    recording = build(run_program, cluster_config(network=EXISTING, scheduler={"config": parameters}))
-    scheduler = recording.one(ADDON_TYPE, "ack-demo-kube-scheduler")
-    assert scheduler.inputs["name"] == "kube-scheduler"
-    assert "version" not in scheduler.inputs
-    assert scheduler.inputs["config"] == '{"enable":"true","podMaxBackoffSeconds":"10"}'
-    assert set(scheduler.dependencies) == {recording.one(CLUSTER_TYPE).urn}
-    assert recording.provider_of(scheduler).name == "ack-demo-alicloud"
-    virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
-    assert recording.outputs["demo-addons"] == [virtual_node.urn, scheduler.urn]
-    assert {virtual_node.urn, scheduler.urn} <= set(recording.named("demo-workload").dependencies)
-
-
-def test_addons_meeting_the_needs_release_the_workloads(run_program):
-    """ACK's default kube-scheduler (6.11.4 for 1.35) and virtual node (v2.17.3) meet even GPU-HPN's minimums."""
-    recording = build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
-    assert recording.named("demo-workload").dependencies
-
-
-def test_an_installed_scheduler_below_a_need_fails_up_naming_the_key(monkeypatch):
-    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
-    error, registered = failed_run(monkeypatch, program_for(cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS))
-    assert error.keys == [f"{KEY}.scheduler"]
-    message = str(error)
-    assert "v1.35.0-apsara.6.9.3.aaaaaaaa" in message and "ack.workloads[5] (hpn, gpu-hpn)" in message
-    assert "v1.33.0-aliyun.6.9.4.8b58e6b4" in message and f"{KEY}.scheduler.version" in message
-    assert "demo-workload" not in {r.name for r in registered}, "no workload on a failed check"
-
-
-def test_a_managed_scheduler_is_checked_as_the_resource_left_it(run_program, monkeypatch):
-    """With a pin the scheduler resource's own version is checked: here the pin raised it above the need."""
-    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.9.3.aaaaaaaa")
-    cfg = cluster_config(network=EXISTING, scheduler={"version": "v1.35.0-apsara.6.11.4.77470105"})
-    recording = build(run_program, cfg, needs=GPU_HPN_NEEDS)
-    assert recording.one(ADDON_TYPE, "ack-demo-kube-scheduler").inputs["version"] == "v1.35.0-apsara.6.11.4.77470105"
-
-
-def test_an_installed_virtual_node_below_a_need_fails_up_naming_the_key(run_program, monkeypatch):
-    monkeypatch.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
-    with pytest.raises(ConfigError) as caught:
-        build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
-    assert caught.value.keys == [f"{KEY}.virtualNode.version"]
-    assert "v2.14.0" in str(caught.value) and "v2.15.0" in str(caught.value)
-
-
-def test_an_unreadable_installed_version_is_a_warning_not_a_failure(run_program, monkeypatch, caplog):
-    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "")
-    build(run_program, cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
-    assert any("no installed kube-scheduler" in r.getMessage() for r in caplog.records)
-
-
-def test_no_check_runs_in_a_preview_of_a_new_cluster(monkeypatch):
-    """Installed versions exist only after `up` created the cluster: preview neither fails nor guesses."""
-    monkeypatch.setitem(mock_cloud.ACK_INSTALLED_ADDONS, "kube-scheduler", "v1.35.0-apsara.6.0.0.aaaaaaaa")
-    program = program_for(cluster_config(network=EXISTING), needs=GPU_HPN_NEEDS)
-    assert invokes(mock_runtime.run(program, {}, preview=True), ADDONS_INVOKE) == []
-
-
 # --- the Kubernetes provider --------------------------------------------------------------------------------------
 
 
@@ -377,15 +230,37 @@ def test_the_kubeconfig_uses_the_endpoint_the_cluster_exposes(run_program, publi
     assert kubeconfig["clusters"][0]["cluster"]["server"] == recording.outputs["demo-endpoint"]
 
 
-# --- what the stack's environment kind changes ----------------------------------------------------------------------
+# --- RBAC grants for identities other than the creator -------------------------------------------------------------
+
+
+def test_the_kubernetes_provider_waits_for_the_grants(run_program):
+    """The identity running pulumi may be a granted one: its objects come after its role, and go before it."""
+    recording = build(run_program, cluster_config(network=EXISTING, rbac=GRANTS))
+    provider = recording.one("pulumi:providers:kubernetes", "ack-demo-k8s")
+    grants = {g.urn for g in recording.by_type(PERMISSION_TYPE)}
+    assert len(grants) == 2 and grants <= set(provider.dependencies)
+
+
+def test_no_grant_is_registered_unless_configured(default_run):
+    assert default_run.by_type(PERMISSION_TYPE) == []
+
+
+# --- deletion protection and what the stack's environment kind changes -------------------------------------------
+
+
+@pytest.mark.parametrize("protected", [True, False])
+def test_deletion_protection_also_gives_the_cluster_pulumis_protect(run_program, protected):
+    """A destroy ACK would refuse at DeleteCluster fails in its preview instead, before anything is deleted."""
+    recording = build(run_program, cluster_config(network=EXISTING, deletionProtection=protected))
+    assert recording.one(CLUSTER_TYPE).inputs["deletionProtection"] is protected
+    assert [r.name for r in recording.registrations if r.protect] == ["ack-demo-cluster"] * protected
 
 
 @pytest.mark.parametrize("kind", ["dev", "ephemeral", "production"])
-def test_the_environment_decides_name_protection_delete_options_and_forgetting(run_program, kind):
+def test_the_environment_decides_name_delete_options_and_forgetting(run_program, kind):
     recording = build(run_program, cluster_config(network=EXISTING), kind=kind, name_suffix="-pr7")
     cluster = recording.one(CLUSTER_TYPE)
     assert cluster.inputs["name"] == "demo-pr7", "every kind takes the suffix it is given"
-    assert [r.name for r in recording.registrations if r.protect] == (["ack-demo-cluster"] * (kind == "production"))
     assert ("deleteOptions" in cluster.inputs) is (kind == "ephemeral")
     assert recording.named("ack-demo-k8s").inputs.get("deleteUnreachable") == ("true" if kind == "ephemeral" else None)
 

@@ -1,5 +1,6 @@
 """How ``pulumi`` reaches an ACK API server: the exec-plugin kubeconfig, the same on every run, and ACK's temporary
-one; the endpoint each uses; and the one-line error when ACK reports no endpoint."""
+one; the endpoint each uses; the one-line error when ACK reports no endpoint; and the RBAC roles of other RAM
+identities."""
 
 from __future__ import annotations
 
@@ -17,9 +18,22 @@ from components.ack_access import (
     api_server_endpoint,
     cluster_kubeconfig,
     exec_kubeconfig,
+    rbac_grants,
 )
 from components.config.ack import AckClusterConfig
-from tests.support.ack import CREDENTIAL_INVOKE, EXISTING, KEY, cluster_config, failed_run, invokes
+from tests.support.ack import (
+    CI_USER,
+    CLUSTER_TYPE,
+    CREDENTIAL_INVOKE,
+    EXISTING,
+    GRANTS,
+    KEY,
+    OPS_ROLE,
+    PERMISSION_TYPE,
+    cluster_config,
+    failed_run,
+    invokes,
+)
 from tools import mock_cloud, mock_runtime
 from tools.recording import Recording
 
@@ -130,3 +144,42 @@ def test_no_endpoint_yet_fails_naming_the_endpoint_setting(monkeypatch, public: 
     error, _ = failed_run(monkeypatch, program_for(cfg, endpoint=""))
     assert error.keys == [f"{KEY}.slbInternetEnabled"]
     assert f"{public!r}: ACK reports no such API endpoint yet" in str(error)
+
+
+def grants_program(cfg: AckClusterConfig):
+    """The RBAC grants of ``cfg`` on a bare cluster resource, under a component as in the real program."""
+
+    def program() -> None:
+        parent = pulumi.ComponentResource("test:index:Cluster", "ack-demo")
+        region = AlicloudProvider("region", region=cfg.region, opts=pulumi.ResourceOptions(parent=parent))
+        child = pulumi.ResourceOptions(parent=parent, provider=region)
+        cluster = cs.ManagedKubernetes("cluster", opts=child)
+        rbac_grants("ack-demo", cluster, cfg.rbac, child)
+        pulumi.export("clusterId", cluster.id)
+
+    return program
+
+
+def test_each_granted_identity_gets_its_roles_on_this_cluster_only():
+    recording = mock_runtime.run(grants_program(cluster_config(network=EXISTING, rbac=GRANTS)), {})
+    grants = {g.inputs["uid"]: g for g in recording.by_type(PERMISSION_TYPE)}
+    cluster_id = recording.outputs["clusterId"]
+    assert grants[CI_USER].inputs["permissions"] == [
+        {"cluster": cluster_id, "roleType": "cluster", "roleName": "admin", "namespace": ""}
+        | {"isCustom": False, "isRamRole": False}
+    ]
+    assert grants[OPS_ROLE].inputs["permissions"] == [
+        {"cluster": cluster_id, "roleType": "namespace", "roleName": "dev", "namespace": "team-a"}
+        | {"isCustom": False, "isRamRole": True},
+        {"cluster": cluster_id, "roleType": "cluster", "roleName": "restricted", "namespace": ""}
+        | {"isCustom": False, "isRamRole": True},
+    ]
+    component, cluster = recording.one("test:index:Cluster"), recording.one(CLUSTER_TYPE)
+    for grant in grants.values():
+        assert (grant.name, grant.id) == (f"ack-demo-rbac-{grant.inputs['uid']}", grant.inputs["uid"])
+        assert grant.parent == component.urn and recording.provider_of(grant).name == "region"
+        assert set(grant.property_dependencies["permissions"]) == {cluster.urn}
+
+
+def test_no_identity_no_grant():
+    assert mock_runtime.run(grants_program(cluster_config(network=EXISTING)), {}).by_type(PERMISSION_TYPE) == []

@@ -88,10 +88,26 @@ def scheduler_order(text: str):
     [
         ("v2.15.0", "", addon_version, "v2.15.0"),  # nothing installed: the pin
         ("v2.15.0", "v2.14.0", addon_version, "v2.15.0"),  # older install: raise it
-        ("v2.15.0", "v2.17.3", addon_version, "v2.17.3"),  # newer install: keep it (no downgrade)
-        ("v1.35.0-aliyun.6.9.4.aaaa", "v1.35.0-apsara.6.11.4.bbbb", scheduler_order, "v1.35.0-apsara.6.11.4.bbbb"),
+        ("v2.15.0", "v2.17.3", addon_version, None),  # newer install: send nothing (no downgrade, no diff)
+        ("v2.15.0", "v2.15.0", addon_version, None),  # the pin is installed
+        ("v1.35.0-aliyun.6.9.4.aaaa", "v1.35.0-apsara.6.11.4.bbbb", scheduler_order, None),
         ("v1.35.0-apsara.6.12.0.aaaa", "v1.35.0-apsara.6.11.4.bbbb", scheduler_order, "v1.35.0-apsara.6.12.0.aaaa"),
+        (None, "v1.35.0-apsara.6.11.4.bbbb", scheduler_order, None),  # no pin: nothing
     ],
 )
-def test_a_pin_is_a_floor(pinned, installed, order, sent):
-    assert ack_checks.version_floor(pinned, installed, order) == sent
+def test_a_pin_is_a_floor_and_nothing_is_sent_above_it(pinned, installed, order, sent):
+    assert ack_checks.version_to_send(pinned, installed, order, configured=False) == sent
+
+
+@pytest.mark.parametrize(
+    ("pinned", "installed", "sent"),
+    [
+        (None, "v1.35.0-apsara.6.11.4.bbbb", "v1.35.0-apsara.6.11.4.bbbb"),
+        ("v1.35.0-aliyun.6.9.4.aaaa", "v1.35.0-apsara.6.11.4.bbbb", "v1.35.0-apsara.6.11.4.bbbb"),
+        ("v1.35.0-apsara.6.12.0.aaaa", "v1.35.0-apsara.6.11.4.bbbb", "v1.35.0-apsara.6.12.0.aaaa"),
+        (None, "", None),  # ACK lists none: nothing to hold on to
+    ],
+)
+def test_parameters_go_with_the_installed_version_unless_the_pin_raises_it(pinned, installed, sent):
+    """Without a version the provider would send the one it read at the last up: a downgrade after ACK upgraded."""
+    assert ack_checks.version_to_send(pinned, installed, scheduler_order, configured=True) == sent

@@ -1,4 +1,5 @@
-"""ACK and ACS test data: the one cluster factory and the one workload factory every ACK/ACS test uses.
+"""ACK and ACS test data: the one cluster factory and the one workload factory every ACK/ACS test uses, and the
+program that runs ``AckProCluster`` components under the mocks (:func:`program_for`, :func:`build`).
 
 Both factories return the stack-file shape (camelCase dicts) of a valid entry and take top-level keys to change:
 a value replaces the key, ``None`` removes it. The ``*_config`` variants validate the same dict into the model.
@@ -9,11 +10,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pulumi
 import pytest
+from packaging.version import Version
 
+from components.ack import AckProCluster
 from components.config.ack import AckClusterConfig
 from components.config.acs import AcsWorkloadConfig
 from components.config.base import ConfigError
+from components.config.environment import EnvironmentConfig
+from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
 from tools import mock_runtime
 from tools.recording import Recording, RecordingMonitor, Registration
 
@@ -30,6 +36,7 @@ NETWORK_TYPES = (VPC_TYPE, SWITCH_TYPE, NAT_TYPE, EIP_TYPE, EIP_ASSOCIATION_TYPE
 DEPLOYMENT_TYPE = "kubernetes:apps/v1:Deployment"
 NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 RESOURCE_POLICY_TYPE = "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
+PERMISSION_TYPE = "alicloud:cs/kubernetesPermission:KubernetesPermission"
 
 VERSION_INVOKE = "alicloud:cs/getKubernetesVersion:getKubernetesVersion"
 ADDONS_INVOKE = "alicloud:cs/getKubernetesAddons:getKubernetesAddons"
@@ -53,6 +60,14 @@ SCHEDULER_1_35 = "v1.35.0-apsara.6.11.4.77470105"
 """A kube-scheduler build for 1.35 above every minimum: what ACK installs by default (see the mocks)."""
 GPU_SCHEDULER_1_31 = "v1.31.0-aliyun.6.8.4.8f585f26"
 """ACK's minimum kube-scheduler for ACS GPU on 1.31, the newest row of its GPU table."""
+
+CI_USER, OPS_ROLE = "2030000000000001", "300000000000000002"
+GRANTS = [
+    {"ramUserId": CI_USER, "role": "admin"},
+    {"ramRoleId": OPS_ROLE, "role": "dev", "namespace": "team-a"},
+    {"ramRoleId": OPS_ROLE, "role": "restricted"},
+]
+"""An ``rbac`` list: a CI user with admin on the cluster, a role with two scopes (two roles, one identity)."""
 
 GPU = {"computeClass": "gpu", "gpuModelSeries": "T4", "gpu": 1, "cpu": 1, "memory": "1Gi"}
 """The fields that make a workload a valid ``gpu`` one."""
@@ -127,3 +142,40 @@ def failed_run(
         mock_runtime.run(program, {}, preview=preview)
     assert "\n" not in str(caught.value), "a config error is one line"
     return caught.value, monitors[-1].registrations
+
+
+COMPONENT_TYPE = "elastic-capacity:alicloud:AckProCluster"
+ACS_ONLY = ClusterNeeds((), VirtualNodeNeed(Version("2.13.0"), "ACS on Kubernetes 1.26 or later"))
+GPU_HPN_NEEDS = ClusterNeeds(
+    (SchedulerNeed("ack.workloads[5] (hpn, gpu-hpn)", Version("6.9.4"), SCHEDULER_MIN_GPU_HPN["1.33"]),),
+    VirtualNodeNeed(Version("2.15.0"), "ack.workloads[5] (hpn, gpu-hpn)"),
+)
+
+
+def program_for(
+    *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, environment: EnvironmentConfig | None = None
+):
+    """A program registering one component per config (named ``ack-<name>``) and exporting its outputs, and a
+    stand-in for an ACS workload (``<name>-workload``) that waits for the component's addons as the real ones do."""
+
+    def program() -> None:
+        for index, cfg in enumerate(configs):
+            key = f"elastic-capacity:ack.clusters[{index}]"
+            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, key, environment=environment)
+            pulumi.export(f"{cfg.name}-kubeconfig", component.kubeconfig)
+            pulumi.export(f"{cfg.name}-endpoint", component.api_server_endpoint)
+            pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)
+            pulumi.export(f"{cfg.name}-version", component.kubernetes_version)
+            pulumi.export(f"{cfg.name}-addons", component.addons.apply(lambda addons: [a.urn for a in addons]))
+            pulumi.CustomResource(
+                "test:index:Workload", f"{cfg.name}-workload", {}, pulumi.ResourceOptions(depends_on=component.addons)
+            )
+
+    return program
+
+
+def build(
+    run_program: Any, *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, **environment: str
+) -> Recording:
+    """``environment`` holds the keys of an ``environment`` section (``kind``, ``name_suffix``), if any."""
+    return run_program(program_for(*configs, needs=needs, environment=EnvironmentConfig(**environment)))

@@ -55,7 +55,8 @@ def test_defaults():
     assert config.cluster_spec == "ack.pro.small"
     assert str(config.service_cidr) == "192.168.0.0/16"
     assert (config.timezone, config.proxy_mode) == ("Asia/Shanghai", "ipvs")
-    assert (config.deletion_protection, config.slb_internet_enabled, config.enable_rrsa) == (True, True, True)
+    assert (config.deletion_protection, config.slb_internet_enabled, config.enable_rrsa) == (False, True, True)
+    assert config.rbac == []
     assert (config.enterprise_security_group, config.security_group_id, config.secrets_encryption_key_id) == (
         True,
         None,

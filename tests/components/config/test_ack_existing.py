@@ -42,6 +42,15 @@ def test_a_bad_entry_names_its_full_key(field, value):
     assert keys == [f"elastic-capacity:ack.existingClusters[0].{field}"]
 
 
+def test_a_stack_that_does_not_own_the_cluster_may_not_grant_roles_on_it():
+    """Its destroy would revoke the same roles for the owner and for every other stack sharing the cluster."""
+    grant = {"ramUserId": "2030000000000001", "role": "admin"}
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config(sections([], existing=[ack_data.existing_cluster(rbac=[grant])])))
+    assert caught.value.keys == ["elastic-capacity:ack.existingClusters[0].rbac"]
+    assert "the stack that creates it, or the ACK console" in str(caught.value)
+
+
 def test_without_any_cluster_the_section_is_refused():
     assert stack_error_keys({"ack": {"workloads": []}}) == ["elastic-capacity:ack.clusters"]
 

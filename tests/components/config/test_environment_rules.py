@@ -126,6 +126,18 @@ def test_other_kinds_keep_every_name_and_default(kind):
     assert config.aks is not None and (config.aks.resource_group.name, config.aks.cluster_name) == ("rg", "c")
     assert config.aks.dns_prefix is None and not config.aks.delete_unreachable
     assert config.queues.namespaces == ["cas-kueue-demo"]
+
+
+@pytest.mark.parametrize(("kind", "protected"), [("dev", False), ("ephemeral", False), ("production", True)])
+def test_only_production_defaults_to_deletion_protection(kind, protected):
+    """A dev stack left at its defaults can be destroyed; production cannot lose its clusters to a stray destroy."""
+    config = load(kind, ack=ack())
+    assert config.ack is not None and config.ack.clusters[0].deletion_protection is protected
+
+
+@pytest.mark.parametrize("kind", ["dev", "production"])
+def test_a_written_deletion_protection_is_kept(kind):
+    config = load(kind, ack=ack(deletionProtection=True))
     assert config.ack is not None and config.ack.clusters[0].deletion_protection is True
 
 
