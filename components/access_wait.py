@@ -32,7 +32,6 @@ NOT_YET = 403
 UNAUTHENTICATED = 401
 """Unauthorized: the cluster does not accept the credential at all."""
 AUTHORIZED_RANGES_URL = "https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges"
-PRIVATE_CLUSTER_URL = "https://learn.microsoft.com/azure/aks/private-clusters"
 
 
 class AccessDeniedError(Exception):
@@ -68,13 +67,9 @@ def has_access(cluster: Cluster) -> bool:
     return True
 
 
-def unreachable_hint(key: str, authorized_ip_ranges: Sequence[str], private_cluster: bool) -> str:
-    """What the cluster's API server access lets through, for a connection that got no answer."""
-    if private_cluster:
-        return (
-            f"{key}.privateCluster is true, so the API server has only a private endpoint in the cluster's VNet: run "
-            f"pulumi inside that VNet or a network peered with it ({PRIVATE_CLUSTER_URL})"
-        )
+def unreachable_hint(key: str, authorized_ip_ranges: Sequence[str]) -> str:
+    """What the cluster's API server access lets through, for a connection that got no answer (a private cluster
+    is refused by the config: no runner could reach it)."""
     if authorized_ip_ranges:
         return (
             f"{key}.authorizedIpRanges lets only {', '.join(authorized_ip_ranges)} reach it: add the egress address "
@@ -94,7 +89,7 @@ class ClusterAccessProvider(WaitProvider):
         try:
             _, allowed = poll(lambda: has_access(RestCluster(kubeconfig)), bool, float(props["timeoutSeconds"]))
         except UnreachableError as error:
-            hint = unreachable_hint(props["apiServerAccessKey"], props["authorizedIpRanges"], props["privateCluster"])
+            hint = unreachable_hint(props["apiServerAccessKey"], props["authorizedIpRanges"])
             raise ApiServerUnreachableError(f"{error}; {hint}") from None
         if not allowed:
             raise AccessDeniedError(
@@ -117,19 +112,17 @@ class ClusterAccess(pulumi.dynamic.Resource, module="azure", name="ClusterAccess
         kubeconfig: pulumi.Input[str],
         api_server_access_key: str,
         authorized_ip_ranges: Sequence[str],
-        private_cluster: bool,
         timeout_seconds: int = 900,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``authorized_ip_ranges`` and ``private_cluster`` are what the stack key ``api_server_access_key`` says,
-        for the message when the API server cannot be reached."""
+        """``authorized_ip_ranges`` are what the stack key ``api_server_access_key`` lets through, for the message
+        when the API server cannot be reached."""
         props = {
             "roleAssignmentId": role_assignment_id,
             "clusterId": cluster_id,
             "timeoutSeconds": timeout_seconds,
             "apiServerAccessKey": api_server_access_key,
             "authorizedIpRanges": list(authorized_ip_ranges),
-            "privateCluster": private_cluster,
             "kubeconfig": pulumi.Output.secret(kubeconfig),
         }
         super().__init__(ClusterAccessProvider(), resource_name, props, opts)

@@ -208,7 +208,6 @@ class AksCluster(pulumi.ComponentResource):
             kubeconfig=self.kubeconfig,
             api_server_access_key=API_SERVER_ACCESS_KEY,
             authorized_ip_ranges=args.api_server_access.authorized_ip_ranges,
-            private_cluster=args.api_server_access.private_cluster,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[role]),
         )
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 Resource = Mapping[str, Any]
 CHART = "kubernetes:helm.sh/v4:Chart"
@@ -69,3 +70,27 @@ def is_addon(r: Resource, name: str) -> bool:
 def service_account(r: Resource) -> str | None:
     spec = pod_spec(r)
     return spec.get("serviceAccountName") or spec.get("serviceAccount") if spec else None
+
+
+class Context(Protocol):
+    """What a rule may ask about the plan the pair comes from."""
+
+    def resource(self, urn: str | None) -> Resource | None: ...
+
+    def reaches(self, dependent: str, dependency: str) -> bool:
+        """True if ``dependent`` waits for ``dependency`` through any chain of the plan's waits."""
+        ...
+
+    def all_resources(self) -> list[Resource]: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Requirement:
+    """One documented ordering: a kind of dependent must be created after a kind of dependency."""
+
+    name: str
+    what: str
+    """Who waits for what: "a namespaced object after its Namespace"."""
+    reason: str
+    source: str
+    holds: Callable[[Resource, Resource, Context], bool]

@@ -14,17 +14,15 @@ Each rule is a predicate over two plan.json resources and a :class:`Context` tha
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from typing import Protocol
-
 from components.manifests.kueue_gate import CRD_WAIT_CONTAINER
 from tools.bench_plan import (
+    CHART,
     JOB,
     QUEUE_NAME_LABEL,
+    Context,
+    Requirement,
     Resource,
     inputs,
-    is_addon,
     is_kueue_object,
     is_queued_job,
     metadata,
@@ -36,39 +34,15 @@ from tools.bench_plan import (
     same_provider,
     service_account,
 )
+from tools.bench_rules_ack import ACK_REQUIREMENTS
 
 KUEUE_COMPONENT = "elastic-capacity:kueue:Kueue"
-CHART = "kubernetes:helm.sh/v4:Chart"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER_TYPES = frozenset(
     {"azure-native:containerservice:ManagedCluster", "alicloud:cs/managedKubernetes:ManagedKubernetes"}
 )
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-
-
-class Context(Protocol):
-    """What a rule may ask about the plan the pair comes from."""
-
-    def resource(self, urn: str | None) -> Resource | None: ...
-
-    def reaches(self, dependent: str, dependency: str) -> bool:
-        """True if ``dependent`` waits for ``dependency`` through any chain of the plan's waits."""
-        ...
-
-    def all_resources(self) -> list[Resource]: ...
-
-
-@dataclasses.dataclass(frozen=True)
-class Requirement:
-    """One documented ordering: a kind of dependent must be created after a kind of dependency."""
-
-    name: str
-    what: str
-    """Who waits for what: "a namespaced object after its Namespace"."""
-    reason: str
-    source: str
-    holds: Callable[[Resource, Resource, Context], bool]
 
 
 def parent_type(r: Resource, ctx: Context) -> str | None:
@@ -192,14 +166,6 @@ def _token_after_account(r: Resource, d: Resource, _: Context) -> bool:
     return token and d["type"] == "kubernetes:core/v1:ServiceAccount" and object_name(d) == account and same_place
 
 
-def _pods_on_ack_nodes(r: Resource, d: Resource, ctx: Context) -> bool:
-    """A chart or an awaited workload whose pods (not ACS pods) need the cluster's ECS nodes to become ready."""
-    runs_pods = r["type"] == CHART or (r["type"] == JOB and not is_queued_job(r))
-    provider = ctx.resource(provider_urn(r))
-    same_cluster = provider is not None and same_parent(provider, d)
-    return runs_pods and d["type"] == "alicloud:cs/nodePool:NodePool" and same_cluster
-
-
 def _provider_after_access(r: Resource, d: Resource, _: Context) -> bool:
     return (
         r["type"].startswith("pulumi:providers:")
@@ -208,41 +174,24 @@ def _provider_after_access(r: Resource, d: Resource, _: Context) -> bool:
     )
 
 
-def _snat_after_association(r: Resource, d: Resource, _: Context) -> bool:
-    return (
-        r["type"] == "alicloud:vpc/snatEntry:SnatEntry"
-        and d["type"] == "alicloud:ecs/eipAssociation:EipAssociation"
-        and same_parent(r, d)
-    )
+MULTIKUEUE_WORKER = "elastic-capacity:multikueue:Worker"
+WORKER_READY = ("Job", "ResourcePolicy", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "WorkerToken")
+"""What a worker hands its manager as ``ready``: the readiness gate, the ACS placement, the grants and the token (the
+queues come in as their component, whose children these kinds are not)."""
 
 
-def _ack_cluster_after_snat(r: Resource, d: Resource, _: Context) -> bool:
-    own_nat = inputs(r).get("newNatGateway") is False
-    return (
-        r["type"] == "alicloud:cs/managedKubernetes:ManagedKubernetes"
-        and own_nat
-        and d["type"] == "alicloud:vpc/snatEntry:SnatEntry"
-        and same_parent(r, d)
-    )
+def _within(r: Resource, component: str, ctx: Context) -> bool:
+    parent = ctx.resource(r.get("parent"))
+    while parent is not None:
+        if parent["type"] == component:
+            return True
+        parent = ctx.resource(parent.get("parent"))
+    return False
 
 
-def _virtual_node_after_pool(r: Resource, d: Resource, _: Context) -> bool:
-    return is_addon(r, "ack-virtual-node") and d["type"] == "alicloud:cs/nodePool:NodePool" and same_parent(r, d)
-
-
-def _acs_pods_after_virtual_node(r: Resource, d: Resource, ctx: Context) -> bool:
-    provider = ctx.resource(provider_urn(r))
-    same_cluster = provider is not None and same_parent(provider, d)
-    acs = r["type"] in (
-        "kubernetes:apps/v1:Deployment",
-        "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy",
-    )
-    return acs and is_addon(d, "ack-virtual-node") and same_cluster
-
-
-def _pods_after_resource_policy(r: Resource, d: Resource, _: Context) -> bool:
-    policy = d["type"] == "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
-    return r["type"] == "kubernetes:apps/v1:Deployment" and policy and same_parent(r, d)
+def _multikueue_cluster_after_its_worker(r: Resource, d: Resource, ctx: Context) -> bool:
+    ready = str(d["type"]).rsplit(":", 1)[-1] in WORKER_READY or d["type"].startswith("kubernetes:kueue.x-k8s.io")
+    return r["type"].endswith(":MultiKueueCluster") and ready and _within(d, MULTIKUEUE_WORKER, ctx)
 
 
 K8S_NAMESPACES = "https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#namespacelifecycle"
@@ -341,13 +290,6 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         _token_after_account,
     ),
     Requirement(
-        "ack-nodes",
-        "a Helm chart or awaited Job on an ACK cluster after that cluster's node pool",
-        "their pods run on ECS nodes, and Pulumi waits for them to be ready",
-        "https://www.pulumi.com/registry/packages/kubernetes/api-docs/helm/v4/chart/",
-        _pods_on_ack_nodes,
-    ),
-    Requirement(
         "rbac-propagation",
         "an AKS cluster's Kubernetes provider after the deployer's access waiter",
         "Azure role assignments can take up to 10 minutes to take effect; requests fail with 403 until then",
@@ -355,41 +297,14 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         _provider_after_access,
     ),
     Requirement(
-        "snat-eip",
-        "a SNAT entry after the EIP's association with its NAT gateway",
-        "a SNAT entry's IP must be an EIP associated with the NAT gateway",
-        "https://www.alibabacloud.com/help/en/nat-gateway/developer-reference/api-vpc-2016-04-28-createsnatentry",
-        _snat_after_association,
+        "multikueue-worker",
+        "a MultiKueueCluster after its worker's Kueue gate, burst queues, ACS placement, grants and token",
+        "MultiKueue backs off for minutes (5 s doubling to 320 s) after a failed connection, and a copy that lands "
+        "before its namespace's ResourcePolicy runs on ECI",
+        "https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go",
+        _multikueue_cluster_after_its_worker,
     ),
-    Requirement(
-        "cluster-egress",
-        "an ACK cluster without ACK's own SNAT (newNatGateway false) after the SNAT entries of its vSwitches",
-        "without ACK's own SNAT the VPC must already give the nodes Internet access",
-        "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/create-an-ack-managed-cluster",
-        _ack_cluster_after_snat,
-    ),
-    Requirement(
-        "addon-nodes",
-        "the ack-virtual-node addon after its cluster's node pool",
-        "the addon's controller and CoreDNS run as pods on ECS nodes",
-        "https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster",
-        _virtual_node_after_pool,
-    ),
-    Requirement(
-        "virtual-node",
-        "an ACS Deployment or ResourcePolicy after its own cluster's ack-virtual-node addon",
-        "ACS pods are scheduled onto the virtual node; pods created before it never reach ACS, and ACK documents "
-        "ResourcePolicy scheduling to ACS only with it installed",
-        "https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster",
-        _acs_pods_after_virtual_node,
-    ),
-    Requirement(
-        "resource-policy",
-        "a Deployment after the ResourcePolicy that schedules it",
-        "a policy only affects pods created after it",
-        "https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling",
-        _pods_after_resource_policy,
-    ),
+    *ACK_REQUIREMENTS,
 )
 """The documented ordering requirements, in the order the benchmark prints them."""
 

@@ -73,6 +73,8 @@ _API_OBJECTS = [
     "kubernetes:core/v1:ServiceAccount",
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+    "kubernetes:rbac.authorization.k8s.io/v1:Role",
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
     "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy",
     f"kubernetes:batch/v1:Job{SKIP_AWAIT_SUFFIX}",
     *(
@@ -163,6 +165,9 @@ WEIGHTS: dict[str, Weight] = {
     ),
     "pulumi-python:dynamic/kueue:QueuesActive": Weight(
         10, 5, 60, "estimate", "Kueue reconciles the new checks and queues to Active; seconds"
+    ),
+    "pulumi-python:dynamic/multikueue:WorkerToken": Weight(
+        1, 1, 3, "estimate", "one TokenRequest to the worker's API server (after the exec plugin signs in)"
     ),
     "pulumi-python:dynamic/kueue:JobCompletion": Weight(
         300,

@@ -142,34 +142,32 @@ def test_every_read_signs_in_again_so_a_credential_renewed_meanwhile_is_used(tmp
 
 def test_an_api_server_that_cannot_be_reached_names_the_authorized_ranges_and_their_key(clock):
     kubeconfig = FAKE_KUBECONFIG.replace("mock.invalid:443", "127.0.0.1:1")
-    props = {**PROPS, "timeoutSeconds": 900, "authorizedIpRanges": ["198.51.100.0/24"], "kubeconfig": kubeconfig}
+    props = {**PROPS, "timeoutSeconds": 900, "authorizedIpRanges": ["20.30.40.0/24"], "kubeconfig": kubeconfig}
     with pytest.raises(ApiServerUnreachableError) as caught:
         ClusterAccessProvider().create(props)
     message = str(caught.value)
     assert message.startswith("cannot reach the API server https://127.0.0.1:1: ")
-    assert f"{KEY}.authorizedIpRanges lets only 198.51.100.0/24 reach it" in message
+    assert f"{KEY}.authorizedIpRanges lets only 20.30.40.0/24 reach it" in message
     assert clock.sleeps == []
 
 
 @pytest.mark.parametrize(
-    ("ranges", "private", "needle"),
+    ("ranges", "needle"),
     [
-        (["198.51.100.0/24", "203.0.113.7/32"], False, f"{KEY}.authorizedIpRanges lets only 198.51.100.0/24, 203"),
-        ([], True, f"{KEY}.privateCluster is true, so the API server has only a private endpoint"),
-        ([], False, f"nothing in {KEY} restricts it"),
+        (["20.30.40.0/24", "52.1.2.7/32"], f"{KEY}.authorizedIpRanges lets only 20.30.40.0/24, 52.1.2.7/32"),
+        ([], f"nothing in {KEY} restricts it"),
     ],
 )
-def test_the_unreachable_hint_says_what_api_server_access_lets_through(ranges, private, needle):
-    assert needle in unreachable_hint(KEY, ranges, private)
+def test_the_unreachable_hint_says_what_api_server_access_lets_through(ranges, needle):
+    assert needle in unreachable_hint(KEY, ranges)
 
 
 @pytest.mark.parametrize(
-    ("access", "ranges", "private"),
-    [({"authorizedIpRanges": ["198.51.100.0/24"]}, ["198.51.100.0/24"], False), ({"privateCluster": True}, [], True)],
+    ("access", "ranges"), [({"authorizedIpRanges": ["20.30.40.0/24"]}, ["20.30.40.0/24"]), ({}, [])]
 )
-def test_the_aks_clusters_waiter_knows_what_api_server_access_lets_through(run_program, access, ranges, private):
-    """So that an API server it cannot reach is reported with the ranges or the private endpoint, and their key."""
+def test_the_aks_clusters_waiter_knows_what_api_server_access_lets_through(run_program, access, ranges):
+    """So that an API server it cannot reach is reported with the ranges and their key."""
     config = AksConfig.model_validate({"entraId": {}, "apiServerAccess": access})
     waiter = run_program(lambda: AksCluster("demo", config)).one("pulumi-python:dynamic/azure:ClusterAccess")
     assert waiter.inputs["apiServerAccessKey"] == KEY
-    assert (waiter.inputs["authorizedIpRanges"], waiter.inputs["privateCluster"]) == (ranges, private)
+    assert waiter.inputs["authorizedIpRanges"] == ranges

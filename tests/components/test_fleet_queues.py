@@ -32,9 +32,10 @@ def test_an_existing_namespace_is_not_second_guessed_by_an_opt_in_selector():
 
 
 def test_kueue_on_a_cluster_given_by_kubeconfig_is_scheduled_on_any_node(run_program):
-    """Neither the chart's manager nor the readiness gate asks for AKS's system-pool label there."""
+    """Neither the chart's manager nor the readiness gate's Jobs ask for AKS's system-pool label there."""
     config = load_on_existing_cluster()
     recording = run_program(lambda: deploy(config), {"kubeconfig": "k"}, ["elastic-capacity:kubeconfig"])
     assert recording.one("kubernetes:helm.sh/v4:Chart").inputs["values"]["controllerManager"]["nodeSelector"] == {}
-    [gate] = [r for r in recording.kubernetes_objects() if r.inputs["kind"] == "Job"]
-    assert "nodeSelector" not in gate.inputs["spec"]["template"]["spec"]
+    jobs = [r for r in recording.kubernetes_objects() if r.inputs["kind"] == "Job"]
+    assert {r.name for r in jobs} == {"kueue-ready", "kueue-crd-wait"}
+    assert all("nodeSelector" not in job.inputs["spec"]["template"]["spec"] for job in jobs)

@@ -7,30 +7,8 @@ from typing import Any
 
 from components.manifests import kueue_gate
 from tests.support import PROJECT_ROOT
+from tests.support.bench import OTHER, res, rule_for
 from tools import bench_rules
-from tools.bench_graph import Graph
-
-K8S = "urn:pulumi:dev::elastic-capacity::pulumi:providers:kubernetes::k8s"
-OTHER = "urn:pulumi:dev::elastic-capacity::pulumi:providers:kubernetes::other"
-
-
-def res(type_: str, logical: str, *, parent=None, provider=K8S, **inputs: Any) -> dict[str, Any]:
-    return {
-        "urn": f"urn:pulumi:dev::elastic-capacity::{type_}::{logical}",
-        "type": type_,
-        "name": logical,
-        "custom": True,
-        "parent": parent,
-        "provider": f"{provider}::id" if provider else None,
-        "dependencies": [],
-        "inputs": inputs,
-    }
-
-
-def rule_for(dependent: dict[str, Any], dependency: dict[str, Any], *others: dict[str, Any]) -> str | None:
-    graph = Graph({"resources": [dependency, dependent, *others]})
-    found = bench_rules.requirement(dependent, dependency, graph)
-    return found.name if found else None
 
 
 def test_an_object_waits_for_the_namespace_it_is_in_on_its_own_cluster_only():
@@ -138,28 +116,23 @@ def test_the_activation_waiter_waits_for_the_objects_it_watches_only():
     assert rule_for(waiter, local) is None
 
 
-def test_acs_pods_and_policies_wait_for_their_own_clusters_virtual_node():
-    cluster = "urn:pulumi:dev::elastic-capacity::elastic-capacity:alicloud:AckProCluster::a"
-    provider = res("pulumi:providers:kubernetes", "a-k8s", parent=cluster, provider=None)
-    addon = res(
-        "alicloud:cs/kubernetesAddon:KubernetesAddon", "vn", parent=cluster, provider=None, name="ack-virtual-node"
-    )
-    other = res(
-        "alicloud:cs/kubernetesAddon:KubernetesAddon",
-        "vn2",
-        parent=cluster + "2",
-        provider=None,
-        name="ack-virtual-node",
-    )
-    workload = "urn:pulumi:dev::elastic-capacity::elastic-capacity:alicloud:AcsWorkload::w"
-    on = {"provider": provider["urn"], "parent": workload}
-    deployment = res("kubernetes:apps/v1:Deployment", "d", metadata={"name": "d", "namespace": "default"}, **on)
-    policy = res("kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy", "p", metadata={"name": "p"}, **on)
-    assert rule_for(deployment, addon, provider) == "virtual-node"
-    assert rule_for(deployment, other, provider) is None
-    assert rule_for(deployment, policy, provider) == "resource-policy"
-    assert rule_for(policy, addon, provider) == "virtual-node"
-    assert rule_for(policy, other, provider) is None
+def test_a_multikueue_cluster_waits_for_what_its_worker_hands_over_and_nothing_else_there():
+    worker = "urn:pulumi:dev::elastic-capacity::elastic-capacity:multikueue:Worker::w"
+    kueue = res("elastic-capacity:kueue:Kueue", "w-kueue", parent=worker, provider=None)
+    gate = res("kubernetes:batch/v1:Job", "w-kueue-ready", parent=kueue["urn"], provider=OTHER)
+    policy = res("kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy", "p", parent=worker, provider=OTHER)
+    token = res("pulumi-python:dynamic/multikueue:WorkerToken", "w-token", parent=worker, provider=None)
+    account = res("kubernetes:core/v1:ServiceAccount", "w-manager", parent=worker, provider=OTHER)
+    elsewhere = res("kubernetes:batch/v1:Job", "other", provider=OTHER)
+    cluster = res("kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster", "c", metadata={"name": "c"})
+    for dependency in (gate, policy, token):
+        assert rule_for(cluster, dependency, worker_component(worker), kueue) == "multikueue-worker"
+    assert rule_for(cluster, account, worker_component(worker), kueue) is None, "the token waits for it"
+    assert rule_for(cluster, elsewhere) is None
+
+
+def worker_component(urn: str) -> dict:
+    return {**res("elastic-capacity:multikueue:Worker", "w", provider=None), "urn": urn, "custom": False}
 
 
 def test_every_requirement_is_named_once_and_cites_a_source_that_exists():

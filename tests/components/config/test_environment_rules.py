@@ -17,6 +17,7 @@ from components.config.environment_rules import (
 from components.config.stack import StackConfig, load_stack_config
 from tests.support import ack as ack_data
 from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config, stack_error_keys
+from tests.support.multikueue import MIRROR
 from tests.support.stacks import MULTICLOUD_STACK
 from tools import render
 
@@ -248,7 +249,7 @@ def test_an_ephemeral_burst_set_up_gets_the_suffix_on_its_objects_and_its_origin
         "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
         "aks": {},
         "ack": {"clusters": [worker]},
-        "multiKueue": {"workers": [{"cluster": "worker"}]},
+        "multiKueue": {"workers": [{"cluster": "worker", **MIRROR}]},
     }
     config = load_stack_config(as_config(sections), stack="pr-7")
     assert config.multi_kueue is not None and config.kueue.multi_kueue is not None
