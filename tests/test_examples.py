@@ -12,14 +12,14 @@ import yaml
 
 from components.config.kueue import OPT_IN_LABEL
 from tests.support import PROJECT_ROOT
+from tests.support.gallery import canonical, identity, is_kueue, label_patches, normalized, queue_objects
 from tests.support.kueue_examples import GALLERY, REFUSED, Refused
-from tests.support.schemas import validate_kueue, with_crd_defaults
+from tests.support.schemas import validate_kueue
 from tests.support.stacks import edited_stack, of_type, rendered
 from tools import render
 
 GALLERY_DIR = PROJECT_ROOT / "examples/kueue"
 GALLERY_FILES = sorted(GALLERY_DIR.glob("Pulumi.*.yaml"))
-QUANTITY_KEYS = {"nominalQuota", "borrowingLimit", "lendingLimit", "weight"}
 MANAGER_KEYS = ("fairSharing", "admissionFairSharing", "resources", "waitForPodsReady", "objectRetentionPolicies")
 """The manager Configuration keys a gallery set-up may need, besides ``metrics.customLabels`` and the feature gates;
 every other key is the program's own."""
@@ -32,56 +32,6 @@ def stack_name(path: Path) -> str:
 
 
 GALLERY_NAMES = [stack_name(path) for path in GALLERY_FILES]
-
-
-def is_kueue(obj: dict[str, Any]) -> bool:
-    return str(obj["apiVersion"]).startswith("kueue.x-k8s.io/")
-
-
-def identity(obj: dict[str, Any]) -> tuple[str, str | None, str]:
-    return obj["kind"], obj["metadata"].get("namespace"), obj["metadata"]["name"]
-
-
-def _quantity(value: Any) -> Any:
-    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
-
-
-def canonical(value: Any, key: str | None = None) -> Any:
-    """Quantities as text: upstream writes ``nominalQuota: 9`` where the program writes ``"9"``, one quantity to the
-    API server. Transformation ``outputs`` are quantities too."""
-    if isinstance(value, dict):
-        if key == "outputs":
-            return {name: _quantity(amount) for name, amount in value.items()}
-        return {name: canonical(item, name) for name, item in value.items()}
-    if isinstance(value, list):
-        return [canonical(item, key) for item in value]
-    return _quantity(value) if key in QUANTITY_KEYS else value
-
-
-def normalized(obj: dict[str, Any]) -> dict[str, Any]:
-    """The object as the API server keeps it: CRD defaults applied, quantities canonical. A namespace's opt-in label
-    for Kueue's Job webhook is the program's secure default, not part of the upstream set-up (its own test below)."""
-    if obj["kind"] == "Namespace":
-        labels = {k: v for k, v in obj["metadata"].get("labels", {}).items() if (k, v) != OPT_IN_LABEL}
-        metadata = {k: v for k, v in obj["metadata"].items() if k != "labels"} | ({"labels": labels} if labels else {})
-        return {**obj, "metadata": metadata}
-    return canonical(with_crd_defaults(obj) if is_kueue(obj) else obj)
-
-
-def label_patches(plan: dict[str, Any]) -> set[str]:
-    """The existing namespaces whose opt-in label the stack patches on: named by the set-up, not made by it."""
-    return {r["inputs"]["metadata"]["name"] for r in of_type(plan, "kubernetes:core/v1:NamespacePatch")}
-
-
-def queue_objects(
-    manifests: dict[str, dict[str, Any]], patched: set[str]
-) -> dict[tuple[str, str | None, str], dict[str, Any]]:
-    """The rendered Kueue objects and the namespaces made for them (not Kueue's own ``kueue-system``)."""
-    return {
-        identity(obj): obj
-        for obj in manifests.values()
-        if is_kueue(obj) or (obj["kind"] == "Namespace" and obj["metadata"]["name"] not in {"kueue-system", *patched})
-    }
 
 
 def manager_settings(plan: dict[str, Any]) -> dict[str, Any]:

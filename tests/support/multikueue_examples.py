@@ -1,0 +1,112 @@
+"""Kueue's own MultiKueue set-ups, typed in from kubernetes-sigs/kueue at tag v0.17.8 (the files under
+``site/static/examples/multikueue/``): the oracle of examples/multikueue/. Python values written from the tag, as in
+:mod:`tests.support.kueue_examples`; quantities as upstream writes them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tests.support.kueue_examples import Example, Manifest, group, kueue, local_queue, quota
+
+MULTIKUEUE = "site/static/examples/multikueue/"
+TOPOLOGY = kueue("Topology", "default", {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]})
+TAS_FLAVOR = kueue(
+    "ResourceFlavor",
+    "tas-flavor",
+    {"nodeLabels": {"cloud.provider.com/node-group": "tas-node"}, "topologyName": "default"},
+)
+
+
+def multikueue_check(name: str, config: str) -> Manifest:
+    parameters = {"apiGroup": "kueue.x-k8s.io", "kind": "MultiKueueConfig", "name": config}
+    return kueue("AdmissionCheck", name, {"controllerName": "kueue.x-k8s.io/multikueue", "parameters": parameters})
+
+
+def multikueue_cluster(name: str, secret: str) -> Manifest:
+    return kueue(
+        "MultiKueueCluster", name, {"clusterSource": {"kubeConfig": {"locationType": "Secret", "location": secret}}}
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class MultiKueueExample:
+    """One upstream set-up and the kubeconfig Secrets (in Kueue's namespace) its MultiKueueClusters read."""
+
+    example: Example
+    secrets: tuple[str, ...] = ()
+
+
+MULTIKUEUE_GALLERY = {
+    "setup": MultiKueueExample(
+        Example(
+            MULTIKUEUE + "multikueue-setup.yaml",
+            [
+                kueue("ResourceFlavor", "default-flavor"),
+                kueue(
+                    "ClusterQueue",
+                    "cluster-queue",
+                    {
+                        "namespaceSelector": {},
+                        "resourceGroups": [
+                            group(["cpu", "memory"], ("default-flavor", [quota("cpu", 9), quota("memory", "36Gi")]))
+                        ],
+                        "admissionChecksStrategy": {"admissionChecks": [{"name": "sample-multikueue"}]},
+                    },
+                ),
+                local_queue("default", "user-queue", "cluster-queue"),
+                multikueue_check("sample-multikueue", "multikueue-test"),
+                kueue("MultiKueueConfig", "multikueue-test", {"clusters": ["multikueue-test-worker1"]}),
+                multikueue_cluster("multikueue-test-worker1", "worker1-secret"),
+            ],
+        ),
+        secrets=("worker1-secret",),
+    ),
+    "tas-manager": MultiKueueExample(
+        Example(
+            MULTIKUEUE + "tas/manager-setup.yaml",
+            [
+                TOPOLOGY,
+                TAS_FLAVOR,
+                kueue("MultiKueueConfig", "multikueue-config", {"clusters": ["worker1", "worker2"]}),
+                multikueue_check("multikueue-ac", "multikueue-config"),
+                multikueue_cluster("worker1", "worker1-secret"),
+                multikueue_cluster("worker2", "worker2-secret"),
+                kueue(
+                    "ClusterQueue",
+                    "cluster-queue",
+                    {
+                        "namespaceSelector": {},
+                        "resourceGroups": [
+                            group(["cpu", "memory"], ("tas-flavor", [quota("cpu", 16), quota("memory", "32Gi")]))
+                        ],
+                        "admissionChecksStrategy": {"admissionChecks": [{"name": "multikueue-ac"}]},
+                    },
+                ),
+                local_queue("default", "user-queue", "cluster-queue"),
+            ],
+        ),
+        secrets=("worker1-secret", "worker2-secret"),
+    ),
+    "tas-worker": MultiKueueExample(
+        Example(
+            MULTIKUEUE + "tas/worker-setup.yaml",
+            [
+                TOPOLOGY,
+                TAS_FLAVOR,
+                kueue(
+                    "ClusterQueue",
+                    "worker-cluster-queue",
+                    {
+                        "namespaceSelector": {},
+                        "resourceGroups": [
+                            group(["cpu", "memory"], ("tas-flavor", [quota("cpu", 8), quota("memory", "16Gi")]))
+                        ],
+                    },
+                ),
+                local_queue("default", "user-queue", "worker-cluster-queue"),
+            ],
+        )
+    ),
+}
+"""Every file of ``site/static/examples/multikueue/`` at v0.17.8 with Kueue objects; ``dev/`` holds kind cluster
+configs, a set-up script and a sample Job, none of which is a Kueue object."""
