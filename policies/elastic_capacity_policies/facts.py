@@ -71,14 +71,14 @@ def quantity(value: Any) -> Decimal | None:
     match = _QUANTITY.match(value.strip()) if isinstance(value, str) else None
     if match is None:
         return None
+    suffix = match.group(3) or ""
     try:
         base = Decimal(match.group(1))
-    except InvalidOperation:
+        if match.group(2):
+            return base.scaleb(int(match.group(2)[1:]))
+        return base * _BINARY[suffix] if suffix in _BINARY else base.scaleb(_DECIMAL[suffix])
+    except ArithmeticError:  # an exponent beyond any quantity (1e1000000): nothing a policy can judge
         return None
-    if match.group(2):
-        return base.scaleb(int(match.group(2)[1:]))
-    suffix = match.group(3) or ""
-    return base * _BINARY[suffix] if suffix in _BINARY else base.scaleb(_DECIMAL[suffix])
 
 
 def environment_kind(config: Mapping[str, Any]) -> str:

@@ -63,6 +63,11 @@ def test_quantities_compare_by_value():
         assert quantity(bad) is None
 
 
+def test_a_quantity_no_number_can_hold_is_no_quantity_rather_than_an_overflow():
+    for huge in ("1e1000000", "9e999999999", "9e99999999999999999999"):
+        assert quantity(huge) is None
+
+
 def test_helpers_read_the_sdks_proxies_and_stop_only_at_an_unknown_they_are_asked_for():
     props = unknown_checking_proxy(
         {"a": {"b": [1.0, {"c": "x"}]}, "later": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"}  # rpc.UNKNOWN
