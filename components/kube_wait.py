@@ -119,16 +119,18 @@ class RestCluster:
         run_credential_plugin(document)
         self.api_client = config.new_client_from_config_dict(document, persist_config=False)
 
-    def _call(self, path: str, query: list[tuple[str, str]]) -> Any:
+    def _call(self, method: str, path: str, query: list[tuple[str, str]], body: Any = None) -> Any:
         import urllib3
 
+        headers = {"Accept": "application/json"} | ({"Content-Type": "application/json"} if body is not None else {})
         try:
             return self.api_client.call_api(
                 path,
-                "GET",
+                method,
                 query_params=query,
-                header_params={"Accept": "application/json"},
-                response_types_map={200: "object"},
+                header_params=headers,
+                body=body,
+                response_types_map={200: "object", 201: "object"},
                 auth_settings=["BearerToken"],
                 _return_http_data_only=True,
                 _request_timeout=(CONNECT_TIMEOUT_SECONDS, None),
@@ -138,11 +140,15 @@ class RestCluster:
             raise UnreachableError(self.api_client.configuration.host, reason) from None
 
     def get(self, path: str) -> Any:
-        return self._call(path, [])
+        return self._call("GET", path, [])
 
     def list(self, path: str, label_selector: str | None = None) -> list[Any]:
         query = [("labelSelector", label_selector)] if label_selector else []
-        return self._call(path, query).get("items") or []
+        return self._call("GET", path, query).get("items") or []
+
+    def post(self, path: str, body: Any) -> Any:
+        """Create ``body`` at ``path`` (a subresource such as a ServiceAccount's ``token``); the answer as a dict."""
+        return self._call("POST", path, [], body)
 
 
 def condition(conditions: Conditions | None, type_: str) -> Mapping[str, Any] | None:

@@ -30,24 +30,6 @@ WATCHED_INPUTS = ("namespace", "serviceAccount", "anchor", "expirationSeconds")
 """What makes a token a different one: another account, another anchor (a rotation) or another lifetime."""
 
 
-class RestTokenClient:
-    """Issues tokens over the official Kubernetes client (which runs the kubeconfig's exec plugin)."""
-
-    def __init__(self, kubeconfig: str) -> None:
-        self.api_client = RestCluster(kubeconfig).api_client
-
-    def post(self, path: str, body: dict[str, Any]) -> Any:
-        return self.api_client.call_api(
-            path,
-            "POST",
-            body=body,
-            header_params={"Accept": "application/json", "Content-Type": "application/json"},
-            response_types_map={201: "object", 200: "object"},
-            auth_settings=["BearerToken"],
-            _return_http_data_only=True,
-        )
-
-
 class TokenCappedError(Exception):
     """The worker's API server issued a shorter token than asked (``--service-account-max-token-expiration``)."""
 
@@ -90,7 +72,7 @@ class WorkerTokenProvider(ResourceProvider):
         path = f"/api/v1/namespaces/{props['namespace']}/serviceaccounts/{props['serviceAccount']}/token"
         issued = now()
         asked = int(props["expirationSeconds"])
-        answer = RestTokenClient(props["kubeconfig"]).post(path, token_request(asked, props["anchor"]))
+        answer = RestCluster(props["kubeconfig"]).post(path, token_request(asked, props["anchor"]))
         status = answer.get("status") or {}
         expires = _timestamp(status["expirationTimestamp"])
         if (expires - issued).total_seconds() < asked * 0.99:

@@ -9,6 +9,8 @@ import pytest
 
 from components import worker_token
 from components.worker_token import TokenCappedError, WorkerTokenProvider, renewal_due, token_request
+from tests.support.fakes import FakeApiServer
+from tools.mock_cloud import FAKE_KUBECONFIG
 
 NOW = datetime.datetime(2026, 12, 1, 9, 0, tzinfo=datetime.UTC)
 DAY = 86_400
@@ -43,7 +45,7 @@ class FakeTokenApi:
 @pytest.fixture
 def api(monkeypatch) -> type[FakeTokenApi]:
     FakeTokenApi.posts = []
-    monkeypatch.setattr(worker_token, "RestTokenClient", FakeTokenApi)
+    monkeypatch.setattr(worker_token, "RestCluster", FakeTokenApi)
     monkeypatch.setattr(worker_token, "now", lambda: NOW)
     return FakeTokenApi
 
@@ -66,7 +68,7 @@ def test_create_asks_for_an_expiring_token_bound_to_the_anchor_and_keeps_the_kub
 
 
 def test_a_server_that_caps_the_lifetime_fails_the_create_naming_the_key(api, monkeypatch):
-    monkeypatch.setattr(worker_token, "RestTokenClient", lambda kubeconfig: FakeTokenApi(kubeconfig, 2 * DAY))
+    monkeypatch.setattr(worker_token, "RestCluster", lambda kubeconfig: FakeTokenApi(kubeconfig, 2 * DAY))
     with pytest.raises(TokenCappedError, match=r"about 2 day\(s\).*set multiKueue\.tokenLifetimeDays to at most 2"):
         WorkerTokenProvider().create(dict(PROPS))
 
@@ -102,3 +104,20 @@ def test_renewal_is_due_once_two_thirds_of_the_lifetime_passed(days_ago, due):
 def test_delete_revokes_nothing_itself():
     """The old token lapses, or dies with its anchor, which Pulumi deletes after the manager holds the new one."""
     assert WorkerTokenProvider().delete("id", dict(PROPS)) is None
+
+
+def test_the_token_request_reaches_a_real_api_server_as_json_and_its_201_answer_is_read(monkeypatch):
+    """Through the Kubernetes client the waiters use, against a local HTTP server: the POST, its body, the answer."""
+    expires = "2027-03-01T09:00:00Z"
+
+    def issue(path: str, request: Any) -> Any:
+        return {**request, "status": {"token": "eyJ.real.token", "expirationTimestamp": expires}}
+
+    monkeypatch.setattr(worker_token, "now", lambda: NOW)
+    with FakeApiServer(lambda authorization: 200, created=issue) as server:
+        kubeconfig = FAKE_KUBECONFIG.replace("https://mock.invalid:443", server.url)
+        result = WorkerTokenProvider().create({**PROPS, "kubeconfig": kubeconfig})
+    [(path, body, content_type)] = server.posted
+    assert path == "/api/v1/namespaces/kueue-system/serviceaccounts/elastic-capacity-multikueue/token"
+    assert body == token_request(90 * DAY, PROPS["anchor"]) and content_type == "application/json"
+    assert (result.outs["token"], result.outs["expiresAt"]) == ("eyJ.real.token", "2027-03-01T09:00:00+00:00")

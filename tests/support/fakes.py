@@ -94,23 +94,33 @@ def failing_plugin(directory: Path, stderr: str) -> str:
 
 class FakeApiServer:
     """A plain-HTTP API server on localhost answering every GET with the status ``answer`` gives its Authorization
-    header (``None``: an anonymous request); ``seen`` records those headers."""
+    header (``None``: an anonymous request); ``seen`` records those headers. A POST is answered ``201 Created`` with
+    what ``created`` makes of its path and JSON body; ``posted`` records both."""
 
-    def __init__(self, answer: Callable[[str | None], int]) -> None:
+    def __init__(self, answer: Callable[[str | None], int], created: Callable[[str, Any], Any] | None = None) -> None:
         self.seen: list[str | None] = []
+        self.posted: list[tuple[str, Any, str | None]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                authorization = self.headers.get("Authorization")
-                server.seen.append(authorization)
-                status = answer(authorization)
-                body = json.dumps({"kind": "Status", "code": status}).encode()
+            def _reply(self, status: int, answer: Any) -> None:
+                body = json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                authorization = self.headers.get("Authorization")
+                server.seen.append(authorization)
+                status = answer(authorization)
+                self._reply(status, {"kind": "Status", "code": status})
+
+            def do_POST(self) -> None:
+                request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
+                server.posted.append((self.path, request, self.headers.get("Content-Type")))
+                self._reply(201, created(self.path, request) if created else request)
 
             def log_message(self, *args: Any) -> None:
                 pass
