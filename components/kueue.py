@@ -6,6 +6,8 @@ are templates of the chart, so deleting the chart deletes every Kueue object.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
@@ -116,17 +118,7 @@ class Kueue(pulumi.ComponentResource):
         """The Job the chart waits for: it runs as the gate, after what Kueue must start after (on AKS the autoscaling
         pools, after which AKS serves the CRD), and is awaited a minute longer than it may run."""
         job = kueue_gate.crd_wait_job(args)
-        await_for = f"{job['spec']['activeDeadlineSeconds'] + 60}s"
-        return batch.v1.Job(
-            f"{name}-crd-wait",
-            metadata=job["metadata"],
-            spec=job["spec"],
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                depends_on=waits_for,
-                custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
-            ),
-        )
+        return self._awaited_job(f"{name}-crd-wait", job, job["spec"]["activeDeadlineSeconds"], waits_for)
 
     def _readiness_gate(
         self,
@@ -147,14 +139,20 @@ class Kueue(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
         job = kueue_gate.gate_job(args, check_provisioning_request_crd=check_provisioning_request_crd)
-        await_for = f"{args.readiness_gate.timeout_seconds + 60}s"
+        return self._awaited_job(f"{name}-ready", job, args.readiness_gate.timeout_seconds, [chart, probe, *access])
+
+    def _awaited_job(
+        self, name: str, job: dict[str, Any], deadline_seconds: int, depends_on: list[pulumi.Resource]
+    ) -> batch.v1.Job:
+        """A Job of the gate, awaited a minute longer than it may run (its pod must start first)."""
+        await_for = f"{deadline_seconds + 60}s"
         return batch.v1.Job(
-            f"{name}-ready",
+            name,
             metadata=job["metadata"],
             spec=job["spec"],
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=[chart, probe, *access],
+                depends_on=depends_on,
                 custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
             ),
         )

@@ -12,9 +12,8 @@ import yaml
 
 from components.config.kueue import OPT_IN_LABEL
 from tests.support import PROJECT_ROOT
-from tests.support.gallery import canonical, identity, is_kueue, label_patches, normalized, queue_objects
+from tests.support.gallery import assert_renders_the_upstream_objects, canonical
 from tests.support.kueue_examples import GALLERY, REFUSED, Refused
-from tests.support.schemas import validate_kueue
 from tests.support.stacks import edited_stack, of_type, rendered
 from tools import render
 
@@ -87,14 +86,7 @@ def test_the_gallery_readme_lists_the_stack_with_its_source(name):
 @pytest.mark.parametrize("name", GALLERY_NAMES)
 def test_the_stack_renders_the_upstream_objects_field_for_field(name, gallery):
     plan, manifests = gallery(name)
-    actual = queue_objects(manifests, label_patches(plan))
-    expected = {identity(obj): obj for obj in GALLERY[name].objects}
-    assert sorted(actual, key=str) == sorted(expected, key=str)
-    for key, obj in actual.items():
-        if is_kueue(obj):
-            validate_kueue(obj)
-            validate_kueue(expected[key])
-        assert normalized(obj) == normalized(expected[key]), key
+    assert_renders_the_upstream_objects(plan, manifests, GALLERY[name].objects)
 
 
 @pytest.mark.parametrize("name", GALLERY_NAMES)

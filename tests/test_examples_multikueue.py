@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from tests.support import PROJECT_ROOT
-from tests.support.gallery import identity, is_kueue, label_patches, normalized, queue_objects
+from tests.support.gallery import assert_renders_the_upstream_objects
 from tests.support.multikueue_examples import MULTIKUEUE_GALLERY
-from tests.support.schemas import validate_kueue
 from tests.support.stacks import of_type, rendered
 
 GALLERY_DIR = PROJECT_ROOT / "examples/multikueue"
@@ -45,14 +44,7 @@ def test_the_header_names_the_upstream_file_and_the_readme_lists_it(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_the_stack_renders_the_upstream_objects_field_for_field(name, gallery):
     plan, manifests = gallery(name)
-    actual = queue_objects(manifests, label_patches(plan))
-    expected = {identity(obj): obj for obj in MULTIKUEUE_GALLERY[name].example.objects}
-    assert sorted(actual, key=str) == sorted(expected, key=str)
-    for key, obj in actual.items():
-        if is_kueue(obj):
-            validate_kueue(obj)
-            validate_kueue(expected[key])
-        assert normalized(obj) == normalized(expected[key]), key
+    assert_renders_the_upstream_objects(plan, manifests, MULTIKUEUE_GALLERY[name].example.objects)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from components.config.kueue import OPT_IN_LABEL
-from tests.support.schemas import with_crd_defaults
+from tests.support.schemas import validate_kueue, with_crd_defaults
 from tests.support.stacks import of_type
 
 QUANTITY_KEYS = {"nominalQuota", "borrowingLimit", "lendingLimit", "weight"}
@@ -60,3 +60,18 @@ def queue_objects(
         for obj in manifests.values()
         if is_kueue(obj) or (obj["kind"] == "Namespace" and obj["metadata"]["name"] not in {"kueue-system", *patched})
     }
+
+
+def assert_renders_the_upstream_objects(
+    plan: dict[str, Any], manifests: dict[str, dict[str, Any]], upstream: list[dict[str, Any]]
+) -> None:
+    """The rendered Kueue objects and namespaces are exactly ``upstream``, each valid for Kueue's CRDs and equal to
+    its upstream twin as the API server keeps them."""
+    actual = queue_objects(manifests, label_patches(plan))
+    expected = {identity(obj): obj for obj in upstream}
+    assert sorted(actual, key=str) == sorted(expected, key=str)
+    for key, obj in actual.items():
+        if is_kueue(obj):
+            validate_kueue(obj)
+            validate_kueue(expected[key])
+        assert normalized(obj) == normalized(expected[key]), key
