@@ -17,9 +17,10 @@ gets in :mod:`components.config.multikueue_workers`.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from components.config.acs import ComputeQos
 from components.config.base import (
@@ -34,7 +35,7 @@ from components.config.base import (
 )
 from components.config.entra_id import KubeloginConfig
 from components.config.kube import PositiveQuantity, Quantity
-from components.config.kueue import KueueConfig
+from components.config.kueue import KNOWN_FRAMEWORKS, KueueConfig
 from components.config.kueue_manager import GoDuration, MultiKueueManagerSettings
 from components.config.registries import PinnedImage
 
@@ -47,14 +48,22 @@ VIRTUAL_NODE_TAINT = ("virtual-kubelet.io/provider", "alibabacloud", "NoSchedule
 (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/virtual-node-faq)."""
 BURST_FLAVOR = "multikueue"
 """The manager's empty ResourceFlavor of the burst ClusterQueue: the workers' flavors decide placement."""
-DEFAULT_WORKER_FRAMEWORKS = ("batch/job",)
-"""What a worker serves unless it says otherwise: batch Jobs, the only kind every cluster has a controller for."""
 
 Origin = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
 """A label value: the ``kueue.x-k8s.io/multikueue-origin`` label MultiKueue puts on the objects it creates."""
 ObjectName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=63)]
 """A MultiKueueCluster or Secret name this program writes: a DNS-1123 subdomain, kept within 63 so a suffix fits."""
 WorkerSource = Literal["ack", "aks", "kubeconfig"]
+
+
+def _known_framework(name: str) -> str:
+    if name not in KNOWN_FRAMEWORKS:
+        raise ValueError(f"write one of Kueue's integrations: {', '.join(KNOWN_FRAMEWORKS)}")
+    return name
+
+
+Framework = Annotated[str, AfterValidator(_known_framework)]
+"""An integration name of ``integrations.frameworks``."""
 
 
 class Quota(ConfigModel):
@@ -119,7 +128,7 @@ class WorkerConfig(ConfigModel):
     cluster_queue: DnsSubdomain | None = None
     """``aks``: the worker's own ClusterQueue the burst LocalQueues submit to (required; the stack does not create
     it)."""
-    frameworks: list[str] | None = None
+    frameworks: list[Framework] | None = None
     """For a worker whose Kueue the stack does not install: the integrations its Kueue manages and whose CRDs it
     serves (MultiKueue watches each of the manager's on every worker). Unset: ``[batch/job]``."""
     chart_repository: str | None = None
@@ -245,6 +254,12 @@ class MultiKueueConfig(ConfigModel):
         keyed = [i for i, w in enumerate(self.workers) if w.source != "kubeconfig"]
         require_unique(clusters, lambda i: key_path("workers", keyed[i], "cluster"), "worker clusters")
         names = [self.worker_cluster_name(worker) for worker in self.workers]
+        for index, name in enumerate(names):
+            if not re.fullmatch(DNS1123_SUBDOMAIN, name):
+                allowed = (
+                    "the MultiKueueCluster name derived from the origin and the cluster is no DNS-1123 name: set name"
+                )
+                raise RuleViolation(key_path("workers", index, "name"), name, allowed)
         require_unique(names, lambda i: key_path("workers", i, "name"), "MultiKueueCluster names")
         secrets = [self.worker_secret_name(worker) for worker in self.workers]
         require_unique(secrets, lambda i: key_path("workers", i, "secretName"), "kubeconfig Secret names")
