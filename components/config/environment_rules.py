@@ -148,6 +148,10 @@ def resolve(config: StackConfig) -> StackConfig:
             "smoke_job": _within("smokeJob", lambda: config.smoke_job.named_with(suffix)),
             "ack": _ack(config.ack, environment) if config.ack is not None else None,
             "multi_kueue": config.multi_kueue.named_with(suffix) if config.multi_kueue is not None else None,
+            # Keyed by the workers' names, which get the suffix too.
+            "multi_kueue_kubeconfigs": {name + suffix: value for name, value in config.multi_kueue_kubeconfigs.items()}
+            if config.multi_kueue_kubeconfigs is not None
+            else None,
         }
     )
 

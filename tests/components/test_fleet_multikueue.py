@@ -225,3 +225,17 @@ def test_with_the_queues_sections_check_its_queues_are_proven_after_the_workers_
 def test_a_stack_without_the_section_has_no_burst_set_up():
     recording = run({key: value for key, value in SECTIONS.items() if key != "multiKueue"})
     assert recording.by_type(WORKER) == [] and recording.by_type(BURST) == []
+
+
+def test_an_ephemeral_stacks_kubeconfig_worker_keeps_its_secret_under_its_suffixed_name():
+    sections = {
+        "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
+        "aks": {},
+        "multiKueue": {"workers": [{"source": "kubeconfig", "name": "w1", "secretName": "worker1-secret"}]},
+        "multiKueueKubeconfigs": {"w1": WORKER_KUBECONFIG},
+    }
+    recording = run(sections, (KUBECONFIGS,))
+    secret = recording.one(SECRET, "multikueue-secret-w1-pr7")
+    assert secret.inputs["metadata"]["name"] == "worker1-secret-pr7"
+    assert yaml.safe_load(secret.inputs["stringData"]["kubeconfig"]) == yaml.safe_load(WORKER_KUBECONFIG)
+    assert recording.one(CLUSTER, "multikueue-cluster-w1-pr7").inputs["metadata"]["name"] == "w1-pr7"
