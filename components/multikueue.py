@@ -99,10 +99,8 @@ class MultiKueueBurst(pulumi.ComponentResource):
         # Kueue reconciles these in any order (like the queues section's objects); a MultiKueueCluster alone waits for
         # its Secret: one created without it never joins after a manager restart (kueue#13238).
         names = [plan.cluster_name for plan, _ in workers]
-        proven: list[pulumi.Resource] = [
-            *clusters,
-            kueue_object(f"{name}-config", manifests.multikueue_config(args, names), after()),
-        ]
+        kueue_object(f"{name}-config", manifests.multikueue_config(args, names), after())
+        proven: list[pulumi.Resource] = list(clusters)
         if args.burst_queue:
             proven += self._burst_queue(name, args, namespace_labels, after)
         endpoints = pulumi.Output.all(

@@ -116,14 +116,29 @@ def _pod_config_map(r: Resource, d: Resource, _: Context) -> bool:
     return d["type"] == "kubernetes:core/v1:ConfigMap" and object_name(d) in names and same_place
 
 
-def _pod_permissions(r: Resource, d: Resource, _: Context) -> bool:
-    account = service_account(r)
-    if account is None or not str(d["type"]).endswith(("RoleBinding",)) or not same_provider(r, d):
-        return False
-    subjects = inputs(d).get("subjects") or []
+def _grants_account(binding: Resource, account: str, namespace: str | None) -> bool:
+    subjects = inputs(binding).get("subjects") or []
     return any(
-        s.get("kind") == "ServiceAccount" and (s.get("name"), s.get("namespace")) == (account, namespace_of(r))
+        s.get("kind") == "ServiceAccount" and (s.get("name"), s.get("namespace")) == (account, namespace)
         for s in subjects
+    )
+
+
+def _pod_permissions(r: Resource, d: Resource, ctx: Context) -> bool:
+    """The binding that grants the pod's ServiceAccount, or the role such a binding names."""
+    account = service_account(r)
+    if account is None or not same_provider(r, d):
+        return False
+    if str(d["type"]).endswith("RoleBinding"):
+        return _grants_account(d, account, namespace_of(r))
+    if not str(d["type"]).endswith(("rbac.authorization.k8s.io/v1:Role", "rbac.authorization.k8s.io/v1:ClusterRole")):
+        return False
+    return any(
+        str(b["type"]).endswith("RoleBinding")
+        and same_provider(b, d)
+        and (inputs(b).get("roleRef") or {}).get("name") == object_name(d)
+        and _grants_account(b, account, namespace_of(r))
+        for b in ctx.all_resources()
     )
 
 
@@ -160,10 +175,16 @@ def _waiter_observes(r: Resource, d: Resource, ctx: Context) -> bool:
 
 
 def _token_after_account(r: Resource, d: Resource, _: Context) -> bool:
-    token = inputs(r).get("type") == "kubernetes.io/service-account-token"
-    account = (metadata(r).get("annotations") or {}).get("kubernetes.io/service-account.name")
-    same_place = namespace_of(r) == namespace_of(d) and same_provider(r, d)
-    return token and d["type"] == "kubernetes:core/v1:ServiceAccount" and object_name(d) == account and same_place
+    token = r["type"] == "pulumi-python:dynamic/multikueue:WorkerToken"
+    account = (inputs(r).get("serviceAccount"), inputs(r).get("namespace"))
+    is_account = d["type"] == "kubernetes:core/v1:ServiceAccount" and (object_name(d), namespace_of(d)) == account
+    return token and is_account and same_parent(r, d)
+
+
+def _multikueue_cluster_after_secret(r: Resource, d: Resource, _: Context) -> bool:
+    source = (((inputs(r).get("spec") or {}).get("clusterSource") or {}).get("kubeConfig") or {}).get("location")
+    cluster = r["type"].endswith(":MultiKueueCluster")
+    return cluster and d["type"] == "kubernetes:core/v1:Secret" and object_name(d) == source and same_provider(r, d)
 
 
 def _provider_after_access(r: Resource, d: Resource, _: Context) -> bool:
@@ -249,7 +270,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     ),
     Requirement(
         "rbac",
-        "a pod template after the binding that grants its ServiceAccount's requests",
+        "a pod template after the binding that grants its ServiceAccount's requests, and the role it names",
         "the gate's probe requests are denied until the binding exists, and a failed gate fails `pulumi up`",
         "https://kubernetes.io/docs/reference/access-authn-authz/rbac/",
         _pod_permissions,
@@ -283,11 +304,18 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         _waiter_observes,
     ),
     Requirement(
-        "token-secret",
-        "a ServiceAccount token Secret after its ServiceAccount",
-        "the annotation kubernetes.io/service-account.name must name an existing ServiceAccount",
-        "https://kubernetes.io/docs/concepts/configuration/secret/#serviceaccount-token-secrets",
+        "token-request",
+        "a MultiKueue worker token after the ServiceAccount it is requested for",
+        "the TokenRequest API issues tokens of existing ServiceAccounts only",
+        "https://kubernetes.io/docs/reference/kubernetes-api/authentication-resources/token-request-v1/",
         _token_after_account,
+    ),
+    Requirement(
+        "multikueue-secret",
+        "a MultiKueueCluster after the kubeconfig Secret it names",
+        "a MultiKueueCluster whose Secret is missing stays BadKubeConfig, which Kueue never retries after a restart",
+        "https://github.com/kubernetes-sigs/kueue/issues/13238",
+        _multikueue_cluster_after_secret,
     ),
     Requirement(
         "rbac-propagation",

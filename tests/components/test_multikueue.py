@@ -134,8 +134,11 @@ def test_objects_wait_only_for_what_kueue_needs_first(burst):
 
 def test_the_proof_waits_for_every_object_and_names_the_clusters_the_check_and_the_queue(burst):
     waiter = burst.one(WAITER)
-    watched = [r for r in kueue_objects(burst) if r.inputs["kind"] not in ("ResourceFlavor", "LocalQueue")]
-    assert len(watched) == 5 and all(burst.depends_on(waiter, obj) for obj in watched)
+    kinds = ("MultiKueueCluster", "AdmissionCheck", "ClusterQueue")
+    watched = [r for r in kueue_objects(burst) if r.inputs["kind"] in kinds]
+    assert len(watched) == 4 and all(burst.depends_on(waiter, obj) for obj in watched)
+    config = burst.one(KUEUE_TYPE + "MultiKueueConfig")
+    assert config.urn not in waiter.dependencies, "Kueue reconciles the check whenever its config arrives"
     assert waiter.inputs["objects"] == [
         {"kind": "MultiKueueCluster", "name": "elastic-capacity-hz"},
         {"kind": "MultiKueueCluster", "name": "elastic-capacity-bj"},

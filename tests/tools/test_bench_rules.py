@@ -131,6 +131,37 @@ def test_a_multikueue_cluster_waits_for_what_its_worker_hands_over_and_nothing_e
     assert rule_for(cluster, elsewhere) is None
 
 
+def test_a_worker_token_waits_for_its_account_and_a_cluster_for_the_secret_it_names():
+    worker = "urn:pulumi:dev::elastic-capacity::elastic-capacity:multikueue:Worker::w"
+    meta = {"name": "mk", "namespace": "kueue-system"}
+    token = res("pulumi-python:dynamic/multikueue:WorkerToken", "t", parent=worker, provider=None,
+                serviceAccount="mk", namespace="kueue-system")  # fmt: skip
+    account = res("kubernetes:core/v1:ServiceAccount", "a", parent=worker, provider=OTHER, metadata=meta)
+    other = res("kubernetes:core/v1:ServiceAccount", "b", parent=worker, provider=OTHER, metadata={**meta, "name": "x"})
+    assert rule_for(token, account) == "token-request" and rule_for(token, other) is None
+    source = {"clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "w1-secret"}}}
+    cluster = res("kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster", "c", metadata={"name": "w1"}, spec=source)
+    secret = res("kubernetes:core/v1:Secret", "s", metadata={"name": "w1-secret", "namespace": "kueue-system"})
+    wrong = res("kubernetes:core/v1:Secret", "s2", metadata={"name": "w2-secret", "namespace": "kueue-system"})
+    assert rule_for(cluster, secret) == "multikueue-secret" and rule_for(cluster, wrong) is None
+
+
+def test_a_pod_waits_for_the_role_its_accounts_binding_names_too():
+    spec = {"template": {"spec": {"serviceAccountName": "probe", "containers": []}}}
+    job = res("kubernetes:batch/v1:Job", "j", metadata={"name": "j", "namespace": "kueue-system"}, spec=spec)
+    role = res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "r", metadata={"name": "probe-role"})
+    unrelated = res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "u", metadata={"name": "other"})
+    binding = res(
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+        "b",
+        metadata={"name": "probe"},
+        roleRef={"kind": "ClusterRole", "name": "probe-role"},
+        subjects=[{"kind": "ServiceAccount", "name": "probe", "namespace": "kueue-system"}],
+    )
+    assert rule_for(job, role, binding) == "rbac"
+    assert rule_for(job, unrelated, binding) is None
+
+
 def worker_component(urn: str) -> dict:
     return {**res("elastic-capacity:multikueue:Worker", "w", provider=None), "urn": urn, "custom": False}
 
