@@ -163,18 +163,24 @@ def test_crd_check_tells_a_missing_crd_from_a_transient_error(fake_kubectl, kube
         assert result.stderr.strip() == kueue_gate.crd_missing_message(DEFAULT)
 
 
+def assert_termination_message(message: str, *needed: str) -> None:
+    """The kubelet keeps at most 2048 bytes of log as a termination message; the advice must fit and be complete."""
+    assert len(message.encode()) < 2048
+    missing = [text for text in needed if text not in message]
+    assert not missing, f"the message lacks {missing}"
+
+
 def test_a_missing_crd_says_what_to_do_in_the_termination_message():
     pod = gate_job(True)["spec"]["template"]["spec"]
     assert {c["terminationMessagePolicy"] for c in pod["containers"]} == {"FallbackToLogsOnError"}
     message = kueue_gate.crd_missing_message(DEFAULT)
-    assert len(message.encode()) < 2048, "the kubelet keeps at most 2048 bytes of log as termination message"
-    for needed in (
+    assert_termination_message(
+        message,
         "https://github.com/Azure/AKS/pull/5867",
         "1.33",
         "kubectl get crd provisioningrequests.autoscaling.x-k8s.io",
         "kubectl -n kueue-system rollout restart deployment/kueue-controller-manager",
-    ):
-        assert needed in message
+    )
     moved = KueueConfig(
         namespace="batch",
         release_name="sched",
@@ -338,13 +344,12 @@ def test_crd_wait_fails_saying_what_to_do_only_once_its_deadline_has_passed(kube
 
 def test_the_crd_wait_message_says_kueue_has_not_started_and_what_to_do():
     message = kueue_gate.crd_timeout_message()
-    assert len(message.encode()) < 2048, "the kubelet keeps at most 2048 bytes of log as termination message"
-    for needed in (
+    assert_termination_message(
+        message,
         "kueue.readinessGate.crdTimeoutSeconds",
         "https://github.com/Azure/AKS/pull/5867",
         "kubectl get crd provisioningrequests.autoscaling.x-k8s.io",
         "run pulumi up again",
         "queues.waitUntilActive.onInactive: warn",
-    ):
-        assert needed in message
+    )
     assert "rollout restart" not in message, "Kueue has not started without the CRD: nothing to restart"
