@@ -264,6 +264,11 @@ _YAML_KINDS = {
 }
 
 
+_CLI_STRING_HINT = "; with `pulumi config set --path`, add `--type string`"
+"""https://www.pulumi.com/docs/iac/cli/commands/pulumi_config_set/: with ``--path``, "true" and "false" are treated
+as booleans and integers as numbers, so shell quotes cannot make a string; ``--type string`` does."""
+
+
 def _as_yaml(value: bool | int | float) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -284,7 +289,11 @@ def _yaml_typed(item: Any, written: str | None) -> str | None:
     expected = str((item.get("ctx") or {}).get("expected", ""))
     if kind == "string_type" or (kind == "literal_error" and expected.startswith("'")):
         allowed = f" (allowed: {expected})" if expected else ""
-        return f"{text} is not allowed; {reads}, not a string: quote it: {json.dumps(text)}{allowed}"
+        # `pulumi config set --path` stores integers and true/false typed, whatever the shell quoting: say the flag.
+        return (
+            f"{text} is not allowed; {reads}, not a string: quote it: {json.dumps(text)}{allowed}"
+            f"{_CLI_STRING_HINT}"
+        )
     if kind in ("int_type", "int_from_float") and isinstance(value, bool):
         return f"{text} is not allowed; {reads}, not a whole number: write a number such as 3"
     if kind in ("int_type", "int_from_float") and isinstance(value, float):

@@ -145,6 +145,12 @@ def test_a_scalar_yaml_typed_against_the_model_says_how_to_write_it(data, writte
     assert expected in message
 
 
+def test_a_number_where_a_string_belongs_names_the_cli_flag_that_keeps_it_a_string():
+    """`pulumi config set --path key 2` stores the integer 2 whatever the shell quotes: only `--type string` helps."""
+    ((_, message),) = problems({"version": 60})
+    assert message.endswith("; with `pulumi config set --path`, add `--type string`")
+
+
 def _quoted(value: object) -> object:
     if not isinstance(value, str):
         raise ValueError("quote the version")
