@@ -21,7 +21,11 @@ def test_ci_runs_the_readme_set_up_commands_first_then_each_check_as_its_own_ste
         if line and not line.startswith(("#", "set ", "cd "))
     ]
     assert steps[:2] == commands
-    assert steps[2:] == ["python3 -m ruff check .", "python3 -m ruff format --check .", "python3 -m mypy"]
+    assert steps[2:] == [
+        ".venv/bin/python -m ruff check .",
+        ".venv/bin/python -m ruff format --check .",
+        ".venv/bin/python -m mypy",
+    ]
 
 
 def test_every_relative_link_of_the_readme_and_the_docs_exists():
