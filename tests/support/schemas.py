@@ -1,4 +1,5 @@
-"""Validate emitted objects against real schemas: Kueue CRDs from KUEUE_CRD_DIR, core kinds via kubernetes-validate.
+"""Validate emitted objects against real schemas: Kueue CRDs from KUEUE_CRD_DIR, core kinds via kubernetes-validate,
+any other CRD's schema the caller reads.
 
 A Kueue object is checked as the API server checks it on create: CRD defaults applied, then the OpenAPI schema,
 then the CRD's CEL rules (tests.support.cel).
@@ -58,10 +59,14 @@ def _kueue_schema(obj: dict[str, Any]) -> dict[str, Any]:
 @functools.cache
 def _validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
     """Built once per kind: checking the metaschema and tightening the schema cost more than validating an object."""
-    schema = _strict(kueue_schemas()[(api_version, kind)])
-    validator_class = jsonschema.validators.validator_for(schema)
-    validator_class.check_schema(schema)
-    return validator_class(schema)
+    return _compiled(kueue_schemas()[(api_version, kind)])
+
+
+def _compiled(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    strict = _strict(schema)
+    validator_class = jsonschema.validators.validator_for(strict)
+    validator_class.check_schema(strict)
+    return validator_class(strict)
 
 
 def validate_kueue(obj: dict[str, Any]) -> Checked:
@@ -69,9 +74,18 @@ def validate_kueue(obj: dict[str, Any]) -> Checked:
 
     ``obj`` itself is not changed. Returns what the CEL check did (rules evaluated, transition rules skipped).
     """
-    schema = _kueue_schema(obj)
+    return _validate(obj, _kueue_schema(obj), _validator(obj["apiVersion"], obj["kind"]))
+
+
+def validate_custom_resource(obj: dict[str, Any], schema: dict[str, Any]) -> Checked:
+    """``validate_kueue`` for any other CRD: ``schema`` is the openAPIV3Schema of ``obj``'s version, read by the
+    caller."""
+    return _validate(obj, schema, _compiled(schema))
+
+
+def _validate(obj: dict[str, Any], schema: dict[str, Any], validator: jsonschema.protocols.Validator) -> Checked:
     defaulted = _default(copy.deepcopy(obj), schema)
-    error = jsonschema.exceptions.best_match(_validator(obj["apiVersion"], obj["kind"]).iter_errors(defaulted))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(defaulted))
     if error is not None:
         raise error
     duplicates = list(_duplicate_map_keys(defaulted, schema))
