@@ -13,7 +13,7 @@ run, and the clean-up below still runs:
 3. ``baseline``: every cluster-scoped object the API server lists (found by discovery, not from a list of kinds).
 4. ``up``: ``python -m tools.ephemeral up`` with the kubeconfig as the secret ``elastic-capacity:kubeconfig``, read
    from the environment variable :data:`KUBECONFIG_VARIABLE`.
-5. ``check``: ``python -m tools.ephemeral check``.
+5. ``check``: ``python -m tools.ephemeral check --timeout 300``.
 6. ``preview``: ``pulumi preview --expect-no-changes``: the unchanged stack must show no diff, for real.
 
 Clean-up, once ``up`` has started: ``inventory`` (``pulumi stack export``: every Kubernetes object the stack holds,
@@ -71,6 +71,9 @@ RUN_ID = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,18}[a-z0-9])?$")
 LEFTOVER_TIMEOUT_SECONDS = 120.0
 """How long the leftover check waits for deletions the API server finishes after ``down`` (an APIService Kubernetes
 registered for a CRD's group, the IP address of a deleted Service)."""
+CHECK_TIMEOUT = "300"
+"""Seconds ``check`` may wait: ``up`` has already waited for the queues and the smoke Job, so the conditions hold at
+once or something is wrong; the default 900 s would spend a third of the workflow's budget on saying so."""
 OK, FAILED, USAGE = 0, 1, 2
 Say = Callable[[str], None]
 
@@ -255,7 +258,8 @@ class EndToEnd:
     def ephemeral(self, command: str) -> list[str]:
         argv = [sys.executable, "-m", "tools.ephemeral", command, "--stack", self.stack]
         argv += ["--template", str(self.template)]
-        return argv + (["--secret", f"{SECRET_KEY}={KUBECONFIG_VARIABLE}"] if command == "up" else [])
+        extra = {"up": ["--secret", f"{SECRET_KEY}={KUBECONFIG_VARIABLE}"], "check": ["--timeout", CHECK_TIMEOUT]}
+        return argv + extra.get(command, [])
 
     def run(self) -> int:
         try:

@@ -174,7 +174,7 @@ def test_a_passing_run_runs_every_command_in_order(tmp_path):
         ["kind", "create", "cluster", "--name", "e2e-7", "--image", e2e.KIND_NODE_IMAGE, "--config",
          str(tmp_path / "kind.yaml"), "--kubeconfig", str(tmp_path / "kubeconfig"), "--wait", "180s"],
         [*python, "up", "--stack", "e2e-7", *template, "--secret", "elastic-capacity:kubeconfig=E2E_KUBECONFIG"],
-        [*python, "check", "--stack", "e2e-7", *template],
+        [*python, "check", "--stack", "e2e-7", *template, "--timeout", "300"],
         ["pulumi", "preview", "--stack", "e2e-7", "--expect-no-changes", "--non-interactive", "--diff"],
         ["pulumi", "stack", "export", "--stack", "e2e-7", "--file", str(tmp_path / "state.json")],
         [*python, "down", "--stack", "e2e-7", *template],
