@@ -364,7 +364,7 @@ def autoscaled_pools(recording: Recording) -> dict[str, tuple[str, tuple[str, ..
     return pools
 
 
-NOT_AUTOSCALED = {"Pulumi.ack-acs-dev.yaml", "Pulumi.ephemeral-shared.yaml"}
+NOT_AUTOSCALED = {"Pulumi.ack-acs-dev.yaml", "Pulumi.ephemeral-shared.yaml", "Pulumi.local.yaml"}
 """Fixed two-node ECS pools only, and no pool of its own; every other shipped stack has the AKS pool ``scalepool``."""
 
 

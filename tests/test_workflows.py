@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from tests.support import PROJECT_ROOT
+from tests.support.stacks import environment_kind
 
 WORKFLOWS = sorted((PROJECT_ROOT / ".github/workflows").glob("*.yml"))
 LONG_LIVED = ["aks-kueue-dev", "aks-kueue-china", "ack-acs-dev", "multicloud", "burst"]
@@ -39,8 +40,8 @@ def runs_pulumi(job: dict[str, Any]) -> bool:
     return any("pulumi/actions" in s.get("uses", "") or "tools.ephemeral" in s.get("run", "") for s in steps(job))
 
 
-def test_there_are_the_four_workflows():
-    assert [p.name for p in WORKFLOWS] == ["deploy.yml", "drift.yml", "ephemeral.yml", "preview.yml"]
+def test_there_are_the_five_workflows():
+    assert [p.name for p in WORKFLOWS] == ["deploy.yml", "drift.yml", "e2e.yml", "ephemeral.yml", "preview.yml"]
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
@@ -92,6 +93,7 @@ def test_only_the_jobs_that_need_them_may_comment_sign_in_or_write_issues():
         ("deploy.yml", "up"): {"id-token"},
         ("drift.yml", "drift"): {"id-token"},
         ("drift.yml", "report"): {"issues"},
+        ("e2e.yml", "kind"): set(),
         ("ephemeral.yml", "up"): {"id-token"},
         ("ephemeral.yml", "down"): {"id-token"},
         ("preview.yml", "preview"): {"id-token", "pull-requests"},
@@ -118,8 +120,10 @@ def test_preview_up_and_drift_cover_every_long_lived_stack_alike():
     assert [s["stack"] for s in stacks] == LONG_LIVED
     assert matrix("deploy.yml", "up") == stacks
     assert matrix("drift.yml", "drift") == stacks
-    shipped = {p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (PROJECT_ROOT / "stacks").glob("*.yaml")}
-    assert {s for s in shipped if not s.startswith("ephemeral")} <= set(LONG_LIVED)
+    shipped = {
+        p.name.removeprefix("Pulumi.").removesuffix(".yaml"): p for p in (PROJECT_ROOT / "stacks").glob("*.yaml")
+    }
+    assert {s for s, path in shipped.items() if environment_kind(path) != "ephemeral"} <= set(LONG_LIVED)
 
 
 def pulumi_step(workflow: str, job: str) -> dict[str, Any]:
@@ -160,7 +164,7 @@ def test_preview_runs_the_policy_pack_on_the_venv_it_installed_the_packs_require
 def test_every_pulumi_job_installs_the_project_the_readme_way_and_the_tools_the_program_runs():
     assert README_INSTALL in (PROJECT_ROOT / "README.md").read_text()
     for workflow, name, job in all_jobs():
-        if not runs_pulumi(job):
+        if not runs_pulumi(job) or workflow == "e2e.yml":  # local backend, a kind cluster: tests/test_workflow_e2e.py
             continue
         scripts = "\n".join(s.get("run", "") for s in steps(job))
         assert README_INSTALL in scripts and "python3 -m venv .venv" in scripts, f"{workflow}: {name}"

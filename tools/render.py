@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         source = stack_file.read(args.stack_file)
         validate(source)
         stale = previous_render(args.out, args.stack_file)
+        for note in source.notes:
+            print(f"note: {note}")
         recording = run_main(source.stack, source.engine_config(), set(source.secret_keys))
     except (ConfigError, OutputDirectoryError) as error:
         print(f"error: {error}", file=sys.stderr)

@@ -18,6 +18,11 @@ every one PyYAML would silently let through, is refused here with the file, the 
 
 Anchors, aliases and merge keys work as in YAML, within :data:`MAX_VALUES` values and :data:`MAX_DEPTH` levels, so
 a small file cannot expand into a huge one.
+
+What an offline read cannot know is said, never hidden (:attr:`StackFile.notes`): a ``secure:`` value becomes a
+placeholder; the kubeconfig of ``existingCluster.source: kubeconfig``, a secret set per stack and so absent from a
+template such as ``stacks/Pulumi.local.yaml``, becomes a stand-in; and the Pulumi ESC environments an
+``environment:`` key imports are named, since their values only the Pulumi Cloud backend resolves.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from components.config.base import PROJECT, ConfigError, closest, key_path, one_line
-from components.config.stack import CONFIG_NAMESPACES, KUBECONFIG_SECRET_KEYS
+from components.config.stack import CONFIG_NAMESPACES, KUBECONFIG_KEY, KUBECONFIG_SECRET_KEYS
 from tools import mock_cloud
 
 STACK_FILE_KEYS = ("config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment")
@@ -93,6 +98,9 @@ class StackFile:
     yaml_scalars: dict[str, str] = field(default_factory=dict)
     """Full key (``elastic-capacity:aks.kubernetesVersion``) -> the text of an unquoted scalar YAML typed as a
     boolean or a number there (``1.30``), for the config model's messages."""
+    notes: tuple[str, ...] = ()
+    """One line each for what the offline read stood in for or cannot see (a kubeconfig set per stack, Pulumi ESC
+    imports): what a render prints, so it never looks more complete than it is."""
 
     def engine_config(self) -> dict[str, str]:
         """The config as the engine hands it to the program: strings, structured values as JSON."""
@@ -137,19 +145,48 @@ def parse(text: str, path: Path) -> StackFile:
         raise StackFileError(path, "config", f"it must be a mapping of namespace:key entries; found {_kind(config)}")
     for key in config:
         _check_config_key(path, key, builder.lines.get(("config", key)))
-    return _stack_file(path, config, builder)
+    return _stack_file(path, config, builder, document.get("environment"))
 
 
-def _stack_file(path: Path, config: dict[str, Any], builder: _Builder) -> StackFile:
+def _stack_file(path: Path, config: dict[str, Any], builder: _Builder, environment: Any) -> StackFile:
     values: dict[str, Any] = {}
     secret_keys: set[str] = set()
     for key, value in config.items():
         values[key], secret = _decrypt_placeholder(key, value)
         if secret:
             secret_keys.add(key)
+    notes = [_kubeconfig_stand_in(values, secret_keys), _esc_note(environment)]
     scalars = {key_path(*where[1:]): text for where, text in builder.scalars.items() if where[0] == "config"}
     stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
-    return StackFile(path, stack, values, frozenset(secret_keys), scalars)
+    return StackFile(path, stack, values, frozenset(secret_keys), scalars, tuple(note for note in notes if note))
+
+
+def _kubeconfig_stand_in(values: dict[str, Any], secret_keys: set[str]) -> str | None:
+    """Give a kubeconfig-sourced existing cluster without its kubeconfig a secret stand-in (in place); the note."""
+    existing = values.get(f"{PROJECT}:existingCluster")
+    key = f"{PROJECT}:{KUBECONFIG_KEY}"
+    if not isinstance(existing, dict) or existing.get("source") != "kubeconfig" or key in values:
+        return None
+    values[key] = mock_cloud.FAKE_KUBECONFIG
+    secret_keys.add(key)
+    return (
+        f"{key} is not in the file (a secret each stack sets: pulumi config set --secret {key} < kubeconfig); "
+        "rendering with a stand-in kubeconfig"
+    )
+
+
+def _esc_note(environment: Any) -> str | None:
+    """The line naming the Pulumi ESC environments a stack file's ``environment:`` imports (a list of names, or an
+    inline definition with ``imports:``), whose values an offline read cannot resolve; ``None`` without one."""
+    if not environment:
+        return None
+    imports = environment.get("imports") if isinstance(environment, dict) else environment
+    names = [str(name) for name in imports] if isinstance(imports, list) else []
+    what = f"imports the Pulumi ESC environments {', '.join(names)}" if names else "defines a Pulumi ESC environment"
+    return (
+        f"environment: the stack file {what}; their values are not read offline (only the Pulumi Cloud backend "
+        "resolves them), so config and variables they provide are missing from this render"
+    )
 
 
 def _check_config_key(path: Path, key: str, line: int | None) -> None:

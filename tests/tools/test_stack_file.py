@@ -29,9 +29,55 @@ def refusal(text: str) -> str:
 @pytest.mark.parametrize("path", STACKS, ids=STACK_IDS)
 def test_a_shipped_stack_reads_as_yaml_reads_it(path):
     source = stack_file.read(path)
+    config = yaml.safe_load(path.read_text())["config"]
+    by_kubeconfig = config.get("elastic-capacity:existingCluster", {}).get("source") == "kubeconfig"
+    stand_in = {"elastic-capacity:kubeconfig": mock_cloud.FAKE_KUBECONFIG} if by_kubeconfig else {}
     assert source.stack == path.name.removeprefix("Pulumi.").removesuffix(".yaml")
-    assert source.config == yaml.safe_load(path.read_text())["config"]
-    assert source.secret_keys == frozenset()
+    assert source.config == config | stand_in
+    assert source.secret_keys == frozenset(stand_in)
+    assert len(source.notes) == len(stand_in)
+
+
+KUBECONFIG_SOURCE = "config:\n  elastic-capacity:existingCluster: {source: kubeconfig}\n"
+
+
+def test_a_kubeconfig_set_per_stack_gets_a_secret_stand_in_and_a_note_saying_so():
+    source = parse(KUBECONFIG_SOURCE, FILE)
+    assert source.config["elastic-capacity:kubeconfig"] == mock_cloud.FAKE_KUBECONFIG
+    assert source.secret_keys == {"elastic-capacity:kubeconfig"}
+    (note,) = source.notes
+    assert "elastic-capacity:kubeconfig is not in the file" in note and "stand-in" in note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        KUBECONFIG_SOURCE + "  elastic-capacity:kubeconfig: {secure: AAAB}\n",
+        "config:\n  elastic-capacity:existingCluster: {source: aks, resourceGroupName: g, clusterName: c}\n",
+        "config:\n  elastic-capacity:queues: {}\n",
+    ],
+    ids=["kubeconfig given", "aks source", "no existing cluster"],
+)
+def test_no_stand_in_where_the_file_gives_the_kubeconfig_or_none_is_needed(text):
+    source = parse(text, FILE)
+    assert source.notes == ()
+    assert source.config.get("elastic-capacity:kubeconfig") in (None, mock_cloud.FAKE_KUBECONFIG)
+    assert ("elastic-capacity:kubeconfig" in source.config) is ("secure" in text)
+
+
+@pytest.mark.parametrize(
+    ("environment", "named"),
+    [
+        ("[elastic-capacity/aks-dev, shared/azure]", "imports the Pulumi ESC environments elastic-capacity/aks-dev, "
+         "shared/azure;"),
+        ("{imports: [team/base]}", "imports the Pulumi ESC environments team/base;"),
+        ("{values: {pulumiConfig: {a: b}}}", "defines a Pulumi ESC environment;"),
+    ],
+)  # fmt: skip
+def test_pulumi_esc_environments_are_named_since_their_values_are_not_rendered(environment, named):
+    (note,) = parse(f"environment: {environment}\nconfig: {{}}\n", FILE).notes
+    assert note.startswith(f"environment: the stack file {named}") and "missing from this render" in note
+    assert parse("environment: []\nconfig: {}\n", FILE).notes == ()
 
 
 def test_secure_values_become_placeholders_and_their_keys_secret():
