@@ -28,8 +28,9 @@ class SmokeJobConfig(ConfigModel):
     """The Job's namespace: the namespace of ``localQueue``, one of ``queues.namespaces``."""
     local_queue: DnsLabel = "cas-local-queue"
     """The LocalQueue the Job is submitted to (label ``kueue.x-k8s.io/queue-name``)."""
-    pool: DnsLabel = "scalepool"
-    """The node pool the pods select through the ``agentpool`` label AKS puts on every node."""
+    pool: DnsLabel | None = "scalepool"
+    """The node pool the pods select through the ``agentpool`` label AKS puts on every node; ``null`` selects no
+    node, for a cluster without AKS pools (kind, minikube, k3d: the ``local`` stack)."""
     parallelism: int = Field(default=3, ge=1, le=100)
     """Pods running at once (Job ``spec.parallelism``); at most ``completions``."""
     completions: int = Field(default=3, ge=1, le=100)

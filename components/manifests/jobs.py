@@ -34,7 +34,7 @@ def smoke_job(args: SmokeJobConfig) -> dict[str, Any]:
             "suspend": True,
             "template": {
                 "spec": {
-                    "nodeSelector": {POOL_LABEL: args.pool},
+                    **({"nodeSelector": {POOL_LABEL: args.pool}} if args.pool else {}),
                     "containers": [
                         {
                             "name": "worker",

@@ -306,10 +306,10 @@ def test_a_template_that_does_not_render_does_nothing(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("FAILED  plan: ") and "elastic-capacity:queues" in lines[0]
 
 
-def test_the_plan_of_the_local_template_names_the_physical_objects_and_the_smoke_jobs_node_label():
+def test_the_plan_of_the_local_template_names_the_physical_objects_and_needs_no_node_label():
     plan = e2e.plan_stack(PROJECT_ROOT / "stacks/Pulumi.local.yaml", "e2e-7")
     suffix = f"-{stack_digest('e2e-7')}"
-    assert plan.node_labels == {"agentpool": "local"}
+    assert plan.node_labels == {}, "smokeJob.pool: null: the pods select no node label"
     names = {str(ref) for ref in plan.objects}
     assert {
         f"Namespace kueue-local{suffix}",
