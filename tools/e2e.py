@@ -133,7 +133,8 @@ def plan_stack(template: Path, stack: str) -> Plan:
     config = render.validate(dataclasses.replace(source, stack=stack))
     recording = render.run_main(stack, source.engine_config(), set(source.secret_keys))
     objects = [object_ref(registration.redacted_inputs) for registration in recording.kubernetes_objects()]
-    labels = {POOL_LABEL: config.smoke_job.pool} if config.smoke_job.enabled else {}
+    job = config.smoke_job
+    labels = {POOL_LABEL: job.pool} if job.enabled and job.pool else {}
     return Plan(sorted(ref for ref in objects if ref is not None), labels)
 
 
