@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from tests.support import PROJECT_ROOT
 from tests.support.fakes import FakeClock, FakeCluster
 from tests.support.stacks import AKS_STACK
 from tools import ephemeral, render
-from tools.ephemeral import CLEANUP_FAILED, FAILED, OK, USAGE, Runner, Template, main
+from tools.ephemeral import FAILED, NOTHING_DONE, OK, RESOURCES_MAY_REMAIN, Runner, Template, main
 from tools.ephemeral_checks import Condition
 
 MULTICLOUD = PROJECT_ROOT / "stacks/Pulumi.multicloud.yaml"
@@ -54,15 +55,21 @@ class FakeStack:
     def set_secret(self, key: str, value: str) -> None:
         self.workspace.events.append(f"set_secret {key}")
         self.values[key], self.secret_keys = value, self.secret_keys | {key}
+        if self.workspace.cli_drops_comments and self.name in self.workspace.files:
+            self.workspace.files[self.name] = yaml.safe_dump(yaml.safe_load(self.workspace.files[self.name]))
 
 
 class FakeWorkspace:
     """Stacks and stack files in memory; ``pulumi stack rm`` also deletes the stack's file, as the CLI does."""
 
+    STACKS_DIR = Path("/checkout/stacks")
+
     def __init__(self) -> None:
         self.stacks: dict[str, FakeStack] = {}
         self.files: dict[str, str] = {}
+        self.tracked_files: set[str] = set()
         self.events: list[str] = []
+        self.cli_drops_comments = False
 
     def create_or_select(self, stack: str) -> FakeStack:
         self.events.append(f"create_or_select {stack}")
@@ -77,6 +84,12 @@ class FakeWorkspace:
         del self.stacks[stack]
         self.files.pop(stack, None)
 
+    def settings_path(self, stack: str) -> Path:
+        return self.STACKS_DIR / f"Pulumi.{stack.rsplit('/', 1)[-1]}.yaml"
+
+    def tracked(self, stack: str) -> bool:
+        return stack in self.tracked_files
+
     def read_settings(self, stack: str) -> str | None:
         return self.files.get(stack)
 
@@ -85,7 +98,9 @@ class FakeWorkspace:
         self.files[stack] = text
 
 
-def runner(workspace: FakeWorkspace, objects: dict[str, Any] | None = None, lines: list[str] | None = None) -> Runner:
+def runner(
+    workspace: ephemeral.Workspace, objects: dict[str, Any] | None = None, lines: list[str] | None = None
+) -> Runner:
     clock = FakeClock()
     return Runner(
         workspace,
@@ -144,7 +159,7 @@ def test_a_stack_whose_destroy_keeps_failing_is_kept_so_its_resources_stay_track
     stack = workspace.create_or_select("pr-1")
     stack.up_error = RuntimeError("boom")
     stack.destroy_errors = [RuntimeError("DependencyViolation")] * 3
-    assert runner(workspace, lines=lines).up("pr-1", TEMPLATE, destroy_on_failure=True) == CLEANUP_FAILED
+    assert runner(workspace, lines=lines).up("pr-1", TEMPLATE, destroy_on_failure=True) == RESOURCES_MAY_REMAIN
     assert workspace.events.count("destroy pr-1") == 2 and "remove pr-1" not in workspace.events
     assert "pr-1" in workspace.stacks and "kept stack pr-1" in lines[-1]
 
@@ -168,7 +183,7 @@ def deployed_aks_stack(workspace: FakeWorkspace, name: str = "pr-1") -> FakeStac
     stack = workspace.create_or_select(name)
     stack.values, stack.secret_keys = values, secret_keys
     stack.stack_outputs = {"kubeconfig": "apiVersion: v1\nkind: Config\n"}
-    workspace.files[name] = yaml.safe_dump(TEMPLATE_FILE)
+    workspace.files[name] = ephemeral.settings_text(TEMPLATE, None)  # as up wrote it
     workspace.events.clear()
     return stack
 
@@ -256,7 +271,7 @@ def test_main_runs_up_check_and_down_on_the_given_stack(tmp_path, capsys):
 def test_unusable_arguments_exit_2_and_change_nothing(tmp_path, capsys, argv, files, message):
     workspace = FakeWorkspace()
     workspace.files.update(files)
-    assert main([*argv, "--template", write_template(tmp_path, TEMPLATE_FILE)], workspace=workspace) == USAGE
+    assert main([*argv, "--template", write_template(tmp_path, TEMPLATE_FILE)], workspace=workspace) == NOTHING_DONE
     assert message in capsys.readouterr().err
     assert [e for e in workspace.events if not e.startswith("select")] == []
 
@@ -273,7 +288,7 @@ def test_unusable_arguments_exit_2_and_change_nothing(tmp_path, capsys, argv, fi
 def test_an_unusable_template_is_refused_before_anything_is_created(tmp_path, capsys, document, message):
     workspace = FakeWorkspace()
     template = write_template(tmp_path, document) if document else str(tmp_path / "missing.yaml")
-    assert main(["up", "--stack", "pr-7", "--template", template], workspace=workspace) == USAGE
+    assert main(["up", "--stack", "pr-7", "--template", template], workspace=workspace) == NOTHING_DONE
     assert message in capsys.readouterr().err and workspace.events == []
 
 
@@ -293,7 +308,7 @@ def test_up_sets_the_templates_secrets_on_the_stack_after_writing_its_file(tmp_p
     config = {**TEMPLATE_FILE["config"], "elastic-capacity:kubeconfig": {"secure": "v1:only-the-template-decrypts"}}
     workspace, shared = FakeWorkspace(), write_template(tmp_path, {"config": config})
     argv = ["up", "--stack", "pr-5", "--template", shared]
-    assert main(argv, workspace=workspace) == USAGE
+    assert main(argv, workspace=workspace) == NOTHING_DONE
     assert "elastic-capacity:kubeconfig needs a value" in capsys.readouterr().err and workspace.events == []
     monkeypatch.setenv("SHARED_KUBECONFIG", "apiVersion: v1")
     assert main([*argv, "--secret", "elastic-capacity:kubeconfig=SHARED_KUBECONFIG"], workspace=workspace) == OK
@@ -315,6 +330,6 @@ def test_no_real_cli_or_workspace_is_touched(tmp_path, monkeypatch):
         monkeypatch.setattr(f"pulumi.automation.{name}", refuse)
     monkeypatch.setattr(subprocess, "Popen", refuse)
     workspace, template = FakeWorkspace(), write_template(tmp_path, TEMPLATE_FILE)
-    for command in ("up", "check", "down"):
-        main([command, "--stack", "pr-8", "--template", template, "--timeout", "0"], workspace=workspace)
+    for argv in (["up"], ["check", "--timeout", "0"], ["down"]):
+        main([*argv, "--stack", "pr-8", "--template", template], workspace=workspace)
     assert workspace.events[0] == "create_or_select pr-8" and workspace.stacks == {}
