@@ -37,28 +37,26 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
-
-import yaml
+from typing import Any, Literal, Protocol
 
 from components.config.stack import load_stack_config
 from components.kube_wait import Cluster
 from tools.ephemeral_burst import RestWriter
 from tools.ephemeral_checks import check_all, plan_checks
+from tools.ephemeral_settings import (
+    HEADER,
+    Template,
+    UsageError,
+    load_template,
+    refuse_unless_ephemeral,
+    refuse_unless_written_here,
+    settings_text,
+    written_here,
+)
 from tools.ephemeral_workspace import AutomationWorkspace
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TEMPLATE = Path("stacks/Pulumi.ephemeral.yaml")
-HEADER = "# Written by `python -m tools.ephemeral` from a template; `down` removes the stack and this file."
-"""The first line of every settings file ``up`` writes: ``down`` deletes no settings file without it."""
-ENVIRONMENT_KEY = "elastic-capacity:environment"
-"""The section whose ``kind: ephemeral`` marks a stack (and a template) as a pull request's: the only ones handled."""
-KEPT_SETTINGS = ("secretsprovider", "encryptedkey", "encryptionsalt")
-"""Per-stack secrets settings written by ``pulumi stack init``: the stack's own, never the template's."""
-COPIED_SETTINGS = ("config", "environment")
-"""What a template hands an ephemeral stack: its configuration and the Pulumi ESC environments it imports."""
-STACK_NAME = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9_.-]*/){0,2}[A-Za-z0-9_.-]+$")
-"""``name``, ``org/name`` or ``org/project/name``, as ``pulumi stack init`` accepts them."""
 EXIT_CODES = " ".join(next(p for p in (__doc__ or "").split("\n\n") if p.startswith("Exit codes:")).split())
 """The exit-code paragraph above, the epilog of every ``--help``."""
 STDERR_LINES = 3
@@ -66,10 +64,6 @@ STDERR_LINES = 3
 
 OK, FAILED, NOTHING_DONE, RESOURCES_MAY_REMAIN = 0, 1, 2, 3
 Say = Callable[[str], None]
-
-
-class UsageError(Exception):
-    """Arguments this tool cannot act on; nothing was changed."""
 
 
 class Stack(Protocol):
@@ -120,80 +114,6 @@ class Workspace(Protocol):
     def write_settings(self, stack: str, text: str) -> None: ...
 
 
-@dataclasses.dataclass(frozen=True)
-class Template:
-    """What an ephemeral stack copies from its template stack file."""
-
-    settings: dict[str, Any]
-    """The template's ``config`` (less its ``secure:`` values) and ``environment`` (its Pulumi ESC imports)."""
-    secret_keys: tuple[str, ...] = ()
-    """Config keys whose ``secure:`` values only the template's own key decrypts: each stack sets them anew."""
-    path: Path | None = dataclasses.field(default=None, compare=False)
-    """The template's file, which no stack may use as its settings file."""
-
-
-def load_template(path: Path) -> Template:
-    """Read an ephemeral template; :class:`UsageError` when it is not one this tool can use."""
-    if not path.is_file():
-        raise UsageError(f"no template stack file at {path}")
-    document = _yaml(path.read_text(), path)
-    config = document.get("config") if isinstance(document, dict) else None
-    if not isinstance(config, dict):
-        raise UsageError(f"{path} is not a Pulumi stack file (a mapping with a config: mapping)")
-    if not _is_ephemeral_config(config):
-        raise UsageError(f"{path} is not an ephemeral template: set {ENVIRONMENT_KEY}.kind: ephemeral")
-    secret_keys = tuple(key for key, value in config.items() if _is_secure(value))
-    nested = sorted(key for key, value in config.items() if key not in secret_keys and _holds_secure(value))
-    if nested:
-        raise UsageError(f"{path} has secure: values inside {', '.join(nested)}: make each secret a key of its own")
-    settings = {key: document[key] for key in COPIED_SETTINGS if key in document}
-    settings["config"] = {key: value for key, value in config.items() if key not in secret_keys}
-    return Template(settings, secret_keys, path)
-
-
-def _yaml(text: str, path: Path) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise UsageError(f"{path} is not valid YAML: {' '.join(str(error).split())}") from None
-
-
-def _is_secure(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == {"secure"}
-
-
-def _holds_secure(value: Any) -> bool:
-    if isinstance(value, dict):
-        return _is_secure(value) or any(_holds_secure(v) for v in value.values())
-    return isinstance(value, list) and any(_holds_secure(v) for v in value)
-
-
-def _is_ephemeral_config(config: Mapping[str, Any]) -> bool:
-    environment = config.get(ENVIRONMENT_KEY)
-    return isinstance(environment, dict) and environment.get("kind") == "ephemeral"
-
-
-def settings_text(template: Template, existing: str | None) -> str:
-    """The ephemeral stack's settings file: the template's config, the stack's own secrets settings."""
-    kept = yaml.safe_load(existing or "") or {}
-    document = {key: kept[key] for key in KEPT_SETTINGS if key in kept}
-    document.update(template.settings)
-    return f"{HEADER}\n{yaml.safe_dump(document, sort_keys=False)}"
-
-
-def _only_init_settings(document: Any) -> bool:
-    """What ``pulumi stack init`` writes (or nothing): the stack's secrets settings, no config a person wrote."""
-    return document is None or (isinstance(document, dict) and set(document) <= set(KEPT_SETTINGS))
-
-
-def is_ephemeral(document: Any) -> bool:
-    """Whether a parsed stack file may be handled here: none, one that holds only what ``pulumi stack init``
-    writes, or one of ``environment.kind: ephemeral``. Never a long-lived (``dev``, ``production``) stack."""
-    if _only_init_settings(document):
-        return True
-    return isinstance(document, dict) and _is_ephemeral_config(document.get("config") or {})
-
-
 def describe(error: BaseException) -> str:
     """One line for a failure. A CLI error's message is its whole CommandResult (``code``, ``stdout``, ``stderr``),
     which was streamed already: only its exit code and last lines are kept."""
@@ -224,32 +144,16 @@ class Runner:
     destroy_attempts: int = 2
     """``destroy`` is tried this often: ACK's vSwitches can stay held by ENIs for minutes after a cluster is gone."""
 
-    def _guard(self, stack: str) -> None:
-        if not STACK_NAME.match(stack):
-            raise UsageError(f"{stack!r} is not a stack name ([org/[project/]]name of letters, digits, _ . -)")
-        text = self.workspace.read_settings(stack)
-        if not is_ephemeral(_yaml(text, self.workspace.settings_path(stack)) if text is not None else None):
-            raise UsageError(
-                f"stack {stack} is not an ephemeral stack: its stack file's {ENVIRONMENT_KEY}.kind is not ephemeral"
-            )
-
-    def _guard_settings_file(self, stack: str, template: Template | None, *, creating: bool) -> None:
-        """Refuse to overwrite (``up``) or delete (``down``: ``pulumi stack rm`` removes the file) a settings file
-        this tool did not write: the template itself, a file git tracks, or one without :data:`HEADER`."""
-        path = self.workspace.settings_path(stack)
-        if template is not None and template.path is not None and path.resolve() == template.path.resolve():
-            raise UsageError(f"stack {stack}'s settings file {path} is the template itself: use another --stack")
-        if self.workspace.tracked(stack):
-            raise UsageError(f"stack {stack}'s settings file {path} is tracked by git: use another --stack")
-        text = self.workspace.read_settings(stack)
-        if text is None or text.startswith(HEADER + "\n"):
-            return
-        if creating and _only_init_settings(_yaml(text, path)):
-            return
-        raise UsageError(
-            f"stack {stack}'s settings file {path} was not written by `python -m tools.ephemeral up` (its first line"
-            f" is not {HEADER!r}): use another --stack, or move the file away if it is yours to discard"
-        )
+    def _guard(
+        self, stack: str, template: Template | None = None, *, settings: Literal["read", "overwrite", "delete"]
+    ) -> None:
+        """Every command's refusals; more for one that overwrites (``up``) or deletes (``down``) the settings file."""
+        path, text = self.workspace.settings_path(stack), self.workspace.read_settings(stack)
+        refuse_unless_ephemeral(stack, path, text)
+        if settings != "read":
+            tracked = self.workspace.tracked(stack)
+            creating = settings == "overwrite"
+            refuse_unless_written_here(stack, path, text, tracked=tracked, template=template, creating=creating)
 
     def up(
         self,
@@ -261,8 +165,7 @@ class Runner:
     ) -> int:
         """Create or select ``stack``, give it the template's config and ``secrets`` (every ``--secret``; the
         template's secure keys must be among them), deploy it."""
-        self._guard(stack)
-        self._guard_settings_file(stack, template, creating=True)
+        self._guard(stack, template, settings="overwrite")
         secrets = dict(secrets or {})
         missing = [key for key in template.secret_keys if not secrets.get(key)]
         if missing:
@@ -291,13 +194,11 @@ class Runner:
         """``pulumi config set`` and ``pulumi up`` rewrite the settings file; should a CLI version drop its first
         comment, put :data:`HEADER` back, or ``down`` would refuse the file."""
         text = self.workspace.read_settings(stack)
-        if text is not None and not text.startswith(HEADER + "\n"):
+        if text is not None and not written_here(text):
             self.workspace.write_settings(stack, f"{HEADER}\n{text}")
 
     def check(self, stack: str, template: Template | None, *, destroy_on_failure: bool = False) -> int:
-        self._guard(stack)
-        if destroy_on_failure:
-            self._guard_settings_file(stack, template, creating=False)
+        self._guard(stack, template, settings="delete" if destroy_on_failure else "read")
         try:
             handle = self.workspace.select(stack)
         except Exception as error:
@@ -321,8 +222,7 @@ class Runner:
         return self._after_failure(stack, template, destroy_on_failure) if failed else OK
 
     def down(self, stack: str, template: Template | None = None) -> int:
-        self._guard(stack)
-        self._guard_settings_file(stack, template, creating=False)
+        self._guard(stack, template, settings="delete")
         self.say(f"== down {stack}")
         return self._tear_down(stack, template)
 

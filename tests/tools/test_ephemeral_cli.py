@@ -12,7 +12,7 @@ import yaml
 from pulumi.automation import CommandError, CommandResult
 
 from tests.support import PROJECT_ROOT
-from tests.tools.test_ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
+from tests.support.ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
 from tools import ephemeral
 from tools.ephemeral import FAILED, NOTHING_DONE, OK, RESOURCES_MAY_REMAIN, build_parser, main
 

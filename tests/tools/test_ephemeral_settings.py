@@ -1,5 +1,6 @@
-"""Which stacks ``up`` and ``down`` refuse: never a template's settings file, a committed one, or one ``up`` did not
-write. With the fake workspace, and with the real workspace's files in a real temporary git checkout."""
+"""Ephemeral stacks' settings files: what a template hands a stack, and which stacks ``up`` and ``down`` refuse (never
+a template's settings file, a committed one, or one ``up`` did not write), with the fake workspace and with the real
+workspace's files in a real temporary git checkout."""
 
 from __future__ import annotations
 
@@ -12,13 +13,26 @@ import pytest
 import yaml
 
 from tests.support import PROJECT_ROOT
-from tests.tools.test_ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
-from tools import ephemeral
-from tools.ephemeral import HEADER, NOTHING_DONE, OK, Template, UsageError, main
+from tests.support.ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
+from tools import ephemeral_settings
+from tools.ephemeral import NOTHING_DONE, OK, main
+from tools.ephemeral_settings import HEADER, Template, UsageError
 from tools.ephemeral_workspace import AutomationWorkspace
 
 TEMPLATE_TEXT = "# a template: its comments matter\n" + yaml.safe_dump(TEMPLATE_FILE)
 WRITES = ("create_or_select", "write_settings", "set_secret", "up", "destroy", "remove")
+
+
+def test_the_template_copies_only_config_and_esc_environments(tmp_path):
+    document = {**TEMPLATE_FILE, "encryptionsalt": "v1:template-own", "secretsprovider": "passphrase"}
+    assert ephemeral_settings.load_template(tmp_path / write_template(tmp_path, document)) == TEMPLATE
+
+
+def test_the_shipped_templates_are_usable():
+    names = [p.name for p in sorted((PROJECT_ROOT / "stacks").glob("Pulumi.ephemeral*.yaml"))]
+    assert names == ["Pulumi.ephemeral-shared.yaml", "Pulumi.ephemeral.yaml"]
+    for name in names:
+        assert ephemeral_settings.load_template(PROJECT_ROOT / "stacks" / name).settings["config"], name
 
 
 def writes(workspace: FakeWorkspace) -> list[str]:
@@ -51,7 +65,9 @@ def test_the_template_itself_is_never_a_target(command):
 @pytest.mark.parametrize("command", ["up", "down"])
 def test_a_settings_file_git_tracks_is_never_overwritten_or_deleted(command):
     workspace = FakeWorkspace()
-    workspace.files["pr-1"] = ephemeral.settings_text(TEMPLATE, None)  # even with the header: someone committed it
+    workspace.files["pr-1"] = ephemeral_settings.settings_text(
+        TEMPLATE, None
+    )  # even with the header: someone committed it
     workspace.tracked_files.add("pr-1")
     workspace.stacks["pr-1"] = FakeStack(workspace, "pr-1")
     with pytest.raises(UsageError, match="is tracked by git"):
@@ -133,7 +149,7 @@ def test_in_a_git_checkout_the_committed_template_is_refused_and_left_as_it_is(c
 
 def test_in_a_git_checkout_git_answers_which_settings_files_are_tracked(checkout):
     workspace = AutomationWorkspace(checkout)
-    workspace.write_settings("pr-1", ephemeral.settings_text(TEMPLATE, None))
+    workspace.write_settings("pr-1", ephemeral_settings.settings_text(TEMPLATE, None))
     assert workspace.tracked("ephemeral") and not workspace.tracked("pr-1") and not workspace.tracked("org/pr-2")
     git(checkout, "add", "stacks/Pulumi.pr-1.yaml")  # added, not yet committed: still git's
     assert workspace.tracked("org/pr-1")
