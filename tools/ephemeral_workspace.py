@@ -6,6 +6,8 @@ is served as usual. ``pulumi.automation`` is imported only when a method runs: t
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,11 @@ import yaml
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 Say = Callable[[str], None]
+
+
+class SecretNotSet(Exception):
+    """``pulumi config set --secret`` failed; the message holds its exit code and last stderr lines, never the
+    value."""
 
 
 class AutomationStack:
@@ -36,9 +43,34 @@ class AutomationStack:
         return {key: v.value for key, v in values.items()}, {key for key, v in values.items() if v.secret}
 
     def set_secret(self, key: str, value: str) -> None:
-        from pulumi import automation
-
-        self.stack.set_config(key, automation.ConfigValue(value=value, secret=True))
+        """``pulumi config set --secret --stack S -- KEY`` with the value on standard input. The SDK's
+        ``set_config`` puts the value on the command line (``... -- <value>``), readable in ``/proc/<pid>/cmdline``
+        by every user of a shared runner. With no value argument and stdin not a terminal, the CLI reads stdin and
+        drops one trailing newline (``config set``'s ``RemoveTrailingNewline``), hence the one added. The command,
+        working directory and environment are the ones the Automation API's ``PulumiCommand.run`` uses."""
+        workspace = self.stack.workspace
+        command = workspace.pulumi_command.command
+        environment = {
+            **os.environ,
+            **({"PULUMI_HOME": workspace.pulumi_home} if workspace.pulumi_home else {}),
+            **workspace.env_vars,
+            "PULUMI_AUTOMATION_API": "true",
+        }
+        if os.path.isabs(command):  # as PulumiCommand.run: the plugins bundled next to that CLI come first
+            environment["PATH"] = os.pathsep.join([os.path.dirname(command), environment.get("PATH", "")])
+        argv = [command, "--non-interactive", "config", "set", "--secret", "--stack", self.stack.name, "--", key]
+        result = subprocess.run(
+            argv,
+            input=value + "\n",
+            capture_output=True,
+            text=True,
+            cwd=workspace.work_dir,
+            env=environment,
+            check=False,
+        )
+        if result.returncode != 0:
+            last = [line.strip() for line in result.stderr.splitlines() if line.strip()][-3:]
+            raise SecretNotSet(f"pulumi config set --secret {key} exited {result.returncode}: {' | '.join(last)}")
 
 
 class AutomationWorkspace:
@@ -67,14 +99,29 @@ class AutomationWorkspace:
 
         automation.LocalWorkspace(work_dir=str(self.root)).remove_stack(stack)
 
-    def _settings_path(self, stack: str) -> Path:
+    def settings_path(self, stack: str) -> Path:
         return self.config_dir / f"Pulumi.{stack.rsplit('/', 1)[-1]}.yaml"
 
+    def tracked(self, stack: str) -> bool:
+        """Asks ``git ls-files`` (the index, so a file added but not committed counts too)."""
+        path = self.settings_path(stack)
+        try:
+            listed = subprocess.run(
+                ["git", "ls-files", "--", f":(literal){path.name}"],
+                cwd=path.parent,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        except OSError:  # no git, or no stack config directory yet
+            return False
+        return listed.returncode == 0 and bool(listed.stdout.strip())
+
     def read_settings(self, stack: str) -> str | None:
-        path = self._settings_path(stack)
+        path = self.settings_path(stack)
         return path.read_text() if path.is_file() else None
 
     def write_settings(self, stack: str, text: str) -> None:
-        path = self._settings_path(stack)
+        path = self.settings_path(stack)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -11,89 +11,13 @@ import yaml
 
 from components.config.environment import stack_digest
 from tests.support import PROJECT_ROOT
-from tests.support.fakes import FakeClock, FakeCluster
+from tests.support.ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
 from tests.support.stacks import AKS_STACK
-from tools import ephemeral, render
-from tools.ephemeral import CLEANUP_FAILED, FAILED, OK, USAGE, Runner, Template, main
+from tools import ephemeral, ephemeral_settings, render
+from tools.ephemeral import FAILED, NOTHING_DONE, OK, RESOURCES_MAY_REMAIN, main
 from tools.ephemeral_checks import Condition
 
 MULTICLOUD = PROJECT_ROOT / "stacks/Pulumi.multicloud.yaml"
-TEMPLATE_FILE = {
-    "config": {"elastic-capacity:environment": {"kind": "ephemeral"}, "elastic-capacity:aks": {"location": "eastus2"}},
-    "environment": ["elastic-capacity/ci"],
-}
-TEMPLATE = Template(TEMPLATE_FILE)
-
-
-class FakeStack:
-    def __init__(self, workspace: FakeWorkspace, name: str) -> None:
-        self.workspace, self.name = workspace, name
-        self.up_error: Exception | None = None
-        self.destroy_errors: list[Exception] = []
-        self.stack_outputs: dict[str, Any] = {}
-        self.values: dict[str, Any] = {}
-        self.secret_keys: set[str] = set()
-
-    def up(self, on_output) -> None:
-        self.workspace.events.append(f"up {self.name}")
-        on_output("+ creating resources")
-        if self.up_error:
-            raise self.up_error
-
-    def destroy(self, on_output) -> None:
-        self.workspace.events.append(f"destroy {self.name}")
-        if self.destroy_errors:
-            raise self.destroy_errors.pop(0)
-
-    def outputs(self) -> dict[str, Any]:
-        return self.stack_outputs
-
-    def config(self) -> tuple[dict[str, Any], set[str]]:
-        return self.values, self.secret_keys
-
-    def set_secret(self, key: str, value: str) -> None:
-        self.workspace.events.append(f"set_secret {key}")
-        self.values[key], self.secret_keys = value, self.secret_keys | {key}
-
-
-class FakeWorkspace:
-    """Stacks and stack files in memory; ``pulumi stack rm`` also deletes the stack's file, as the CLI does."""
-
-    def __init__(self) -> None:
-        self.stacks: dict[str, FakeStack] = {}
-        self.files: dict[str, str] = {}
-        self.events: list[str] = []
-
-    def create_or_select(self, stack: str) -> FakeStack:
-        self.events.append(f"create_or_select {stack}")
-        return self.stacks.setdefault(stack, FakeStack(self, stack))
-
-    def select(self, stack: str) -> FakeStack | None:
-        self.events.append(f"select {stack}")
-        return self.stacks.get(stack)
-
-    def remove(self, stack: str) -> None:
-        self.events.append(f"remove {stack}")
-        del self.stacks[stack]
-        self.files.pop(stack, None)
-
-    def read_settings(self, stack: str) -> str | None:
-        return self.files.get(stack)
-
-    def write_settings(self, stack: str, text: str) -> None:
-        self.events.append(f"write_settings {stack}")
-        self.files[stack] = text
-
-
-def runner(workspace: FakeWorkspace, objects: dict[str, Any] | None = None, lines: list[str] | None = None) -> Runner:
-    clock = FakeClock()
-    return Runner(
-        workspace,
-        lambda kubeconfig: FakeCluster(objects or {}),
-        say=(lines if lines is not None else []).append,
-        check_timeout_seconds=30,
-        poll_options={"clock": clock, "sleep": clock.sleep},
-    )
 
 
 def test_up_creates_the_stack_writes_the_template_then_deploys_with_progress():
@@ -144,7 +68,7 @@ def test_a_stack_whose_destroy_keeps_failing_is_kept_so_its_resources_stay_track
     stack = workspace.create_or_select("pr-1")
     stack.up_error = RuntimeError("boom")
     stack.destroy_errors = [RuntimeError("DependencyViolation")] * 3
-    assert runner(workspace, lines=lines).up("pr-1", TEMPLATE, destroy_on_failure=True) == CLEANUP_FAILED
+    assert runner(workspace, lines=lines).up("pr-1", TEMPLATE, destroy_on_failure=True) == RESOURCES_MAY_REMAIN
     assert workspace.events.count("destroy pr-1") == 2 and "remove pr-1" not in workspace.events
     assert "pr-1" in workspace.stacks and "kept stack pr-1" in lines[-1]
 
@@ -168,7 +92,7 @@ def deployed_aks_stack(workspace: FakeWorkspace, name: str = "pr-1") -> FakeStac
     stack = workspace.create_or_select(name)
     stack.values, stack.secret_keys = values, secret_keys
     stack.stack_outputs = {"kubeconfig": "apiVersion: v1\nkind: Config\n"}
-    workspace.files[name] = yaml.safe_dump(TEMPLATE_FILE)
+    workspace.files[name] = ephemeral_settings.settings_text(TEMPLATE, None)  # as up wrote it
     workspace.events.clear()
     return stack
 
@@ -227,12 +151,6 @@ def test_a_passing_check_exits_zero(monkeypatch):
     assert "destroy pr-1" not in workspace.events
 
 
-def write_template(tmp_path, document: dict[str, Any]):
-    path = tmp_path / "Pulumi.ephemeral.yaml"
-    path.write_text(yaml.safe_dump(document))
-    return str(path)
-
-
 def test_main_runs_up_check_and_down_on_the_given_stack(tmp_path, capsys):
     workspace = FakeWorkspace()
     template = write_template(tmp_path, TEMPLATE_FILE)
@@ -256,7 +174,7 @@ def test_main_runs_up_check_and_down_on_the_given_stack(tmp_path, capsys):
 def test_unusable_arguments_exit_2_and_change_nothing(tmp_path, capsys, argv, files, message):
     workspace = FakeWorkspace()
     workspace.files.update(files)
-    assert main([*argv, "--template", write_template(tmp_path, TEMPLATE_FILE)], workspace=workspace) == USAGE
+    assert main([*argv, "--template", write_template(tmp_path, TEMPLATE_FILE)], workspace=workspace) == NOTHING_DONE
     assert message in capsys.readouterr().err
     assert [e for e in workspace.events if not e.startswith("select")] == []
 
@@ -273,27 +191,15 @@ def test_unusable_arguments_exit_2_and_change_nothing(tmp_path, capsys, argv, fi
 def test_an_unusable_template_is_refused_before_anything_is_created(tmp_path, capsys, document, message):
     workspace = FakeWorkspace()
     template = write_template(tmp_path, document) if document else str(tmp_path / "missing.yaml")
-    assert main(["up", "--stack", "pr-7", "--template", template], workspace=workspace) == USAGE
+    assert main(["up", "--stack", "pr-7", "--template", template], workspace=workspace) == NOTHING_DONE
     assert message in capsys.readouterr().err and workspace.events == []
-
-
-def test_the_template_copies_only_config_and_esc_environments(tmp_path):
-    document = {**TEMPLATE_FILE, "encryptionsalt": "v1:template-own", "secretsprovider": "passphrase"}
-    assert ephemeral.load_template(tmp_path / write_template(tmp_path, document)) == TEMPLATE
-
-
-def test_the_shipped_templates_are_usable():
-    names = [p.name for p in sorted((PROJECT_ROOT / "stacks").glob("Pulumi.ephemeral*.yaml"))]
-    assert names == ["Pulumi.ephemeral-shared.yaml", "Pulumi.ephemeral.yaml"]
-    for name in names:
-        assert ephemeral.load_template(PROJECT_ROOT / "stacks" / name).settings["config"], name
 
 
 def test_up_sets_the_templates_secrets_on_the_stack_after_writing_its_file(tmp_path, monkeypatch, capsys):
     config = {**TEMPLATE_FILE["config"], "elastic-capacity:kubeconfig": {"secure": "v1:only-the-template-decrypts"}}
     workspace, shared = FakeWorkspace(), write_template(tmp_path, {"config": config})
     argv = ["up", "--stack", "pr-5", "--template", shared]
-    assert main(argv, workspace=workspace) == USAGE
+    assert main(argv, workspace=workspace) == NOTHING_DONE
     assert "elastic-capacity:kubeconfig needs a value" in capsys.readouterr().err and workspace.events == []
     monkeypatch.setenv("SHARED_KUBECONFIG", "apiVersion: v1")
     assert main([*argv, "--secret", "elastic-capacity:kubeconfig=SHARED_KUBECONFIG"], workspace=workspace) == OK
@@ -315,6 +221,6 @@ def test_no_real_cli_or_workspace_is_touched(tmp_path, monkeypatch):
         monkeypatch.setattr(f"pulumi.automation.{name}", refuse)
     monkeypatch.setattr(subprocess, "Popen", refuse)
     workspace, template = FakeWorkspace(), write_template(tmp_path, TEMPLATE_FILE)
-    for command in ("up", "check", "down"):
-        main([command, "--stack", "pr-8", "--template", template, "--timeout", "0"], workspace=workspace)
+    for argv in (["up"], ["check", "--timeout", "0"], ["down"]):
+        main([*argv, "--stack", "pr-8", "--template", template], workspace=workspace)
     assert workspace.events[0] == "create_or_select pr-8" and workspace.stacks == {}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
 from typing import Any
+
+import pytest
 
 from tools import ephemeral_workspace
 
@@ -74,8 +77,75 @@ def test_the_real_stack_keeps_secrets_and_outputs_out_of_the_log():
     )
 
 
-def test_secrets_are_set_encrypted_with_the_stacks_own_key():
-    calls = []
-    stack = type("Double", (), {"set_config": lambda self, key, value: calls.append((key, value.value, value.secret))})
-    ephemeral_workspace.AutomationStack(stack()).set_secret("elastic-capacity:kubeconfig", "kc")
-    assert calls == [("elastic-capacity:kubeconfig", "kc", True)]
+KEY = "elastic-capacity:kubeconfig"
+KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user: {token: s3cr3t-t0ken}\n"
+FAKE_CLI = """#!/bin/sh
+# Stands in for the Pulumi CLI: records what it was given, as `pulumi config set` would receive it.
+printf '%s\\n' "$@" > "$RECORD/argv"
+cat > "$RECORD/stdin"
+pwd > "$RECORD/cwd"
+printf '%s %s %s\\n' "$PULUMI_AUTOMATION_API" "$PULUMI_HOME" "$EXTRA" > "$RECORD/env"
+if [ -n "$FAIL" ]; then printf 'warning: something\\nerror: no stack named pr-5 found\\n' >&2; exit 255; fi
+"""
+
+
+def automation_stack(tmp_path, **env_vars: str) -> ephemeral_workspace.AutomationStack:
+    """A real ``LocalWorkspace`` whose ``PulumiCommand`` is a recording script instead of the CLI."""
+    from pulumi import automation
+
+    cli = tmp_path / "bin" / "pulumi"
+    cli.parent.mkdir()
+    cli.write_text(FAKE_CLI)
+    cli.chmod(0o700)
+    command = automation.PulumiCommand.__new__(automation.PulumiCommand)  # its __init__ runs `pulumi version`
+    command.command, command.version = str(cli), None
+    (tmp_path / "project").mkdir()
+    workspace = automation.LocalWorkspace(
+        work_dir=str(tmp_path / "project"),
+        pulumi_home=str(tmp_path / "home"),
+        env_vars={"RECORD": str(tmp_path), **env_vars},
+        pulumi_command=command,
+    )
+    return ephemeral_workspace.AutomationStack(type("Stack", (), {"name": "org/pr-5", "workspace": workspace})())
+
+
+def test_a_secret_goes_to_the_cli_on_stdin_never_on_its_command_line(tmp_path):
+    automation_stack(tmp_path, EXTRA="from-env_vars").set_secret(KEY, KUBECONFIG)
+    argv = (tmp_path / "argv").read_text().splitlines()
+    assert argv == ["--non-interactive", "config", "set", "--secret", "--stack", "org/pr-5", "--", KEY]
+    assert "s3cr3t" not in (tmp_path / "argv").read_text()
+    assert (tmp_path / "stdin").read_text() == KUBECONFIG + "\n"  # the CLI drops exactly one trailing newline
+    assert (tmp_path / "cwd").read_text().strip() == str(tmp_path / "project")
+    assert (tmp_path / "env").read_text().split() == ["true", str(tmp_path / "home"), "from-env_vars"]
+
+
+def test_no_process_is_given_the_secret_in_its_arguments(monkeypatch, tmp_path):
+    calls: list[tuple[list[str], str]] = []
+
+    def run(argv: list[str], *, input: str, **kwargs: Any):
+        calls.append((argv, input))
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(ephemeral_workspace.subprocess, "run", run)
+    automation_stack(tmp_path).set_secret(KEY, KUBECONFIG)
+    [(argv, stdin)] = calls
+    assert argv[-2:] == ["--", KEY] and stdin == KUBECONFIG + "\n"
+    assert not any("s3cr3t" in arg for arg in argv)
+
+
+def test_a_failed_config_set_names_the_key_and_the_cli_error_but_not_the_value(tmp_path):
+    with pytest.raises(ephemeral_workspace.SecretNotSet) as raised:
+        automation_stack(tmp_path, FAIL="1").set_secret(KEY, KUBECONFIG)
+    assert str(raised.value) == (
+        "pulumi config set --secret elastic-capacity:kubeconfig exited 255: "
+        "warning: something | error: no stack named pr-5 found"
+    )
+
+
+def test_git_tracks_nothing_outside_a_checkout(tmp_path):
+    (tmp_path / "Pulumi.yaml").write_text("name: elastic-capacity\nstackConfigDir: stacks\n")
+    workspace = ephemeral_workspace.AutomationWorkspace(tmp_path)
+    assert workspace.tracked("pr-1") is False  # no stacks/ directory yet
+    workspace.write_settings("pr-1", "config: {}\n")
+    assert workspace.tracked("pr-1") is False  # not a git repository
+    assert workspace.settings_path("org/pr-1") == tmp_path / "stacks/Pulumi.pr-1.yaml"
