@@ -147,12 +147,17 @@ def _job_probes(config: StackConfig) -> list[Probe]:
         ok = found is not None and found.get("status") == "True"
         return ok, "" if ok else f"Provisioned={found.get('status') if found else 'absent'}{explained(found)}"
 
-    return [
+    probes = [
         Probe(f"Job {where} complete {job.completions}/{job.completions}", completed),
         Probe(f"Workload of Job {where} admitted", admitted),
-        Probe(f"ProvisioningRequest of Job {where} Provisioned", provisioned),
-        Probe(f"Pods of Job {where} ran on nodes of pool {job.pool}", _ran_on_pool(job.namespace, job.name, job.pool)),
     ]
+    # Only queues with a provisioning check make ProvisioningRequests; only a Job that selects a pool has one to check.
+    if config.queues.uses_provisioning_requests:
+        probes.append(Probe(f"ProvisioningRequest of Job {where} Provisioned", provisioned))
+    if job.pool:
+        ran_on_pool = _ran_on_pool(job.namespace, job.name, job.pool)
+        probes.append(Probe(f"Pods of Job {where} ran on nodes of pool {job.pool}", ran_on_pool))
+    return probes
 
 
 def _ran_on_pool(namespace: str, name: str, pool: str) -> Callable[[Cluster], Verdict]:

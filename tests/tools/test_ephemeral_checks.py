@@ -10,6 +10,7 @@ import pytest
 
 from components.config.stack import StackConfig, load_stack_config
 from components.kube_wait import KUEUE_API_PATH
+from tests.support import PROJECT_ROOT
 from tests.support.fakes import FakeClock, FakeCluster, cond
 from tests.support.stacks import ACK_STACK, AKS_STACK, SHARED_STACK
 from tools import render
@@ -67,6 +68,18 @@ def healthy_aks() -> dict[str, Any]:
 def run(probes, objects, timeout=60.0) -> tuple[list[Condition], FakeClock]:
     clock = FakeClock()
     return run_probes(probes, FakeCluster(objects), timeout, clock=clock, sleep=clock.sleep, interval_seconds=10), clock
+
+
+def test_the_local_stack_is_checked_without_a_provisioning_request_or_a_pool_it_never_asks_for():
+    """No provisioning check on its queue and ``smokeJob.pool: null``: both probes would fail on kind for ever."""
+    config = stack_config(PROJECT_ROOT / "stacks/Pulumi.local.yaml", smoke_job=False, stack="e2e-1")
+    job = config.smoke_job
+    names = [probe.name for probe in kueue_probes(config)]
+    assert names == [
+        f"ClusterQueue {config.queues.cluster_queues[0].name} Active",
+        f"Job {job.namespace}/{job.name} complete 2/2",
+        f"Workload of Job {job.namespace}/{job.name} admitted",
+    ]
 
 
 def test_a_healthy_kueue_cluster_passes_every_step_of_the_walkthrough():
