@@ -20,6 +20,13 @@ from tools.recording import Registration
 MULTIKUEUE_STACKS = {"Pulumi.burst.yaml"}
 RENDERABLE = [path for path in STACKS if path.name not in MULTIKUEUE_STACKS]
 FLUX = "kustomize.toolkit.fluxcd.io_v1-kustomization"
+REAL_CHART = os.environ.get("KUEUE_CHART_DIR")
+"""An unpacked Kueue chart for the one test that renders it; every other test runs without one."""
+
+
+@pytest.fixture(autouse=True)
+def _no_chart_from_the_environment(monkeypatch) -> None:
+    monkeypatch.delenv("KUEUE_CHART_DIR", raising=False)
 
 
 def rendering(config: dict[str, Any]) -> None:
@@ -214,11 +221,11 @@ def test_without_the_helm_package_the_chart_option_says_what_to_install(tmp_path
     assert "needs the PyPI package helm-python-sdk" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not os.environ.get("KUEUE_CHART_DIR"), reason="KUEUE_CHART_DIR names no unpacked Kueue chart")
+@pytest.mark.skipif(not REAL_CHART, reason="KUEUE_CHART_DIR names no unpacked Kueue chart")
 def test_the_real_chart_renders_without_hooks_or_secret_values(tmp_path):
     """With the real chart (``KUEUE_CHART_DIR``, its version the stack's) and helm-python-sdk installed."""
     pytest.importorskip("helm_python")
-    chart_dir = Path(os.environ["KUEUE_CHART_DIR"])
+    chart_dir = Path(str(REAL_CHART))
     version = yaml.safe_load((chart_dir / "Chart.yaml").read_text())["version"]
 
     def at_that_version(config: dict[str, Any]) -> None:
@@ -226,7 +233,7 @@ def test_the_real_chart_renders_without_hooks_or_secret_values(tmp_path):
         config["elastic-capacity:kueue"]["chartVersion"] = version
 
     source = edited_stack(AKS_STACK, at_that_version, tmp_path)
-    assert render.main([str(source), "--out", str(tmp_path / "out")]) == 0
+    assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(chart_dir)]) == 0
     written = files_under(tmp_path / "out")
     kueue = {path: obj for path, obj in written.items() if path.startswith("gitops/aks/10-kueue/")}
     kinds = {obj["kind"] for obj in kueue.values()}
