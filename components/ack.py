@@ -15,13 +15,12 @@ from typing import Any
 import pulumi
 from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
-from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components import ack_addons, ack_checks
 from components.ack_access import api_server_endpoint, cluster_kubeconfig, rbac_grants
 from components.ack_json import canonical_json
 from components.ack_network import AckNetwork, ack_network
-from components.cluster_access import kubernetes_provider
+from components.cluster_access import ClusterObjects, cluster_objects
 from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
@@ -129,8 +128,8 @@ class AckClusterHandle(pulumi.ComponentResource):
     """What ACS workloads depend on, released once the installed addon versions passed the checks."""
     kubeconfig: pulumi.Output[str]
     """Always a secret; see ``components/ack_access.py`` for its two modes."""
-    provider: KubernetesProvider
-    """The Kubernetes provider of this cluster, for everything created on it."""
+    objects: ClusterObjects
+    """Where everything created on this cluster goes: its Kubernetes provider, or per layer a rendering one."""
     ecs_nodes: list[pulumi.Resource]
     """What pods that must run on ECS nodes (Kueue's controller) wait for: the stack's node pool, if it has one."""
 
@@ -146,7 +145,7 @@ class AckClusterHandle(pulumi.ComponentResource):
         of both kinds of cluster, once ``cluster_id``, ``kubernetes_version``, ``api_server_endpoint`` and
         ``kubeconfig`` are set. The provider depends on the RBAC ``grants``: the identity running ``pulumi`` may be
         one of them, so its objects are created after its role and deleted before the role is revoked."""
-        self.provider = kubernetes_provider(
+        self.objects = cluster_objects(
             name,
             self.kubeconfig,
             parent=self,

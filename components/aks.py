@@ -11,10 +11,9 @@ from typing import Any
 
 import pulumi
 from pulumi_azure_native import authorization, containerservice, resources
-from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components.access_wait import ClusterAccess
-from components.cluster_access import kubernetes_provider
+from components.cluster_access import ClusterObjects, cluster_objects
 from components.config import environment_rules
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
@@ -129,9 +128,9 @@ class AksCluster(pulumi.ComponentResource):
 
     kubeconfig: pulumi.Output[str]
     """Cluster-user kubeconfig (secret); depends on the cluster only, not on the user pools."""
-    provider: KubernetesProvider
-    """The Kubernetes provider every object on the cluster is created with; with ``entraId`` it waits until the
-    deployer's cluster-admin role works."""
+    objects: ClusterObjects
+    """Where every object on the cluster goes (its Kubernetes provider, or per layer a rendering one); with
+    ``entraId`` the applying provider waits until the deployer's cluster-admin role works."""
     cluster_name: pulumi.Output[str]
     """The managed cluster's name."""
     resource_group_name: pulumi.Output[str]
@@ -156,7 +155,7 @@ class AksCluster(pulumi.ComponentResource):
     ) -> None:
         """``protect`` (production stacks) puts Pulumi's ``protect`` on the managed cluster only: a destroy or a
         replacement of it fails before anything is deleted; the pools and the rest stay changeable.
-        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.kubernetes_provider`)."""
+        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_objects`)."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
         self.resource_group_name = self._resource_group(name, args)
         cluster = self._managed_cluster(name, args, protect)
@@ -177,7 +176,7 @@ class AksCluster(pulumi.ComponentResource):
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
         # The deployer's cluster-admin role is only for Pulumi's own Kubernetes calls: a rendering provider makes none.
         access = self._deployer_access(name, args, cluster) if args.entra_id is not None and render_to is None else None
-        self.provider = kubernetes_provider(
+        self.objects = cluster_objects(
             name,
             self.kubeconfig,
             parent=self,

@@ -1,17 +1,176 @@
-"""How every cluster component hands out its cluster: a Kubernetes provider built from the secret kubeconfig.
+"""How every cluster component hands out its cluster: where its Kubernetes objects go, layer by layer.
 
-AKS, existing and ACK clusters all end in the same ``provider``, named the same way, so the components that create
-Kubernetes objects never need to know which cloud the cluster came from. Why it is keyed by the cluster id:
-docs/decisions/0004-providers-keyed-by-cluster-id.md.
+AKS, existing and ACK clusters all end in the same :class:`ClusterObjects`, named the same way, so the components
+that create Kubernetes objects never need to know which cloud the cluster came from, nor whether the objects are
+applied or rendered. Applying, every layer goes through one provider built from the secret kubeconfig (why it is
+keyed by the cluster id: docs/decisions/0004-providers-keyed-by-cluster-id.md). Rendering for a GitOps controller,
+each layer has a provider of its own writing ``<dir>/<cluster>/<NN-layer>/``, every object there carries its layer's
+Argo CD sync wave, and each layer gets a Flux Kustomization that waits for the layer before it
+(docs/decisions/0006-gitops-layers.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pulumi
 from pulumi_kubernetes import Provider as KubernetesProvider
+from pulumi_kubernetes.apiextensions import CustomResource
+
+from components.config.base import PROJECT, ConfigError
+from components.config.gitops import RENDER_KEY
+from components.manifests.flux import kustomization
+
+SYNC_WAVE = "argocd.argoproj.io/sync-wave"
+"""The annotation Argo CD orders a sync by: lower waves are applied, and healthy, before higher ones
+(https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/)."""
+FLUX_DIRECTORY = "flux"
+"""``<dir>/flux/<cluster>/`` holds the Flux Kustomizations, beside (not inside) the cluster's layers, so an Argo CD
+Application recursing through ``<dir>/<cluster>`` never meets them."""
 
 
-def kubernetes_provider(
+@dataclasses.dataclass(frozen=True)
+class Layer:
+    """One step of a cluster's apply order: its ``wave`` is both the directory's prefix and the Argo CD sync wave."""
+
+    wave: int
+    name: str
+
+    @property
+    def directory(self) -> str:
+        return f"{self.wave:02d}-{self.name}"
+
+
+KUEUE = Layer(10, "kueue")
+"""Kueue's namespace and chart: its CRDs, the controller and the webhooks every Kueue object is admitted by."""
+QUEUES = Layer(20, "queues")
+"""The ``queues`` section's objects: Kueue's webhooks must serve before they can be created."""
+WORKLOADS = Layer(30, "workloads")
+"""What runs as workloads: the smoke Job (submitted to a LocalQueue) and the ACS namespaces and Deployments."""
+LAYERS = (KUEUE, QUEUES, WORKLOADS)
+
+
+def layer_of(directory: str) -> Layer | None:
+    """The layer a render directory (``<dir>/<cluster>/<NN-layer>``) is written for; ``None`` for any other."""
+    last = directory.rstrip("/").rsplit("/", 1)[-1]
+    return next((layer for layer in LAYERS if layer.directory == last), None)
+
+
+def placed_in(layer: Layer, obj: dict[str, Any], name: str) -> dict[str, Any]:
+    """``obj`` as it is rendered into ``layer``: with the layer's sync wave; a Secret holding values is refused.
+
+    The one place both the program (through :func:`_layer_transform`) and the offline render use. A rendered
+    Secret's ``data`` and ``stringData`` land in the directory, and so in git, in plain text (the provider only warns:
+    ``Check`` in https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/provider.go). A
+    Secret without values (the Kueue chart's webhook certificate Secret, filled in by Kueue at run time) is fine. In
+    the engine ``metadata`` may be an output (a value only ``up`` knows): it is then annotated once known."""
+    metadata = obj.get("metadata") or {}
+    if obj.get("kind") == "Secret" and (obj.get("data") or obj.get("stringData")):
+        known = metadata if isinstance(metadata, dict) else {}
+        where = "/".join(str(part) for part in (known.get("namespace"), known.get("name") or name) if part)
+        raise ConfigError(
+            [
+                (
+                    f"{PROJECT}:{RENDER_KEY}",
+                    f"Secret {where} holds data, which a rendered directory would keep in plain text; render stacks "
+                    "must create no Secret with data (put it in the cluster by other means, such as Sealed Secrets "
+                    "or the External Secrets Operator)",
+                )
+            ]
+        )
+    if isinstance(metadata, pulumi.Output):
+        return {**obj, "metadata": metadata.apply(lambda known: _with_sync_wave(layer, known or {}))}
+    return {**obj, "metadata": _with_sync_wave(layer, metadata)}
+
+
+def _with_sync_wave(layer: Layer, metadata: dict[str, Any]) -> dict[str, Any]:
+    return {**metadata, "annotations": {**(metadata.get("annotations") or {}), SYNC_WAVE: str(layer.wave)}}
+
+
+def _layer_transform(layer: Layer) -> pulumi.ResourceTransform:
+    """A Pulumi transform for everything created into ``layer``. Set on the component that creates the objects, the
+    engine runs it for each of its descendants, the Kueue chart's objects included: transforms reach the children of
+    packaged components such as Chart v4 (https://www.pulumi.com/docs/iac/concepts/resources/options/transforms/)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if not args.custom or not args.type_.startswith("kubernetes:"):
+            return None  # components, the chart itself
+        return pulumi.ResourceTransformResult(props=placed_in(layer, dict(args.props), args.name), opts=args.opts)
+
+    return transform
+
+
+class ClusterObjects:
+    """Where one cluster's Kubernetes objects go: :meth:`on` gives the options a component creating them takes."""
+
+    def __init__(self, name: str, parent: pulumi.Resource, provider: KubernetesProvider | None, render_to: str | None):
+        self._name = name
+        self._parent = parent
+        self._provider = provider
+        self._render_to = render_to
+        self._layers: dict[Layer, tuple[KubernetesProvider, pulumi.ResourceTransform]] = {}
+
+    @property
+    def provider(self) -> KubernetesProvider:
+        """The applying provider: for what never renders (MultiKueue is refused in render mode)."""
+        assert self._provider is not None, "a rendering cluster has one provider per layer"
+        return self._provider
+
+    @property
+    def renders(self) -> bool:
+        return self._render_to is not None
+
+    def on(self, layer: Layer, depends_on: list[pulumi.Resource] | None = None) -> pulumi.ResourceOptions:
+        """The provider (and, rendering, the transform) for objects of ``layer``, with ``depends_on``; a layer's
+        provider is created by its first use, so only layers that hold objects get a directory (and a Flux
+        Kustomization)."""
+        if self._render_to is None:
+            return pulumi.ResourceOptions(provider=self.provider, depends_on=depends_on)
+        if layer not in self._layers:
+            directory = f"{self._render_to}/{self._name}/{layer.directory}"
+            provider = _rendering_provider(f"{self._name}-{layer.name}", directory, self._parent)
+            self._layers[layer] = (provider, _layer_transform(layer))
+        provider, transform = self._layers[layer]
+        return pulumi.ResourceOptions(provider=provider, transforms=[transform], depends_on=depends_on)
+
+    def flux_kustomizations(self) -> None:
+        """Rendering: one Flux Kustomization per layer in use, each applied after the one before it is Ready, into
+        ``<dir>/flux/<cluster>/``. Call it once every object of the cluster is placed."""
+        if self._render_to is None or not self._layers:
+            return
+        provider = _rendering_provider(
+            f"{self._name}-flux", f"{self._render_to}/{FLUX_DIRECTORY}/{self._name}", self._parent
+        )
+        previous: str | None = None
+        for layer in (layer for layer in LAYERS if layer in self._layers):
+            name = f"{self._name}-{layer.directory}"
+            manifest = kustomization(name, path=f"./{self._render_to}/{self._name}/{layer.directory}", after=previous)
+            previous = name
+            CustomResource(
+                f"{self._name}-flux-{layer.name}",
+                api_version=manifest["apiVersion"],
+                kind=manifest["kind"],
+                metadata=manifest["metadata"],
+                spec=manifest["spec"],
+                opts=pulumi.ResourceOptions(parent=self._parent, provider=provider),
+            )
+
+
+def _rendering_provider(name: str, directory: str, parent: pulumi.Resource) -> KubernetesProvider:
+    """A provider that writes YAML under ``directory`` instead of applying, holding no kubeconfig. ``alwaysRender``
+    rewrites every object on every ``up``, not only the changed ones, so the directory is complete even when CI starts
+    from a checkout without it; by design it also makes every preview show each object as an update
+    (``Diff`` in https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/provider.go)."""
+    return KubernetesProvider(
+        f"{name}-k8s",
+        render_yaml_to_directory=directory,
+        always_render=True,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def cluster_objects(
     name: str,
     kubeconfig: pulumi.Input[str],
     *,
@@ -21,8 +180,10 @@ def kubernetes_provider(
     secrets_mutable: bool = False,
     depends_on: list[pulumi.Resource] | None = None,
     render_to: str | None = None,
-) -> KubernetesProvider:
-    """The provider every Kubernetes object on the cluster is created with.
+) -> ClusterObjects:
+    """Where every Kubernetes object on the cluster goes: the applying provider built from ``kubeconfig``, or, with
+    ``render_to`` (a directory), one rendering provider per layer, which holds no kubeconfig and reaches no cluster
+    (https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/#renderyamltodirectory_python).
 
     ``cluster_identifier`` (the cloud's id of the cluster) makes the provider be replaced only when the cluster
     itself changes: AKS and ACK hand out fresh credentials on every run, and a provider replaced for a rotated token
@@ -36,18 +197,10 @@ def kubernetes_provider(
     https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/diff.go; turning it on is an update
     of the provider, not a replacement); it is sent only when true. ``depends_on`` holds what must exist before the
     provider can act, such as the role assignment that lets the deployer in.
-
-    With ``render_to`` (a directory) the provider writes every object's YAML under ``<render_to>/<name>`` instead
-    of applying it, for a GitOps controller to apply; it then holds no kubeconfig and reaches no cluster
-    (https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/#renderyamltodirectory_python).
     """
     if render_to is not None:
-        return KubernetesProvider(
-            f"{name}-k8s",
-            render_yaml_to_directory=f"{render_to.rstrip('/')}/{name}",
-            opts=pulumi.ResourceOptions(parent=parent),
-        )
-    return KubernetesProvider(
+        return ClusterObjects(name, parent, None, render_to)
+    provider = KubernetesProvider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
         cluster_identifier=cluster_identifier,
@@ -55,3 +208,4 @@ def kubernetes_provider(
         enable_secret_mutable=True if secrets_mutable else None,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
     )
+    return ClusterObjects(name, parent, provider, None)

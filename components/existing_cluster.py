@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pulumi
 from pulumi_azure_native import containerservice
-from pulumi_kubernetes import Provider as KubernetesProvider
 
 from components.aks import aks_user_kubeconfig
-from components.cluster_access import kubernetes_provider
+from components.cluster_access import ClusterObjects, cluster_objects
 from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
 from components.config.base import PROJECT, ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
@@ -29,8 +28,8 @@ class ExistingCluster(pulumi.ComponentResource):
 
     kubeconfig: pulumi.Output[str]
     """Always a secret, whichever source it came from."""
-    provider: KubernetesProvider
-    """The Kubernetes provider every object on the cluster is created with."""
+    objects: ClusterObjects
+    """Where every object on the cluster goes: its Kubernetes provider, or per layer a rendering one."""
 
     def __init__(
         self,
@@ -43,7 +42,7 @@ class ExistingCluster(pulumi.ComponentResource):
         render_to: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.kubernetes_provider`).
+        """``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_objects`).
         The provider never gets ``delete_unreachable``, whatever the environment: pulumi-kubernetes calls a cluster
         unreachable whenever signing in or reading its API fails, and the cluster is never the stack's to delete, so a
         ``destroy`` or ``refresh`` would then drop the stack's objects from the state and leave them on the shared
@@ -66,7 +65,7 @@ class ExistingCluster(pulumi.ComponentResource):
             given = pulumi.Output.from_input(kubeconfig)
             self.kubeconfig = pulumi.Output.secret(given.apply(lambda text: non_interactive(text, args.kubelogin)))
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
-        self.provider = kubernetes_provider(
+        self.objects = cluster_objects(
             name,
             self.kubeconfig,
             parent=self,

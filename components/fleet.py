@@ -15,6 +15,7 @@ from components.ack import AckClusterHandle, AckProCluster
 from components.ack_existing import ExistingAckCluster
 from components.acs import AcsNamespace, AcsWorkload
 from components.aks import AksCluster
+from components.cluster_access import KUEUE, QUEUES, WORKLOADS
 from components.config.ack import AckConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import (
@@ -47,6 +48,8 @@ def deploy(config: StackConfig) -> None:
         pulumi.log.warn(f"{setting}: {message}")
     manager = _deploy_kueue(config) if config.kueue_target is not None else None
     ack_clusters = _deploy_ack(config, config.ack) if config.ack is not None else {}
+    for ack_cluster in ack_clusters.values():  # rendering: each cluster's Flux order, once its objects are placed
+        ack_cluster.objects.flux_kustomizations()
     if config.multi_kueue is not None:
         assert manager is not None  # multikueue_rules: the manager is the stack's Kueue cluster, with Kueue installed
         cluster, kueue = manager
@@ -70,15 +73,14 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             protect=config.environment.protect,
             readiness_gate=render_to is None,
             chart_waits_for=kueue_waits_for if uses_provisioning else None,
-            opts=pulumi.ResourceOptions(provider=cluster.provider),
+            opts=cluster.objects.on(KUEUE),
         )
-    on_cluster = pulumi.ResourceOptions(provider=cluster.provider)
     queues = KueueQueues(
         "queues",
         config.queues,
         kueue_ready=kueue.ready if kueue else None,
         namespace_labels=config.kueue.managed_namespace_labels,
-        opts=on_cluster,
+        opts=cluster.objects.on(QUEUES),
     )
     pulumi.export("localQueues", [f"{q.namespace}/{q.name}" for q in config.queues.local_queues])
     # Rendered objects reach a cluster only through the GitOps controller: nothing here can wait for them there.
@@ -89,10 +91,11 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             config.smoke_job,
             kubeconfig=cluster.kubeconfig,
             wait=render_to is None,
-            opts=pulumi.ResourceOptions(
-                provider=cluster.provider, depends_on=[active, *kueue_waits_for, *_smoke_job_queue(config, queues)]
+            opts=cluster.objects.on(
+                WORKLOADS, depends_on=[active, *kueue_waits_for, *_smoke_job_queue(config, queues)]
             ),
         )
+    cluster.objects.flux_kustomizations()
     return cluster, kueue
 
 
@@ -197,7 +200,7 @@ def _deploy_multikueue(
             checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
             cluster_queues=dispatching_cluster_queues(burst, config.queues),
         ),
-        opts=pulumi.ResourceOptions(provider=manager.provider),
+        opts=pulumi.ResourceOptions(provider=manager.objects.provider),
     )
 
 
@@ -228,7 +231,7 @@ def _worker_access(
         cluster_kubeconfig=cluster.kubeconfig,
         kueue_waits_for=kueue_waits_for,
         placement_waits_for=addons,
-        opts=pulumi.ResourceOptions(provider=cluster.provider),
+        opts=pulumi.ResourceOptions(provider=cluster.objects.provider),
     )
     return WorkerAccess(on_worker.kubeconfig, on_worker.token_expires_at, on_worker.ready)
 
@@ -265,14 +268,14 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
             namespaces[key] = AcsNamespace(
                 f"ack-{workload.cluster}-ns-{workload.namespace}",
                 workload.namespace,
-                opts=pulumi.ResourceOptions(provider=cluster.provider),
+                opts=cluster.objects.on(WORKLOADS),
             )
         namespace = namespaces.get(key)
         acs = AcsWorkload(
             f"acs-{workload.cluster}-{workload.namespace}-{workload.name}",
             workload,
             addons=cluster.addons,
-            opts=pulumi.ResourceOptions(provider=cluster.provider, depends_on=[namespace] if namespace else None),
+            opts=cluster.objects.on(WORKLOADS, depends_on=[namespace] if namespace else None),
         )
         if acs.billed_spec is not None:
             billed[f"{workload.cluster}/{workload.namespace}/{workload.name}"] = acs.billed_spec

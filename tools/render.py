@@ -7,6 +7,10 @@ writes ``out/plan.json`` (every resource with its type, name, parent, provider, 
 Kubernetes object the program creates itself; a Helm chart's own contents are not rendered). No Pulumi CLI, no
 credentials, no cluster.
 
+A stack with ``gitops.renderToDirectory: <dir>`` gets, instead of ``manifests/``, the directory its ``pulumi up``
+writes, at the same paths under ``out/<dir>/`` (:mod:`tools.gitops_preview`), the Kueue chart's objects included when
+``--kueue-chart`` (or ``KUEUE_CHART_DIR``) names the unpacked chart; without it one line says they are absent.
+
 A malformed stack file (:mod:`tools.stack_file`) or invalid configuration exits with code 2 and one line naming the
 file or the key; nothing is written then.
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import runpy
 import shutil
 import sys
@@ -39,7 +44,7 @@ from pulumi.runtime import rpc
 
 from components.config.base import ConfigError
 from components.config.stack import StackConfig, load_stack_config
-from tools import mock_runtime, stack_file
+from tools import gitops_preview, mock_runtime, stack_file
 from tools.recording import REDACTED, UNKNOWN, Recording
 from tools.stack_file import StackFile
 
@@ -130,9 +135,10 @@ def manifests(recording: Recording) -> dict[str, dict[str, Any]]:
     return files
 
 
-def previous_render(out: Path, stack_path: Path) -> list[str]:
+def previous_render(out: Path, stack_path: Path, render_to: str | None = None) -> list[str]:
     """The entries of ``out`` a render of ``stack_path`` may clear (none for a new or empty directory); raises
-    :class:`OutputDirectoryError` for any directory the module docstring's rule does not allow writing into."""
+    :class:`OutputDirectoryError` for any directory the module docstring's rule does not allow writing into. A
+    render-mode stack (``render_to``) also writes the top directory of its rendered tree."""
     if not out.exists():
         return []
     if not out.is_dir():
@@ -151,7 +157,8 @@ def previous_render(out: Path, stack_path: Path) -> list[str]:
         raise OutputDirectoryError(
             f"{out} holds a render of {rendered_from}, not of {stack_path}; choose another directory or delete it"
         )
-    strangers = [entry for entry in entries if entry not in RENDER_ENTRIES]
+    allowed = RENDER_ENTRIES | ({render_to.split("/", 1)[0]} if render_to else set())
+    strangers = [entry for entry in entries if entry not in allowed]
     if strangers:
         raise OutputDirectoryError(
             f"{out} holds a render of {stack_path} but also {', '.join(strangers)}, which no render writes; "
@@ -170,22 +177,37 @@ def clear(out: Path, entries: list[str]) -> None:
             path.unlink()
 
 
-def write(out: Path, stack: str, recording: Recording, source: Path | None = None) -> None:
-    """Write ``plan.json`` and the manifests into ``out``, and with ``source`` the marker naming that stack file."""
+def write(
+    out: Path,
+    stack: str,
+    recording: Recording,
+    source: Path | None = None,
+    gitops: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """Write ``plan.json`` and the manifests into ``out``, and with ``source`` the marker naming that stack file.
+    With ``gitops`` (:func:`tools.gitops_preview.files`), those files take the place of ``manifests/``, keys sorted
+    as the provider's JSON-to-YAML writes them."""
     out.mkdir(parents=True, exist_ok=True)
     if source is not None:
         (out / RENDER_MARKER).write_text(f"{source.resolve()}\n")
     (out / "plan.json").write_text(json.dumps(plan(stack, recording), indent=2, sort_keys=True) + "\n")
-    for relative, obj in manifests(recording).items():
-        path = out / "manifests" / relative
+    written = gitops if gitops is not None else {f"manifests/{r}": obj for r, obj in manifests(recording).items()}
+    for relative, obj in written.items():
+        path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(obj, sort_keys=False))
+        path.write_text(yaml.safe_dump(obj, sort_keys=gitops is not None))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.render", description=__doc__.split("\n\n")[0])
     parser.add_argument("stack_file", type=Path, help="a stacks/Pulumi.<stack>.yaml file")
     parser.add_argument("--out", type=Path, required=True, help="directory for plan.json and manifests/")
+    parser.add_argument(
+        "--kueue-chart",
+        type=Path,
+        default=os.environ.get(gitops_preview.CHART_DIR_VARIABLE) or None,
+        help=f"an unpacked Kueue chart, to render its objects too (default: ${gitops_preview.CHART_DIR_VARIABLE})",
+    )
     args = parser.parse_args(argv)
     if not args.stack_file.is_file():
         print(f"error: no stack file at {args.stack_file}", file=sys.stderr)
@@ -195,19 +217,22 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
         source = stack_file.read(args.stack_file)
-        validate(source)
-        stale = previous_render(args.out, args.stack_file)
+        render_to = validate(source).gitops.render_to_directory
+        stale = previous_render(args.out, args.stack_file, render_to)
         for note in source.notes:
             print(f"note: {note}")
         recording = run_main(source.stack, source.engine_config(), set(source.secret_keys))
+        gitops, absent = gitops_preview.files(recording, args.kueue_chart) if render_to else (None, [])
     except (ConfigError, OutputDirectoryError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     if stale:
         print(f"cleared the previous render of {args.stack_file} in {args.out}: {', '.join(stale)}")
         clear(args.out, stale)
-    write(args.out, source.stack, recording, source=args.stack_file)
+    write(args.out, source.stack, recording, source=args.stack_file, gitops=gitops)
     print(f"rendered {len(recording.registrations)} resources of stack {source.stack} to {args.out}")
+    for chart in absent:
+        print(f"chart contents absent: {chart} (give --kueue-chart or {gitops_preview.CHART_DIR_VARIABLE})")
     return 0
 
 

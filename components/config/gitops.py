@@ -7,21 +7,40 @@ controller to apply (https://www.pulumi.com/registry/packages/kubernetes/api-doc
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Annotated
 
-from pydantic import StringConstraints
+from pydantic import StringConstraints, field_validator
 
 from components.config.base import ConfigModel
+
+RENDER_KEY = "gitops.renderToDirectory"
+"""The key every render-mode refusal names."""
 
 
 class GitOpsConfig(ConfigModel):
     """Render the Kubernetes objects instead of applying them (stack key ``elastic-capacity:gitops``)."""
 
     render_to_directory: Annotated[str, StringConstraints(min_length=1)] | None = None
-    """A directory (relative to the project) under which every cluster's objects are written, one sub-directory per
-    cluster provider. Unset applies them. In this mode the readiness gate and the waiters are left out: they check a
-    running cluster, which only the GitOps controller reaches. Switching an existing stack between the two modes
-    replaces every Kubernetes object's provider, so choose the mode when the stack is created."""
+    """A directory inside the project (relative, no ``..``) under which the objects are written: per cluster one
+    directory per layer, `<dir>/<cluster>/<NN-layer>/` (10-kueue, 20-queues, 30-workloads), each object annotated
+    with its layer's Argo CD sync wave, and one Flux Kustomization per layer in `<dir>/flux/<cluster>/`. Unset
+    applies them. In this mode the readiness gate and the waiters are left out: they check a running cluster, which
+    only the GitOps controller reaches; MultiKueue and any Secret with data are refused. Switching an existing stack
+    between the two modes replaces every Kubernetes object's provider, so choose the mode when the stack is
+    created."""
+
+    @field_validator("render_to_directory")
+    @classmethod
+    def _inside_the_project(cls, value: str | None) -> str | None:
+        """The directory is committed to this repository and Flux's paths are relative to its root: it must be
+        inside the project. Returned normalized (``./out/`` is ``out``), as every path built from it expects."""
+        if value is None:
+            return None
+        path = PurePosixPath(value)
+        if path.is_absolute() or ".." in path.parts or str(path) == ".":
+            raise ValueError("use a directory inside the project, relative to it, such as 'gitops'")
+        return str(path)
 
     @property
     def renders(self) -> bool:

@@ -368,12 +368,17 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
     sections = {"aks": {"entraId": {}}, "smokeJob": {"enabled": True}, "ack": ack}
     recording = run_sections(run_program, {**sections, "gitops": {"renderToDirectory": "gitops"}})
     providers = recording.by_type("pulumi:providers:kubernetes")
+    rendering = {"alwaysRender": "true"}
     assert {p.name: p.inputs for p in providers} == {
-        "aks-k8s": {"renderYamlToDirectory": "gitops/aks"},
-        "ack-demo-k8s": {"renderYamlToDirectory": "gitops/ack-demo"},
+        "aks-kueue-k8s": {"renderYamlToDirectory": "gitops/aks/10-kueue", **rendering},
+        "aks-queues-k8s": {"renderYamlToDirectory": "gitops/aks/20-queues", **rendering},
+        "aks-workloads-k8s": {"renderYamlToDirectory": "gitops/aks/30-workloads", **rendering},
+        "aks-flux-k8s": {"renderYamlToDirectory": "gitops/flux/aks", **rendering},
+        "ack-demo-workloads-k8s": {"renderYamlToDirectory": "gitops/ack-demo/30-workloads", **rendering},
+        "ack-demo-flux-k8s": {"renderYamlToDirectory": "gitops/flux/ack-demo", **rendering},
     }
     chart = recording.one(CHART)
-    assert chart.providers["kubernetes"].split("::")[-2] == "aks-k8s"
+    assert chart.providers["kubernetes"].split("::")[-2] == "aks-kueue-k8s"
     for obj in recording.kubernetes_objects():
         assert recording.provider_of(obj) in providers, obj.name
     assert [r.name for r in recording.registrations if r.type.startswith("pulumi-python:dynamic")] == []

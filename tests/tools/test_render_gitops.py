@@ -1,0 +1,242 @@
+"""The offline preview of a render-mode stack: the same directory, paths and file names its ``pulumi up`` writes,
+every object in its layer with its sync wave, the Flux Kustomizations, no Secret value; the chart when at hand."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import yaml
+
+from components.cluster_access import SYNC_WAVE
+from tests.support.stacks import AKS_STACK, STACKS, edited_stack, run_stack
+from tools import render
+from tools.recording import Registration
+
+MULTIKUEUE_STACKS = {"Pulumi.burst.yaml"}
+RENDERABLE = [path for path in STACKS if path.name not in MULTIKUEUE_STACKS]
+FLUX = "kustomize.toolkit.fluxcd.io_v1-kustomization"
+REAL_CHART = os.environ.get("KUEUE_CHART_DIR")
+"""An unpacked Kueue chart for the one test that renders it; every other test runs without one."""
+
+
+@pytest.fixture(autouse=True)
+def _no_chart_from_the_environment(monkeypatch) -> None:
+    monkeypatch.delenv("KUEUE_CHART_DIR", raising=False)
+
+
+def rendering(config: dict[str, Any]) -> None:
+    config["elastic-capacity:gitops"] = {"renderToDirectory": "gitops"}
+
+
+def rendering_workloads_too(config: dict[str, Any]) -> None:
+    """Render mode, and the smoke Job too where the stack allows it, so every layer is written."""
+    rendering(config)
+    production = (config.get("elastic-capacity:environment") or {}).get("kind") == "production"
+    if "elastic-capacity:smokeJob" in config and not production:
+        config["elastic-capacity:smokeJob"]["enabled"] = True
+
+
+def expected_path(directory: str, obj: dict[str, Any]) -> str:
+    """renderPathForResource, written out: ``<dir>/{0-crd|1-manifest}/<apiVersion _>-<kind>-<namespace>-<name>``."""
+    metadata = obj["metadata"]
+    folder = "0-crd" if obj["kind"] == "CustomResourceDefinition" else "1-manifest"
+    parts = [obj["apiVersion"].replace("/", "_"), obj["kind"].lower(), metadata.get("namespace", "default")]
+    return f"{directory}/{folder}/{'-'.join(parts)}-{metadata['name']}.yaml"
+
+
+def files_under(out: Path) -> dict[str, dict[str, Any]]:
+    return {str(p.relative_to(out)): yaml.safe_load(p.read_text()) for p in (out / "gitops").rglob("*.yaml")}
+
+
+def provider_directory(recording, registration: Registration) -> str:
+    return recording.provider_of(registration).inputs["renderYamlToDirectory"]
+
+
+@pytest.mark.parametrize("stack", RENDERABLE, ids=lambda p: p.name)
+def test_the_preview_writes_every_object_where_the_provider_would_in_its_layer(stack, tmp_path, capsys):
+    source = edited_stack(stack, rendering_workloads_too, tmp_path)
+    assert render.main([str(source), "--out", str(tmp_path / "out")]) == 0
+    written = files_under(tmp_path / "out")
+    assert not (tmp_path / "out" / "manifests").exists(), "the GitOps directory takes the place of manifests/"
+    recording = render.run_main(*render.read_stack_file(source))
+    charts = recording.by_type("kubernetes:helm.sh/v4:Chart")
+    assert capsys.readouterr().out.count("chart contents absent: ") == len(charts)
+    expected = {expected_path(provider_directory(recording, r), r.inputs): r for r in recording.kubernetes_objects()}
+    assert set(written) == set(expected)
+    for path, obj in written.items():
+        layer = path.split("/")[2]
+        if FLUX in path:
+            assert path.startswith("gitops/flux/") and SYNC_WAVE not in obj["metadata"].get("annotations", {})
+            assert obj["spec"]["wait"] is True
+            assert any(other.startswith(obj["spec"]["path"].removeprefix("./") + "/") for other in written)
+            continue
+        assert obj["metadata"]["annotations"][SYNC_WAVE] == str(int(layer.split("-")[0])), path
+        assert not (obj["kind"] == "Secret" and (obj.get("data") or obj.get("stringData"))), path
+    layers = {"/".join(path.split("/")[:3]) for path in written if FLUX not in path}
+    kustomized = {obj["spec"]["path"].removeprefix("./") for path, obj in written.items() if FLUX in path}
+    assert kustomized == layers, "one Flux Kustomization per layer directory, and only those"
+
+
+def test_the_file_names_are_the_providers(tmp_path):
+    assert render.main([str(edited_stack(AKS_STACK, rendering, tmp_path)), "--out", str(tmp_path / "out")]) == 0
+    written = files_under(tmp_path / "out")
+    assert (
+        "gitops/aks/20-queues/1-manifest/kueue.x-k8s.io_v1beta2-clusterqueue-default-cas-cluster-queue.yaml" in written
+    )
+    assert "gitops/aks/10-kueue/1-manifest/v1-namespace-default-kueue-system.yaml" in written
+    assert f"gitops/flux/aks/1-manifest/{FLUX}-flux-system-aks-20-queues.yaml" in written
+
+
+@pytest.mark.parametrize("stack", sorted(MULTIKUEUE_STACKS))
+def test_a_multikueue_stack_is_refused_in_render_mode_naming_the_key(stack, tmp_path, capsys):
+    path = next(p for p in STACKS if p.name == stack)
+    assert render.main([str(edited_stack(path, rendering, tmp_path)), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error: elastic-capacity:multiKueue:") and "cannot render" in error
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_directory_outside_the_project_is_refused(tmp_path, capsys):
+    def outside(config: dict[str, Any]) -> None:
+        config["elastic-capacity:gitops"] = {"renderToDirectory": "../elsewhere"}
+
+    assert render.main([str(edited_stack(AKS_STACK, outside, tmp_path)), "--out", str(tmp_path / "out")]) == 2
+    assert "elastic-capacity:gitops.renderToDirectory: '../elsewhere' is not allowed" in capsys.readouterr().err
+
+
+# --- the chart's objects, rendered from an unpacked chart ------------------------------------------------------------
+
+
+class FakeChart:
+    """Stands for ``helm_python.Chart``: what it was asked to render, and templates with each case Chart v4 meets."""
+
+    asked: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, version: str) -> None:
+        self.name, self.version = "kueue", version
+
+    @classmethod
+    def load(cls, path: str) -> FakeChart:
+        return cls(Path(path, "version").read_text().strip())
+
+    def render(self, values, *, name, namespace, is_install):
+        FakeChart.asked = {"values": values, "name": name, "namespace": namespace, "is_install": is_install}
+        crd = {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ws.x.io"},
+            "spec": {"group": "x.io", "names": {"kind": "W"}, "scope": "Namespaced"},
+        }
+        return {
+            "kueue/templates/crd.yaml": yaml.safe_dump(crd),
+            "kueue/templates/manager.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager}\n---\n",
+            "kueue/templates/cert.yaml": "apiVersion: v1\nkind: Secret\n"
+            "metadata: {name: cert, namespace: kueue-system}",
+            "kueue/templates/w.yaml": "apiVersion: x.io/v1\nkind: W\nmetadata: {name: w}\n",
+            "kueue/templates/role.yaml": "apiVersion: rbac.authorization.k8s.io/v1\n"
+            "kind: ClusterRole\nmetadata: {name: r}",
+            "kueue/templates/hook.yaml": "apiVersion: batch/v1\nkind: Job\n"
+            "metadata: {name: h, annotations: {helm.sh/hook: pre-install}}",
+            "kueue/templates/NOTES.txt": "thanks",
+        }
+
+
+@pytest.fixture
+def fake_helm(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "helm_python", types.SimpleNamespace(Chart=FakeChart))
+    chart = tmp_path / "chart"
+    chart.mkdir()
+    return chart
+
+
+def chart_version(stack: Path) -> str:
+    return yaml.safe_load(stack.read_text())["config"]["elastic-capacity:kueue"]["chartVersion"]
+
+
+def test_the_charts_objects_are_added_to_the_kueue_layer_as_chart_v4_registers_them(fake_helm, tmp_path, monkeypatch):
+    (fake_helm / "version").write_text(chart_version(AKS_STACK))
+    monkeypatch.setenv("KUEUE_CHART_DIR", str(fake_helm))
+    assert render.main([str(edited_stack(AKS_STACK, rendering, tmp_path)), "--out", str(tmp_path / "out")]) == 0
+    chart = next(r for r in run_stack(AKS_STACK).registrations if r.type == "kubernetes:helm.sh/v4:Chart")
+    assert FakeChart.asked == {
+        "values": chart.inputs["values"],
+        "name": chart.inputs["name"],
+        "namespace": "kueue-system",
+        "is_install": True,
+    }
+    kueue = {
+        path.removeprefix("gitops/aks/10-kueue/"): obj
+        for path, obj in files_under(tmp_path / "out").items()
+        if path.startswith("gitops/aks/10-kueue/")
+    }
+    assert set(kueue) == {
+        "0-crd/apiextensions.k8s.io_v1-customresourcedefinition-default-ws.x.io.yaml",
+        "1-manifest/apps_v1-deployment-kueue-system-manager.yaml",
+        "1-manifest/v1-secret-kueue-system-cert.yaml",
+        "1-manifest/x.io_v1-w-kueue-system-w.yaml",
+        "1-manifest/rbac.authorization.k8s.io_v1-clusterrole-default-r.yaml",
+        "1-manifest/v1-namespace-default-kueue-system.yaml",
+    }, "no hook, no NOTES; the release namespace on namespaced kinds (a chart CRD's too), none on cluster kinds"
+    assert all(obj["metadata"]["annotations"][SYNC_WAVE] == "10" for obj in kueue.values())
+
+
+def test_a_chart_with_data_in_a_secret_is_refused_naming_the_key(fake_helm, tmp_path, capsys, monkeypatch):
+    (fake_helm / "version").write_text(chart_version(AKS_STACK))
+    leaking = FakeChart.render
+
+    def render_with_data(self, values, **options):
+        return {
+            **leaking(self, values, **options),
+            "kueue/templates/cert.yaml": "apiVersion: v1\nkind: Secret\n"
+            "metadata: {name: cert, namespace: kueue-system}\ndata: {tls.key: a2V5}\n",
+        }
+
+    monkeypatch.setattr(FakeChart, "render", render_with_data)
+    source = edited_stack(AKS_STACK, rendering, tmp_path)
+    assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(fake_helm)]) == 2
+    assert capsys.readouterr().err == (
+        "error: elastic-capacity:gitops.renderToDirectory: Secret kueue-system/cert holds data, which a rendered "
+        "directory would keep in plain text; render stacks must create no Secret with data (put it in the cluster by "
+        "other means, such as Sealed Secrets or the External Secrets Operator)\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_chart_of_another_version_is_refused(fake_helm, tmp_path, capsys):
+    (fake_helm / "version").write_text("0.0.1")
+    source = edited_stack(AKS_STACK, rendering, tmp_path)
+    assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(fake_helm)]) == 2
+    assert f"holds kueue 0.0.1; the stack installs kueue {chart_version(AKS_STACK)}" in capsys.readouterr().err
+
+
+def test_without_the_helm_package_the_chart_option_says_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "helm_python", None)
+    source = edited_stack(AKS_STACK, rendering, tmp_path)
+    assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(tmp_path)]) == 2
+    assert "needs the PyPI package helm-python-sdk" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not REAL_CHART, reason="KUEUE_CHART_DIR names no unpacked Kueue chart")
+def test_the_real_chart_renders_without_hooks_or_secret_values(tmp_path):
+    """With the real chart (``KUEUE_CHART_DIR``, its version the stack's) and helm-python-sdk installed."""
+    pytest.importorskip("helm_python")
+    chart_dir = Path(str(REAL_CHART))
+    version = yaml.safe_load((chart_dir / "Chart.yaml").read_text())["version"]
+
+    def at_that_version(config: dict[str, Any]) -> None:
+        rendering(config)
+        config["elastic-capacity:kueue"]["chartVersion"] = version
+
+    source = edited_stack(AKS_STACK, at_that_version, tmp_path)
+    assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(chart_dir)]) == 0
+    written = files_under(tmp_path / "out")
+    kueue = {path: obj for path, obj in written.items() if path.startswith("gitops/aks/10-kueue/")}
+    kinds = {obj["kind"] for obj in kueue.values()}
+    assert {"CustomResourceDefinition", "Deployment", "ValidatingWebhookConfiguration", "Secret"} <= kinds
+    assert all(obj["metadata"]["annotations"][SYNC_WAVE] == "10" for obj in kueue.values())
+    assert not [p for p, obj in kueue.items() if "helm.sh/hook" in obj["metadata"].get("annotations", {})]
