@@ -9,6 +9,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -20,7 +21,7 @@ from tests.support import PROJECT_ROOT
 SCRIPT = PROJECT_ROOT / "deploy/ci/install-tools.sh"
 KUBELOGIN = "v0.2.19"
 ACK = "0.19.0"
-TOOLS = ["bash", "mkdir", "mktemp", "rm", "grep", "tar", "gzip", "install", "cat", "python3"]
+TOOLS = ["bash", "mkdir", "mktemp", "rm", "grep", "tar", "gzip", "install", "cat"]
 # (uname -s, uname -m) -> kubelogin's <os>_<arch>, ack-ram-tool's <Os>_<arch>
 PLATFORMS = {
     ("Linux", "x86_64"): ("linux_amd64", "Linux_x86_64"),
@@ -69,6 +70,7 @@ def sandbox(tmp_path: Path, system: str, machine: str, checksum_tool: str) -> di
         found = shutil.which(tool)
         assert found, f"{tool} is needed on this machine to run the test"
         (bin_dir / tool).symlink_to(found)
+    (bin_dir / "python3").symlink_to(sys.executable)  # a real interpreter, not a version manager's shim
     releases(tmp_path / "release")
     (bin_dir / "uname").write_text(f'#!/bin/sh\ncase "$1" in -s) echo {system} ;; -m) echo {machine} ;; esac\n')
     (bin_dir / "curl").write_text(
