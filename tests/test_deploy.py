@@ -94,7 +94,6 @@ def run_index(needle: str) -> int:
 
 def test_the_manifest_holds_a_stack_for_exactly_the_stacks_the_operator_deploys():
     choices = deployers()
-    assert all(entry["deployer"] in {"github", "operator"} for entry in choices.values()), choices
     pulled = {name for name, entry in choices.items() if entry["deployer"] == "operator"}
     assert pulled, "deploy/stacks.json names no operator stack; the manifest would be empty"
     names = [s["metadata"]["name"] for s in stacks()]
@@ -238,6 +237,6 @@ def test_the_tool_installer_pins_its_releases_and_checks_their_checksums():
     versions = dict(re.findall(r'^(KUBELOGIN_VERSION|ACK_RAM_TOOL_VERSION)="(v\d+\.\d+\.\d+)"', script, re.M))
     assert set(versions) == {"KUBELOGIN_VERSION", "ACK_RAM_TOOL_VERSION"}
     assert "latest" not in script
-    assert script.count("sha256sum --check --strict") == 2
+    assert script.count("verify <") + script.count("| verify") == 2, "both archives are checked"
     subprocess.run(["bash", "-n", str(INSTALL_TOOLS)], check=True)
     assert INSTALL_TOOLS.stat().st_mode & 0o111, "the workflows run it directly"

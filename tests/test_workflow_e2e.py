@@ -14,20 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.support import PROJECT_ROOT
+from tests.support.workflows import LOCK_INSTALL, load, steps
 from tools import e2e
 
 TEXT = (PROJECT_ROOT / ".github/workflows/e2e.yml").read_text()
-WORKFLOW = yaml.safe_load(TEXT)
-WORKFLOW["on"] = WORKFLOW.pop(True)  # PyYAML reads the key `on` as True (YAML 1.1); GitHub reads the string
+WORKFLOW = load("e2e.yml")
 JOB = WORKFLOW["jobs"]["kind"]
-README_INSTALL = "python3 -m pip install -r requirements-dev.txt"
-
-
-def steps(job: dict[str, Any]) -> list[dict[str, Any]]:
-    return job.get("steps") or []
 
 
 def step(needle: str) -> tuple[int, dict[str, Any]]:
@@ -51,7 +45,7 @@ def test_the_pulumi_action_only_installs_the_cli_the_sdk_is_pinned_to():
 
 
 def test_the_project_kind_and_the_cli_are_installed_before_the_e2e_steps_run():
-    install, _ = step(README_INSTALL)
+    install, _ = step(LOCK_INSTALL)
     assert "python3 -m venv .venv" in steps(JOB)[install]["run"] and '.venv/bin" >> "$GITHUB_PATH"' in TEXT
     cli, _ = step("pulumi/actions")
     kind, _ = step("kind-linux-amd64")

@@ -43,12 +43,15 @@ def test_the_workflow_passes_githubs_workflow_schema():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_it_runs_on_pushes_to_main_and_by_hand_for_the_stacks_listed_in_a_repository_variable():
+def test_it_runs_on_pushes_to_main_and_by_hand_for_the_gitops_stacks_of_stacks_json():
     workflow = load()
     assert workflow["on"] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
-    assert list(workflow["jobs"]) == ["render"]
-    assert job()["strategy"]["matrix"] == {"include": "${{ fromJSON(vars.GITOPS_STACKS || '[]') }}"}
-    assert job()["if"] == "vars.GITOPS_STACKS != '' && vars.GITOPS_STACKS != '[]'", "an empty matrix is an error"
+    assert list(workflow["jobs"]) == ["stacks", "render"]
+    matrix_step = next(s for s in workflow["jobs"]["stacks"]["steps"] if s.get("id") == "matrix")
+    assert matrix_step["run"] == "python3 deploy/ci/stacks.py matrix gitops"
+    assert job()["needs"] == "stacks"
+    assert job()["strategy"]["matrix"] == "${{ fromJSON(needs.stacks.outputs.matrix) }}"
+    assert job()["if"] == "needs.stacks.outputs.count != '0'", "an empty matrix is an error"
 
 
 def test_only_this_job_writes_contents_and_each_stack_runs_alone():
@@ -66,7 +69,7 @@ def test_actions_are_pinned_to_the_exact_shas_the_other_workflows_use():
             for action, sha in re.findall(r"uses:\s*([\w./-]+)@([0-9a-f]{40})", path.read_text()):
                 others.setdefault(action, set()).add(sha)
     lines = [line for line in WORKFLOW.read_text().splitlines() if re.match(r"^\s*(-\s+)?uses:", line)]
-    assert len(lines) == 4
+    assert len(lines) == 5  # checkout in both jobs
     for line in lines:
         match = re.match(r"^\s*(?:-\s+)?uses:\s*([\w./-]+)@([0-9a-f]{40}) # v\d+\.\d+\.\d+$", line)
         assert match, line
@@ -80,7 +83,7 @@ def test_secrets_and_the_token_are_only_in_the_steps_that_need_them():
         s.get("name") or s["uses"]: s for s in job()["steps"] if "secrets." in str(s) or "github.token" in str(s)
     }
     assert set(holders) == {
-        "Sign in to Azure (OIDC, federated credential)",
+        "Sign in to Azure China (OIDC), right before pulumi",
         "pulumi up (every object rewritten, alwaysRender)",
         "Commit the rendered directory to main",
     }
@@ -151,8 +154,8 @@ def test_a_stack_that_applies_is_refused_before_pulumi_runs(workspace):
     result = run_clear_step(workspace, "aks-kueue-dev")
     assert result.returncode != 0
     assert (
-        "elastic-capacity:gitops.renderToDirectory is not set; only render-mode stacks belong in GITOPS_STACKS"
-        in result.stderr
+        "elastic-capacity:gitops.renderToDirectory is not set; "
+        "only render-mode stacks may be deployer gitops in deploy/stacks.json" in result.stderr
     )
     assert (workspace / "gitops" / "aks" / "stale.yaml").exists()
 

@@ -61,7 +61,7 @@ def pin(path, package):
 
 
 def test_the_pack_needs_only_the_policy_sdk_pinned_as_the_project_pins_it():
-    requirements = PACK_DIR / "requirements.txt"
+    requirements = PACK_DIR / "requirements.in"  # the range; requirements.txt beside it is its lock
     lines = [line for line in requirements.read_text().splitlines() if line and not line.startswith("#")]
     assert [line.split(">")[0] for line in lines] == ["pulumi-policy"]
-    assert pin(requirements, "pulumi-policy") == pin(PROJECT_ROOT / "requirements-dev.txt", "pulumi-policy")
+    assert pin(requirements, "pulumi-policy") == pin(PROJECT_ROOT / "requirements-dev.in", "pulumi-policy")
