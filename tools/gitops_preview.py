@@ -25,6 +25,9 @@ from components.cluster_access import layer_of, placed_in
 from components.config.base import ConfigError
 from tools.recording import Recording, Registration
 
+FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML was built with it: the chart's CRDs are megabytes of YAML."""
+
 CHART = "kubernetes:helm.sh/v4:Chart"
 CHART_DIR_VARIABLE = "KUEUE_CHART_DIR"
 CRD_API_VERSIONS = frozenset({"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"})
@@ -102,7 +105,7 @@ def chart_objects(chart_dir: Path, chart: Registration) -> list[dict[str, Any]]:
         obj
         for path, text in sorted(templates.items())
         if path.endswith((".yaml", ".yml"))
-        for obj in yaml.safe_load_all(text)
+        for obj in yaml.load_all(text, Loader=FAST_LOADER)
         if obj and HOOK not in ((obj.get("metadata") or {}).get("annotations") or {})
     ]
     namespaced_crds = {

@@ -49,6 +49,8 @@ from tools.recording import REDACTED, UNKNOWN, Recording
 from tools.stack_file import StackFile
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+FAST_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+"""libyaml's safe dumper where PyYAML was built with it: a chart's CRDs are megabytes of YAML."""
 RENDER_MARKER = ".rendered-from"
 """The file every render writes: the resolved path of the stack file it was rendered from."""
 RENDER_ENTRIES = frozenset({"plan.json", "manifests", RENDER_MARKER})
@@ -195,7 +197,7 @@ def write(
     for relative, obj in written.items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(obj, sort_keys=gitops is not None))
+        path.write_text(yaml.dump(obj, Dumper=FAST_DUMPER, sort_keys=gitops is not None))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,15 +13,17 @@ import pytest
 import yaml
 
 from components.cluster_access import SYNC_WAVE
+from tests.support import PROJECT_ROOT
 from tests.support.stacks import AKS_STACK, STACKS, edited_stack, run_stack
-from tools import render
+from tools import gitops_preview, render, stack_file
 from tools.recording import Registration
 
 MULTIKUEUE_STACKS = {"Pulumi.burst.yaml"}
 RENDERABLE = [path for path in STACKS if path.name not in MULTIKUEUE_STACKS]
 FLUX = "kustomize.toolkit.fluxcd.io_v1-kustomization"
-REAL_CHART = os.environ.get("KUEUE_CHART_DIR")
-"""An unpacked Kueue chart for the one test that renders it; every other test runs without one."""
+CHARTS = Path(os.environ.get("KUEUE_CHARTS", PROJECT_ROOT.parent / "shared/charts/kueue"))
+"""Kueue's charts as its release script packages them, one ``<version>/chart`` each, for the tests that render the
+real chart (they skip, saying so, without them); every other test runs without a chart."""
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +52,8 @@ def expected_path(directory: str, obj: dict[str, Any]) -> str:
 
 
 def files_under(out: Path) -> dict[str, dict[str, Any]]:
-    return {str(p.relative_to(out)): yaml.safe_load(p.read_text()) for p in (out / "gitops").rglob("*.yaml")}
+    files = (out / "gitops").rglob("*.yaml")
+    return {str(p.relative_to(out)): yaml.load(p.read_text(), Loader=gitops_preview.FAST_LOADER) for p in files}
 
 
 def provider_directory(recording, registration: Registration) -> str:
@@ -221,22 +224,31 @@ def test_without_the_helm_package_the_chart_option_says_what_to_install(tmp_path
     assert "needs the PyPI package helm-python-sdk" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not REAL_CHART, reason="KUEUE_CHART_DIR names no unpacked Kueue chart")
-def test_the_real_chart_renders_without_hooks_or_secret_values(tmp_path):
-    """With the real chart (``KUEUE_CHART_DIR``, its version the stack's) and helm-python-sdk installed."""
-    pytest.importorskip("helm_python")
-    chart_dir = Path(str(REAL_CHART))
-    version = yaml.safe_load((chart_dir / "Chart.yaml").read_text())["version"]
+def installs_kueue(path: Path) -> bool:
+    config = render.validate(stack_file.read(path))
+    return config.kueue_target is not None and config.kueue.install
 
-    def at_that_version(config: dict[str, Any]) -> None:
-        rendering(config)
-        config["elastic-capacity:kueue"]["chartVersion"] = version
 
-    source = edited_stack(AKS_STACK, at_that_version, tmp_path)
+INSTALLS_KUEUE = [path for path in RENDERABLE if installs_kueue(path)]
+
+
+@pytest.mark.parametrize("stack", INSTALLS_KUEUE, ids=lambda p: p.name)
+def test_with_the_real_chart_every_object_of_the_stack_is_written_without_hooks_or_secret_values(stack, tmp_path):
+    """The whole directory ``pulumi up`` writes, the chart's objects included, from the chart of the stack's version."""
+    pytest.importorskip("helm_python", reason="helm-python-sdk (requirements-dev.txt) renders the chart")
+    source = edited_stack(stack, rendering_workloads_too, tmp_path)
+    version = render.validate(stack_file.read(source)).kueue.chart_version
+    chart_dir = CHARTS / version / "chart"
+    if not (chart_dir / "Chart.yaml").is_file():
+        pytest.skip(f"no Kueue {version} chart at {chart_dir} (KUEUE_CHARTS)")
     assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(chart_dir)]) == 0
     written = files_under(tmp_path / "out")
-    kueue = {path: obj for path, obj in written.items() if path.startswith("gitops/aks/10-kueue/")}
+    kueue = {path: obj for path, obj in written.items() if "/10-kueue/" in path and FLUX not in path}
     kinds = {obj["kind"] for obj in kueue.values()}
     assert {"CustomResourceDefinition", "Deployment", "ValidatingWebhookConfiguration", "Secret"} <= kinds
+    assert len([obj for obj in kueue.values() if obj["kind"] == "CustomResourceDefinition"]) >= 10
     assert all(obj["metadata"]["annotations"][SYNC_WAVE] == "10" for obj in kueue.values())
     assert not [p for p, obj in kueue.items() if "helm.sh/hook" in obj["metadata"].get("annotations", {})]
+    assert not [
+        p for p, obj in written.items() if obj["kind"] == "Secret" and (obj.get("data") or obj.get("stringData"))
+    ]
