@@ -290,10 +290,7 @@ def _yaml_typed(item: Any, written: str | None) -> str | None:
     if kind == "string_type" or (kind == "literal_error" and expected.startswith("'")):
         allowed = f" (allowed: {expected})" if expected else ""
         # `pulumi config set --path` stores integers and true/false typed, whatever the shell quoting: say the flag.
-        return (
-            f"{text} is not allowed; {reads}, not a string: quote it: {json.dumps(text)}{allowed}"
-            f"{_CLI_STRING_HINT}"
-        )
+        return f"{text} is not allowed; {reads}, not a string: quote it: {json.dumps(text)}{allowed}{_CLI_STRING_HINT}"
     if kind in ("int_type", "int_from_float") and isinstance(value, bool):
         return f"{text} is not allowed; {reads}, not a whole number: write a number such as 3"
     if kind in ("int_type", "int_from_float") and isinstance(value, float):
