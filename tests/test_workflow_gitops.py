@@ -126,7 +126,9 @@ def workspace(tmp_path) -> Path:
 def run_clear_step(workspace: Path, stack: str) -> subprocess.CompletedProcess[str]:
     output = workspace / "github-output"
     output.touch()
-    env = {**os.environ, "STACK": stack, "GITHUB_OUTPUT": str(output)}
+    # The job's python3 is the project's .venv (on GITHUB_PATH): here, the interpreter running the tests.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {**os.environ, "PATH": path, "STACK": stack, "GITHUB_OUTPUT": str(output)}
     return subprocess.run(
         ["bash", "-e", "-c", step("clear its")["run"]],
         cwd=workspace,
