@@ -21,6 +21,7 @@ from components.ack_access import api_server_endpoint, cluster_kubeconfig, rbac_
 from components.ack_json import canonical_json
 from components.ack_network import AckNetwork, ack_network
 from components.cluster_access import ClusterObjects, cluster_objects
+from components.cluster_version import ClusterVersion
 from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
@@ -193,7 +194,7 @@ class AckProCluster(AckClusterHandle):
         network = ack_network(
             name, args.network, tags, child, config_key, physical_name=f"{name}{environment.name_suffix}"
         )
-        self.kubernetes_version = _offered_version(args, config_key, on_region)
+        self.kubernetes_version = _pinned_version(name, args, config_key, on_region, self)
         cluster = _cluster(name, args, self.kubernetes_version, network, tags, environment, child)
         node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
         self.ecs_nodes = [node_pool] if node_pool else []
@@ -221,15 +222,31 @@ class AckProCluster(AckClusterHandle):
         )
 
 
-def _offered_version(
-    args: AckClusterConfig, config_key: str, on_region: pulumi.InvokeOutputOptions
+def _pinned_version(
+    name: str,
+    args: AckClusterConfig,
+    config_key: str,
+    on_region: pulumi.InvokeOutputOptions,
+    parent: pulumi.Resource,
 ) -> pulumi.Output[str]:
-    """The configured version, or the newest patch of the configured minor, once ACK offers it in the region."""
+    """The version the cluster runs: at create the configured version, or the newest patch of the configured minor,
+    once ACK offers it in the region; after that the deployed one until ``kubernetesVersion`` changes
+    (:class:`~components.cluster_version.ClusterVersion`)."""
     offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
     key = key_path(config_key, "kubernetesVersion")
-    return offered.metadatas.apply(
-        lambda metadatas: ack_checks.kubernetes_version(key, args.kubernetes_version, [m.version for m in metadatas])
+    offer = offered.metadatas.apply(
+        lambda metadatas: ack_checks.kubernetes_version_offer(
+            key, args.kubernetes_version, [m.version for m in metadatas]
+        )
     )
+    pin = ClusterVersion(
+        f"{name}-version",
+        key=key,
+        requested=args.kubernetes_version,
+        offer=offer,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+    return pin.version
 
 
 def _cluster(

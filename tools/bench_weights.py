@@ -166,6 +166,9 @@ WEIGHTS: dict[str, Weight] = {
     "pulumi-python:dynamic/kueue:QueuesActive": Weight(
         10, 5, 60, "estimate", "Kueue reconciles the new checks and queues to Active; seconds"
     ),
+    "pulumi-python:dynamic/clusters:ClusterVersion": Weight(
+        0, 0, 0, "none", "no cloud call: the dynamic provider stores the version it checked in the state"
+    ),
     "pulumi-python:dynamic/multikueue:WorkerToken": Weight(
         1, 1, 3, "estimate", "one TokenRequest to the worker's API server (after the exec plugin signs in)"
     ),

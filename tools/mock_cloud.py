@@ -17,6 +17,9 @@ The credential invokes hand out a fresh secret on every call, as AKS and ACK do,
 the raw answer gets different inputs on every run; see :func:`aks_user_credentials` and :func:`ack_cluster_credential`.
 The vendor state the invokes report (``ACK_OFFERED_VERSIONS``, ``ACK_INSTALLED_ADDONS``, ``ENHANCED_NAT_ZONES``,
 ``EXISTING_AKS_VERSION`` ...) lives in module globals that tests monkeypatch.
+
+A :class:`~components.cluster_version.ClusterVersion` is answered as the engine answers it: its provider's ``check``
+runs against the last deployment's inputs (:mod:`tools.mock_engine`), and a failed check fails the run.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
+
+from tools import mock_engine
 
 FAKE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -316,6 +321,8 @@ class ProgramMocks(pulumi.runtime.Mocks):
                 if str(args.inputs.get("location")).startswith("china")
                 else "AzurePublicCloud",
             }
+        if args.typ == mock_engine.CLUSTER_VERSION_TYPE:
+            return str(args.inputs.get("key")), mock_engine.cluster_version(args)
         if args.custom is False:  # a component: the engine gives it no id (reads come with custom unset)
             return "", dict(args.inputs)
         if self.preview and not args.resource_id:

@@ -68,9 +68,10 @@ class AckClusterConfig(ConfigModel):
     region: Region
     """Alibaba Cloud region, e.g. ``cn-hangzhou``; each cluster gets its own provider for it."""
     kubernetes_version: str
-    """A minor such as ``1.35``, resolved at deploy time to the newest patch ACK offers for it (so ``pulumi up``
-    upgrades the control plane in place when ACK publishes a newer patch), or an exact ``1.35.1-aliyun.1``, checked
-    against what ACK offers. ACS needs 1.26 or later; ACK refuses downgrades. Supported minors and their end dates:
+    """A minor such as ``1.35``, resolved when the cluster is created to the newest patch ACK offers for it, or an
+    exact ``1.35.1-aliyun.1``, checked against what ACK offers. After that the cluster keeps its version whatever ACK
+    publishes or stops offering; changing this key upgrades it, one minor at a time
+    (``components/cluster_version.py``). ACS needs 1.26 or later; ACK refuses downgrades. Supported minors and their end dates:
     https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/support-for-kubernetes-versions."""
     cluster_spec: ProClusterSpec = "ack.pro.small"
     """The size of the managed control plane (``cluster_spec``); Pro is required: ACS compute through the virtual

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from components.ack import delete_options
-from components.config.base import ConfigError
+from components.config.ack import AckClusterConfig
 from components.config.environment import EnvironmentConfig
 from tests.support.ack import (
     ADDON_TYPE,
@@ -31,7 +31,8 @@ from tests.support.ack import (
     invokes,
     program_for,
 )
-from tools import mock_runtime
+from tools import mock_cloud, mock_engine, mock_runtime
+from tools.mock_engine import CLUSTER_VERSION_TYPE as VERSION_PIN_TYPE
 from tools.recording import Recording
 
 
@@ -112,16 +113,73 @@ def test_an_exact_version_ack_offers_is_sent_as_is(run_program):
     ],
 )
 def test_a_version_ack_no_longer_offers_fails_naming_the_key_and_the_offer(run_program, version, says):
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(mock_engine.CheckFailed) as caught:
         build(run_program, cluster_config(network=EXISTING, kubernetesVersion=version))
-    assert caught.value.keys == [f"{KEY}.kubernetesVersion"]
+    assert str(caught.value).startswith(f"{KEY}.kubernetesVersion: ")
     assert repr(version) in str(caught.value) and says in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_the_version_check_runs_in_preview():
     """The offered versions need no cluster, so a stale version fails `pulumi preview` already."""
-    with pytest.raises(ConfigError):
+    with pytest.raises(mock_engine.CheckFailed):
         mock_runtime.run(program_for(cluster_config(kubernetesVersion="1.31")), {}, preview=True)
+
+
+# --- the version holds still once created (components/cluster_version.py) ------------------------------------------
+
+
+def _runs(monkeypatch, *stacks: AckClusterConfig, offers: tuple[tuple[str, ...], ...]) -> list[Recording]:
+    """Preview ``stacks`` one after another against one state, ACK's catalogue moving to ``offers[i]`` before run i."""
+    monkeypatch.setattr(mock_engine, "CLUSTER_VERSION_STATE", {})
+    recordings = []
+    for stack, offered in zip(stacks, offers, strict=True):
+        monkeypatch.setattr(mock_cloud, "ACK_OFFERED_VERSIONS", offered)
+        recordings.append(mock_runtime.run(program_for(stack), {}, preview=True))
+    return recordings
+
+
+@pytest.mark.parametrize(
+    "moved_on",
+    [
+        ("1.35.0-aliyun.1", "1.35.2-aliyun.1", "1.35.4-aliyun.1", "1.36.1-aliyun.1"),  # a new patch
+        ("1.36.1-aliyun.1", "1.37.0-aliyun.1"),  # the stack's minor no longer created
+    ],
+)
+@pytest.mark.parametrize("requested", ["1.35", "1.35.2-aliyun.1"])
+def test_an_unchanged_stack_registers_the_same_cluster_whatever_the_catalogue_does(monkeypatch, requested, moved_on):
+    stack = cluster_config(network=EXISTING, kubernetesVersion=requested)
+    first, second = _runs(monkeypatch, stack, stack, offers=(mock_cloud.ACK_OFFERED_VERSIONS, moved_on))
+    assert first.one(CLUSTER_TYPE).inputs["version"] == "1.35.2-aliyun.1"
+    assert second.one(CLUSTER_TYPE).inputs == first.one(CLUSTER_TYPE).inputs
+
+
+def test_a_newer_minor_in_the_stack_file_upgrades_to_its_newest_patch(monkeypatch):
+    runs = _runs(
+        monkeypatch,
+        cluster_config(network=EXISTING, kubernetesVersion="1.35"),
+        cluster_config(network=EXISTING, kubernetesVersion="1.36"),
+        offers=(mock_cloud.ACK_OFFERED_VERSIONS, ("1.36.1-aliyun.1", "1.36.3-aliyun.1", "1.37.0-aliyun.1")),
+    )
+    assert [run.one(CLUSTER_TYPE).inputs["version"] for run in runs] == ["1.35.2-aliyun.1", "1.36.3-aliyun.1"]
+
+
+@pytest.mark.parametrize(
+    ("to", "says"),
+    [
+        ("1.37", "skips a minor: the cluster runs 1.35.2-aliyun.1; upgrade one minor at a time, to 1.36 first"),
+        ("1.34", "would downgrade the cluster from 1.35.2-aliyun.1; Kubernetes cannot downgrade"),
+    ],
+)
+def test_a_skipped_minor_or_a_downgrade_is_refused_naming_the_key(monkeypatch, to, says):
+    offered = ("1.34.9-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1", "1.37.0-aliyun.1")
+    with pytest.raises(mock_engine.CheckFailed) as caught:
+        _runs(
+            monkeypatch,
+            cluster_config(network=EXISTING, kubernetesVersion="1.35"),
+            cluster_config(network=EXISTING, kubernetesVersion=to),
+            offers=(offered, offered),
+        )
+    assert str(caught.value) == f"{KEY}.kubernetesVersion: {to!r} {says}"
 
 
 # --- region provider, parent, network ----------------------------------------------------------------------------
@@ -161,14 +219,17 @@ def test_cluster_takes_its_vswitches_from_the_network_and_waits_for_the_snat_ent
     assert set(cluster.property_dependencies["vswitchIds"]) == node
     assert set(cluster.property_dependencies["podVswitchIds"]) == pod
     assert len(entries := {e.urn for e in default_run.by_type(SNAT_TYPE)}) == 4
-    assert set(cluster.dependencies) == entries | node | pod, "the SNAT entries, beside the vSwitches it reads"
+    version = {default_run.one(VERSION_PIN_TYPE).urn}
+    assert set(cluster.property_dependencies["version"]) == version
+    assert set(cluster.dependencies) == entries | node | pod | version, "the SNAT entries, beside what it reads"
 
 
 def test_existing_vswitches_go_to_the_cluster_as_they_are(run_program):
-    cluster = build(run_program, cluster_config(network=EXISTING)).one(CLUSTER_TYPE)
+    recording = build(run_program, cluster_config(network=EXISTING))
+    cluster = recording.one(CLUSTER_TYPE)
     assert cluster.inputs["vswitchIds"] == ["vsw-node1", "vsw-node2"]
     assert cluster.inputs["podVswitchIds"] == ["vsw-pod1", "vsw-pod2"]
-    assert cluster.dependencies == ()
+    assert cluster.dependencies == (recording.one(VERSION_PIN_TYPE).urn,), "only the version it reads"
 
 
 # --- node pool ----------------------------------------------------------------------------------------------------

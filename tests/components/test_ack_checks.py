@@ -23,11 +23,12 @@ def error_of(call, *args) -> ConfigError:
     return caught.value
 
 
-def test_kubernetes_version_resolves_or_fails_naming_the_key():
-    assert ack_checks.kubernetes_version(f"{KEY}.kubernetesVersion", "1.35", OFFERED) == "1.35.2-aliyun.1"
-    error = error_of(ack_checks.kubernetes_version, f"{KEY}.kubernetesVersion", "1.33", OFFERED)
-    assert error.keys == [f"{KEY}.kubernetesVersion"]
-    assert "'1.33' cannot be created" in str(error) and "['1.35', '1.36']" in str(error)
+def test_kubernetes_version_offer_resolves_or_words_the_refusal_naming_the_key():
+    key = f"{KEY}.kubernetesVersion"
+    assert ack_checks.kubernetes_version_offer(key, "1.35", OFFERED) == ("1.35.2-aliyun.1", None)
+    candidate, refusal = ack_checks.kubernetes_version_offer(key, "1.33", OFFERED)
+    assert candidate is None and refusal is not None and "\n" not in refusal
+    assert refusal.startswith(f"{key}: '1.33' cannot be created") and "['1.35', '1.36']" in refusal
 
 
 def test_enhanced_nat_zone():
