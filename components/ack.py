@@ -21,7 +21,7 @@ from components.ack_access import api_server_endpoint, cluster_kubeconfig, rbac_
 from components.ack_json import canonical_json
 from components.ack_network import AckNetwork, ack_network
 from components.cluster_access import ClusterObjects, cluster_objects
-from components.cluster_version import ClusterVersion
+from components.cluster_version import pinned_version
 from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
@@ -239,14 +239,7 @@ def _pinned_version(
             key, args.kubernetes_version, [m.version for m in metadatas]
         )
     )
-    pin = ClusterVersion(
-        f"{name}-version",
-        key=key,
-        requested=args.kubernetes_version,
-        offer=offer,
-        opts=pulumi.ResourceOptions(parent=parent),
-    )
-    return pin.version
+    return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, parent)
 
 
 def _cluster(

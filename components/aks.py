@@ -12,8 +12,10 @@ from typing import Any
 import pulumi
 from pulumi_azure_native import authorization, containerservice, resources
 
+from components import aks_catalogue
 from components.access_wait import ClusterAccess
 from components.cluster_access import ClusterObjects, cluster_objects
+from components.cluster_version import pinned_version
 from components.config import environment_rules
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
@@ -60,7 +62,9 @@ def aks_user_kubeconfig(
     return pulumi.Output.secret(credentials.apply(lambda c: non_interactive(decode_kubeconfig(c), login)))
 
 
-def _pool_settings(pool: AksNodePoolConfig, kubernetes_version: str, tags: dict[str, str]) -> dict[str, Any]:
+def _pool_settings(
+    pool: AksNodePoolConfig, kubernetes_version: pulumi.Input[str], tags: dict[str, str]
+) -> dict[str, Any]:
     """The arguments an inline pool profile and a separate ``AgentPool`` share."""
     return {
         "vm_size": pool.vm_size,
@@ -138,6 +142,8 @@ class AksCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str | None]
     """The cluster's OIDC issuer, which workload-identity federated credentials name; ``None`` without
     ``oidcIssuer``."""
+    kubernetes_version: pulumi.Output[str]
+    """What the cluster and its pools run: the stack's ``kubernetesVersion`` as created, held until it changes."""
     user_pools: dict[str, containerservice.AgentPool]
     """Pool name -> the autoscaling user pool; what must exist before Kueue can see ProvisioningRequests served."""
     maintenance: dict[str, containerservice.MaintenanceConfiguration]
@@ -158,6 +164,7 @@ class AksCluster(pulumi.ComponentResource):
         ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_objects`)."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
         self.resource_group_name = self._resource_group(name, args)
+        self.kubernetes_version = self._pinned_version(name, args)
         cluster = self._managed_cluster(name, args, protect)
         self.cluster_name = cluster.name
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
@@ -242,6 +249,18 @@ class AksCluster(pulumi.ComponentResource):
         )
         return created.name
 
+    def _pinned_version(self, name: str, args: AksConfig) -> pulumi.Output[str]:
+        """The version the cluster and its pools run: checked against AKS's catalogue for the location when the
+        cluster is created, then held until ``kubernetesVersion`` changes
+        (:class:`~components.cluster_version.ClusterVersion`)."""
+        deployer = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        key = f"{PROJECT}:aks.kubernetesVersion"
+        lts = args.support_plan == "AKSLongTermSupport" and args.sku_tier == "Premium"
+        offer = deployer.subscription_id.apply(
+            lambda subscription: aks_catalogue.offer(key, args.kubernetes_version, lts, subscription, args.location)
+        )
+        return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, self)
+
     def _managed_cluster(self, name: str, args: AksConfig, protect: bool) -> containerservice.ManagedCluster:
         system = args.system_pool
         system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
@@ -252,7 +271,7 @@ class AksCluster(pulumi.ComponentResource):
             min_count=system.min_count,
             max_count=system.max_count,
             node_taints=system.node_taints or None,
-            **_pool_settings(system, args.kubernetes_version, args.tags),
+            **_pool_settings(system, self.kubernetes_version, args.tags),
         )
         return containerservice.ManagedCluster(
             f"{name}-cluster",
@@ -260,7 +279,7 @@ class AksCluster(pulumi.ComponentResource):
             resource_name_=args.cluster_name,
             location=args.location,
             dns_prefix=args.effective_dns_prefix,
-            kubernetes_version=args.kubernetes_version,
+            kubernetes_version=self.kubernetes_version,
             support_plan=args.support_plan,
             aad_profile=_aad_profile(args.entra_id),
             disable_local_accounts=args.entra_id.disable_local_accounts if args.entra_id else None,
@@ -306,7 +325,7 @@ class AksCluster(pulumi.ComponentResource):
             max_count=pool.max_count,
             count=pool.initial_count,
             node_taints=pool.taints or None,
-            **_pool_settings(pool, args.kubernetes_version, args.tags),
+            **_pool_settings(pool, self.kubernetes_version, args.tags),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"]),
         )
 

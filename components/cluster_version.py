@@ -40,7 +40,7 @@ def _minor(version: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-def pinned_version(deployed: dict[str, Any], wanted: dict[str, Any]) -> tuple[str | None, str | None]:
+def decide(deployed: dict[str, Any], wanted: dict[str, Any]) -> tuple[str | None, str | None]:
     """``(version, None)`` to send, or ``(None, why not)``; ``deployed`` is the last deployment's inputs (empty for a
     cluster still to create), ``wanted`` this run's (``key``, ``requested``, ``candidate``, ``refusal``)."""
     key, requested = wanted["key"], wanted["requested"]
@@ -69,7 +69,7 @@ class ClusterVersionProvider(ResourceProvider):
         return reduce_by_value(self, SHIPPED_MODULES)
 
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        version, refusal = pinned_version(_olds or {}, news)
+        version, refusal = decide(_olds or {}, news)
         if refusal is not None:
             return CheckResult(news, [CheckFailure("requested", refusal)])
         return CheckResult({**news, "version": version}, [])
@@ -111,3 +111,17 @@ class ClusterVersion(pulumi.dynamic.Resource, module="clusters", name="ClusterVe
             "version": None,
         }
         super().__init__(ClusterVersionProvider(), resource_name, props, opts)
+
+
+def pinned_version(
+    resource_name: str,
+    key: str,
+    requested: str,
+    offer: pulumi.Input[tuple[str | None, str | None]],
+    parent: pulumi.Resource,
+) -> pulumi.Output[str]:
+    """The version a created cluster is to run, from a :class:`ClusterVersion` under ``parent``."""
+    pin = ClusterVersion(
+        resource_name, key=key, requested=requested, offer=offer, opts=pulumi.ResourceOptions(parent=parent)
+    )
+    return pin.version

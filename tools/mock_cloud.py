@@ -266,6 +266,22 @@ def _mock_id(args: pulumi_mocks.MockResourceArgs) -> str:
     return f"{args.name}-id"
 
 
+AKS_OFFERED_VERSIONS = {
+    "1.33": ("AKSLongTermSupport",),
+    "1.34": ("AKSLongTermSupport",),
+    "1.35": ("KubernetesOfficial", "AKSLongTermSupport"),
+    "1.36": ("KubernetesOfficial", "AKSLongTermSupport"),
+    "1.37": ("KubernetesOfficial", "AKSLongTermSupport"),
+}
+"""What ARM's "List Kubernetes versions" answers for any location (``components.aks_catalogue.LOOKUP`` under the
+mocks): AKS's calendar on 2026-12-01, 1.33 and 1.34 under Long-Term Support only."""
+
+
+def aks_catalogue(_subscription_id: str, _location: str) -> dict[str, tuple[str, ...]]:
+    """The mock cloud's answer to ``components.aks_catalogue.LOOKUP``."""
+    return dict(AKS_OFFERED_VERSIONS)
+
+
 ACK_OFFERED_VERSIONS = ("1.35.0-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1")
 """What ``cs.getKubernetesVersion`` lists: illustrative patches of the minors ACK supports at the end of 2026."""
 ACK_CURRENT_ADDONS = {"kube-scheduler": "v1.35.0-apsara.6.11.4.77470105", "ack-virtual-node": "v2.17.3"}

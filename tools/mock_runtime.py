@@ -16,8 +16,10 @@ from pulumi.runtime import settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from components import aks_catalogue
 from components.config.base import PROJECT
 from tools.mock_cloud import ProgramMocks
+from tools.mock_cloud import aks_catalogue as mock_aks_catalogue
 from tools.recording import UNKNOWN, Recording, RecordingMonitor
 
 
@@ -35,6 +37,7 @@ def run(
     """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
         mocks = ProgramMocks(preview=preview)
@@ -46,6 +49,7 @@ def run(
         _sync_await(run_pulumi_func(program))
         outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
     finally:
+        aks_catalogue.LOOKUP = live_catalogue
         asyncio.set_event_loop(None)
         loop.close()
     return Recording(monitor.registrations, outputs, secret_outputs, mocks.invokes)

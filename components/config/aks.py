@@ -19,7 +19,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from components.config import aks_versions
 from components.config.aks_autoscaler import AutoscalerProfileConfig
 from components.config.aks_maintenance import (
     AUTO_UPGRADE_SCHEDULE,
@@ -236,8 +235,10 @@ class AksConfig(ConfigModel):
     DNS prefix rule too (``az aks create`` would instead build one from the name, group and subscription)."""
     kubernetes_version: str = "1.35"
     """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the
-    ``patch`` upgrade channel keeps it current) or an exact patch. AKS's managed cluster autoscaler serves
-    ProvisioningRequests from 1.33 on."""
+    ``patch`` upgrade channel keeps it current) or an exact patch, checked against AKS's catalogue for the location
+    when the cluster is created (``components/aks_catalogue.py``) and held after that until this key changes, one
+    minor at a time (``components/cluster_version.py``). AKS's managed cluster autoscaler serves ProvisioningRequests
+    from 1.33 on."""
     sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
     """The pricing tier (ARM ``sku.tier``): ``az aks create`` without ``--tier`` (the walkthrough) gives Free.
     Unset with ``environment.kind: production``: Standard, the tier with the uptime SLA and the control plane sized
@@ -367,14 +368,6 @@ class AksConfig(ConfigModel):
     def minor(self) -> tuple[int, int]:
         version = KubernetesVersion.parse(self.kubernetes_version)
         return version.major, version.minor
-
-    @model_validator(mode="after")
-    def _version_in_support(self) -> AksConfig:
-        lts = self.support_plan == "AKSLongTermSupport" and self.sku_tier == "Premium"
-        problem = aks_versions.unsupported(self.minor, lts=lts)
-        if problem is not None:
-            raise RuleViolation("kubernetesVersion", self.kubernetes_version, problem)
-        return self
 
     @model_validator(mode="after")
     def _unique_pool_names(self) -> AksConfig:

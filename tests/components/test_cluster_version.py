@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from components.cluster_version import ClusterVersionProvider, pinned_version
+from components.aks import AksCluster
+from components.cluster_version import ClusterVersionProvider, decide
+from components.config.aks import AksConfig
+from tools import mock_cloud, mock_engine, mock_runtime
+from tools.recording import Recording
 
 KEY = "elastic-capacity:ack.clusters[0].kubernetesVersion"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+GPU_POOL = {"name": "gpupool", "vmSize": "Standard_NC24ads_A100_v4", "minCount": 0, "maxCount": 2}
 
 
 def wanted(requested: str, candidate: str | None = None, refusal: str | None = None) -> dict:
@@ -17,22 +26,22 @@ DEPLOYED = {**wanted("1.35", "1.35.2-aliyun.1"), "version": "1.35.2-aliyun.1"}
 
 
 def test_a_new_cluster_takes_the_catalogue_answer_or_its_refusal():
-    assert pinned_version({}, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
-    assert pinned_version({}, wanted("1.34", refusal=f"{KEY}: '1.34' cannot be created")) == (
+    assert decide({}, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
+    assert decide({}, wanted("1.34", refusal=f"{KEY}: '1.34' cannot be created")) == (
         None,
         f"{KEY}: '1.34' cannot be created",
     )
 
 
 def test_an_unchanged_request_keeps_the_deployed_version_whatever_the_catalogue_says():
-    assert pinned_version(DEPLOYED, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.2-aliyun.1", None)
-    assert pinned_version(DEPLOYED, wanted("1.35", refusal="no 1.35 any more")) == ("1.35.2-aliyun.1", None)
+    assert decide(DEPLOYED, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.2-aliyun.1", None)
+    assert decide(DEPLOYED, wanted("1.35", refusal="no 1.35 any more")) == ("1.35.2-aliyun.1", None)
 
 
 def test_a_changed_request_moves_within_the_minor_or_one_minor_up():
-    assert pinned_version(DEPLOYED, wanted("1.35.4-aliyun.1", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
-    assert pinned_version(DEPLOYED, wanted("1.36", "1.36.1-aliyun.1")) == ("1.36.1-aliyun.1", None)
-    assert pinned_version(DEPLOYED, wanted("1.36", refusal="not offered")) == (None, "not offered")
+    assert decide(DEPLOYED, wanted("1.35.4-aliyun.1", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
+    assert decide(DEPLOYED, wanted("1.36", "1.36.1-aliyun.1")) == ("1.36.1-aliyun.1", None)
+    assert decide(DEPLOYED, wanted("1.36", refusal="not offered")) == (None, "not offered")
 
 
 @pytest.mark.parametrize(
@@ -44,7 +53,7 @@ def test_a_changed_request_moves_within_the_minor_or_one_minor_up():
     ],
 )
 def test_a_skip_or_a_downgrade_is_refused_naming_the_key(requested, candidate, says):
-    version, refusal = pinned_version(DEPLOYED, wanted(requested, candidate))
+    version, refusal = decide(DEPLOYED, wanted(requested, candidate))
     assert version is None and refusal is not None
     assert refusal.startswith(f"{KEY}: {requested!r} {says}")
 
@@ -64,3 +73,53 @@ def test_only_a_new_version_is_a_diff_and_it_is_an_update_not_a_replacement():
     upgrade = provider.diff("id", DEPLOYED, {**DEPLOYED, "version": "1.36.1-aliyun.1"})
     assert (upgrade.changes, upgrade.replaces) == (True, [])
     assert provider.update("id", DEPLOYED, moved_catalogue).outs == moved_catalogue
+
+
+# --- on AKS: the catalogue at create, held after (ACK's runs are in test_ack.py) ------------------------------
+
+VERSION_PIN = "pulumi-python:dynamic/clusters:ClusterVersion"
+
+
+def _previews(monkeypatch, *sections: dict[str, Any], catalogues: tuple[dict, ...]) -> list[Recording]:
+    """Preview ``sections`` one after another against one state, AKS's catalogue moving to ``catalogues[i]``."""
+    monkeypatch.setattr(mock_engine, "CLUSTER_VERSION_STATE", {})
+    runs = []
+    for section, catalogue in zip(sections, catalogues, strict=True):
+        monkeypatch.setattr(mock_cloud, "AKS_OFFERED_VERSIONS", catalogue)
+        config = AksConfig.model_validate(section)
+        runs.append(mock_runtime.run(lambda config=config: AksCluster("demo", config), {}, preview=True))
+    return runs
+
+
+OFFICIAL = ("KubernetesOfficial", "AKSLongTermSupport")
+TODAY = {"1.35": OFFICIAL, "1.36": OFFICIAL, "1.37": OFFICIAL}
+LATER = {"1.36": OFFICIAL, "1.37": OFFICIAL, "1.38": OFFICIAL}
+
+
+def test_the_cluster_and_its_pools_run_the_decide(monkeypatch) -> None:
+    [recording] = _previews(monkeypatch, {"userPools": [GPU_POOL]}, catalogues=(TODAY,))
+    pin = recording.one(VERSION_PIN)
+    cluster = recording.one(CLUSTER)
+    assert cluster.inputs["kubernetesVersion"] == "1.35"
+    assert cluster.property_dependencies["kubernetesVersion"] == (pin.urn,)
+    assert {pool.inputs["orchestratorVersion"] for pool in recording.by_type(AGENT_POOL)} == {"1.35"}
+
+
+def test_an_unchanged_stack_registers_the_same_cluster_when_aks_stops_creating_its_minor(monkeypatch) -> None:
+    section = {"kubernetesVersion": "1.35", "userPools": [GPU_POOL]}
+    first, second = _previews(monkeypatch, section, section, catalogues=(TODAY, LATER))
+    for kind in (CLUSTER, AGENT_POOL):
+        assert second.one(kind).inputs == first.one(kind).inputs
+
+
+def test_a_new_cluster_is_checked_against_the_catalogue_at_preview(monkeypatch) -> None:
+    with pytest.raises(mock_engine.CheckFailed, match=r"^elastic-capacity:aks.kubernetesVersion: '1.35' cannot be"):
+        _previews(monkeypatch, {"kubernetesVersion": "1.35"}, catalogues=(LATER,))
+
+
+def test_an_upgrade_is_one_minor_at_a_time_naming_the_key(monkeypatch) -> None:
+    catalogues = (TODAY, TODAY)
+    runs = _previews(monkeypatch, {"kubernetesVersion": "1.35"}, {"kubernetesVersion": "1.36"}, catalogues=catalogues)
+    assert [run.one(CLUSTER).inputs["kubernetesVersion"] for run in runs] == ["1.35", "1.36"]
+    with pytest.raises(mock_engine.CheckFailed, match=r"'1.37' skips a minor: the cluster runs 1.35; .* to 1.36"):
+        _previews(monkeypatch, {"kubernetesVersion": "1.35"}, {"kubernetesVersion": "1.37"}, catalogues=catalogues)

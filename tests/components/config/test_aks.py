@@ -126,19 +126,6 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         "userPools[0].availabilityZones[0]",
     ),
     ("linux os sku", pools({"osSku": "AzureLinux"}), pools({"osSku": "Windows2022"}), "userPools[0].osSku"),
-    ("a GA minor", {"kubernetesVersion": "1.37"}, {"kubernetesVersion": "1.32"}, "kubernetesVersion"),
-    (
-        "an LTS-only minor needs LTS",
-        {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
-        {"kubernetesVersion": "1.33", "supportPlan": "AKSLongTermSupport"},
-        "kubernetesVersion",
-    ),
-    (
-        "1.34 is past community support",
-        {"kubernetesVersion": "1.34", "supportPlan": "AKSLongTermSupport", "skuTier": "Premium"},
-        {"kubernetesVersion": "1.34"},
-        "kubernetesVersion",
-    ),
     (
         "a newer minor than the table",
         {"kubernetesVersion": "1.37.1"},
@@ -215,16 +202,6 @@ def test_errors_name_the_bad_value_and_what_is_allowed() -> None:
         load_stack_config(as_config({"aks": pools({"minCount": 6, "maxCount": 5})}))
     [(_, message)] = caught.value.problems
     assert "6" in message and "maxCount (5)" in message
-
-
-def test_the_version_errors_say_what_aks_supports_and_since_when() -> None:
-    with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {"kubernetesVersion": "1.33"}}))
-    [(key, message)] = caught.value.problems
-    assert key == "elastic-capacity:aks.kubernetesVersion"
-    assert "'1.33'" in message and "1.35, 1.36, 1.37 as of 2026-12-01" in message
-    assert "supportPlan AKSLongTermSupport and skuTier Premium" in message
-    assert "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions" in message
 
 
 def test_a_derived_dns_prefix_is_refused_at_the_cluster_name_saying_where_it_comes_from() -> None:
