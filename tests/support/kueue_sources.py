@@ -54,3 +54,60 @@ def feature_gates(version: str) -> dict[str, tuple[bool, bool]]:
         assert current is not None, f"{entry.group(1)} has no spec for {version}"
         gates[entry.group(1)] = current
     return gates
+
+
+def render_chart(version: str, chart_inputs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The objects the real chart of ``version`` renders with a Chart resource's recorded inputs, through Helm's own
+    library (helm-python-sdk, the wrapper tools/gitops_preview.py uses); skips saying why without it."""
+    helm_python = pytest.importorskip("helm_python", reason="rendering needs the PyPI package helm-python-sdk")
+    chart = helm_python.Chart.load(str(source_dir(version) / "chart"))
+    assert (chart.name, chart.version) == ("kueue", version) == ("kueue", chart_inputs["version"])
+    templates = chart.render(
+        chart_inputs.get("values") or {},
+        name=chart_inputs["name"],
+        namespace=chart_inputs["namespace"],
+        is_install=True,
+    )
+    return [obj for text in templates.values() for obj in yaml.safe_load_all(text) if obj]
+
+
+_STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)
+_FIELD = re.compile(r'^\t(?:\w+\s+)?([\w.*\[\]]+)\s+`json:"([^,"]*)', re.M)
+
+
+def configuration_structs(version: str) -> dict[str, dict[str, str]]:
+    """Every struct of ``apis/config/v1beta2/configuration_types.go``: json name -> Go type, inline fields merged."""
+    text = (source_dir(version) / "src/configuration_types.go").read_text()
+    raw = {name: _FIELD.findall(body) for name, body in _STRUCT.findall(text)}
+
+    def fields(name: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for go_type, json_name in raw[name]:
+            base = go_type.lstrip("*[]")
+            if json_name:
+                out[json_name] = base
+            elif base in raw:
+                out |= fields(base)
+            elif base == "metav1.TypeMeta":
+                out |= {"apiVersion": "string", "kind": "string"}
+        return out
+
+    return {name: fields(name) for name in raw}
+
+
+def undecodable_keys(value: Any, struct: str, structs: dict[str, dict[str, str]], path: str = "") -> list[str]:
+    """The keys of ``value`` a strict decode into ``struct`` refuses (unknown fields), recursing into the structs of
+    that file; maps and types from other packages are not descended into."""
+    if isinstance(value, list):
+        return [key for i, item in enumerate(value) for key in undecodable_keys(item, struct, structs, f"{path}[{i}]")]
+    if not isinstance(value, dict) or struct not in structs:
+        return []
+    known = structs[struct]
+    unknown = [f"{path}.{key}".lstrip(".") for key in value if key not in known]
+    nested = [
+        found
+        for key, item in value.items()
+        if key in known
+        for found in undecodable_keys(item, known[key], structs, f"{path}.{key}".lstrip("."))
+    ]
+    return unknown + nested
