@@ -13,7 +13,7 @@ import pytest
 from components.config.multikueue import MULTIKUEUE_CONTROLLER
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
-from tests.support.stacks import of_type, rendered
+from tests.support.stacks import kueue_version, of_type, rendered
 from tools import render
 
 BURST_STACK = PROJECT_ROOT / "stacks/Pulumi.burst.yaml"
@@ -44,7 +44,7 @@ def test_every_kueue_object_passes_its_crd_and_every_core_object_its_schema(burs
     for obj in manifests.values():
         kinds.add(obj["kind"])
         if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
-            validate_kueue(obj)
+            validate_kueue(obj, kueue_version(BURST_STACK))
         elif obj["kind"] == "ResourcePolicy":
             jsonschema.validate(obj, resource_policy_schema())
         elif obj.get("stringData") == "[secret]":  # redacted in the render: check the object around the value

@@ -18,6 +18,7 @@ import yaml
 
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import validate_kueue
+from tests.support.stacks import kueue_version
 from tools import render
 
 CASES = PROJECT_ROOT / "tests" / "cases"
@@ -60,4 +61,4 @@ def test_a_legal_variation_renders_objects_the_api_server_accepts(path, tmp_path
     for manifest_file in (tmp_path / "out" / "manifests").rglob("*.yaml"):
         manifest = yaml.safe_load(manifest_file.read_text())
         if str(manifest["apiVersion"]).startswith("kueue.x-k8s.io/"):
-            validate_kueue(manifest)
+            validate_kueue(manifest, kueue_version(path))

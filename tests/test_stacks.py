@@ -30,6 +30,7 @@ from tests.support.stacks import (
     SHARED_STACK,
     STACKS,
     edited_stack,
+    kueue_version,
     of_type,
     rendered,
     run_stack,
@@ -70,7 +71,7 @@ def test_every_rendered_object_of_the_aks_stack_passes_its_real_schema(aks):
     for obj in manifests.values():
         kinds.add(obj["kind"])
         if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
-            validate_kueue(obj)
+            validate_kueue(obj, kueue_version(AKS_STACK))
         else:
             validate_core(obj, "1.33")
     assert {"Namespace", "Job", "ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck"} <= kinds

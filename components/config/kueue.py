@@ -4,18 +4,18 @@ Defaults follow Azure's article "Provision capacity for Kueue batch jobs with th
 (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler): chart ``kueue`` from
 ``oci://registry.k8s.io/kueue/charts/kueue`` installed as release ``kueue`` in ``kueue-system``, pulled from globally
 reachable registries (:mod:`components.config.registries` checks each source against the stack's cloud). The article
-pins Kueue 0.17.1; the default here is 0.17.8, the last 0.17 patch (see :data:`SUPPORTED_CHART_VERSIONS`).
+pins Kueue 0.17.1; the default here is the newest verified patch of the newest supported minor
+(:mod:`components.config.kueue_profiles` says what each minor changes).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from components.config import kueue_gates
+from components.config import kueue_gates, kueue_profiles
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
@@ -34,69 +34,8 @@ from components.config.kueue_manager import (
     ResourcesSettings,
     WaitForPodsReadySettings,
 )
+from components.config.kueue_profiles import LATEST_CHART_VERSION, KueueProfile, UnsupportedVersion
 from components.config.registries import PinnedImage, Source
-
-
-@dataclasses.dataclass(frozen=True)
-class KueueRelease:
-    """A Kueue release this program supports: why, what its chart changes for this program, and where it is told."""
-
-    release_notes: str
-    chart_changes: str
-    """Differences of the chart (values.yaml, templates) that matter to the values this program writes."""
-    fixes: str
-    """What the release fixes, or lacks, for a cluster running provisioning-gated queues."""
-
-
-SUPPORTED_CHART_VERSIONS: dict[str, KueueRelease] = {
-    "0.17.1": KueueRelease(
-        release_notes="https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.1",
-        chart_changes="The reference point: the manager defaults in components/manifests/kueue_install.py and "
-        ":data:`KNOWN_FRAMEWORKS` are the chart's values.yaml at this tag.",
-        fixes="The version Azure's article installs, kept to reproduce it. It lacks every fix of 0.17.2-0.17.8, and "
-        "the 0.17 line is no longer maintained: production-like stacks use 0.17.8.",
-    ),
-    "0.17.8": KueueRelease(
-        release_notes="https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.8",
-        chart_changes="values.yaml adds enableVisibilityAuthReaderRoleBinding (default true: the kube-system "
-        "RoleBinding 0.17.1 always creates; this program leaves it at its default); the manager's liveness and "
-        "readiness probes use their configured periodSeconds instead of initialDelaySeconds (0.17.3, kueue#10980). "
-        "The manager configuration and the default integrations are unchanged, so the same values apply.",
-        fixes="Quota: stale cohort subtree quota after a child Cohort is deleted (0.17.2, kueue#10840, "
-        "https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.2); int64 overflow of pod set requests that "
-        "broke quota limits (0.17.3, kueue#11140, https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.3). "
-        "ProvisioningRequests of finished or evicted Workloads are cleaned up (0.17.7, kueue#12654, "
-        "https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.7). Security: visibility API listed workloads "
-        "of same-named LocalQueues in other namespaces (0.17.2, kueue#10679); KueueViz cross-site WebSocket "
-        "hijacking and oversized-frame OOM (0.17.7, kueue#12876, kueue#12703); visibility API 'limit' memory "
-        "exhaustion and KueueViz sessions outliving their token (0.17.8, kueue#13052, kueue#13164).",
-    ),
-}
-"""The chart versions this program is tested against, newest last. Charts are versioned without a ``v``."""
-
-LATEST_CHART_VERSION = list(SUPPORTED_CHART_VERSIONS)[-1]
-
-KNOWN_FRAMEWORKS = (
-    "batch/job",
-    "kubeflow.org/mpijob",
-    "ray.io/rayjob",
-    "ray.io/rayservice",
-    "ray.io/raycluster",
-    "jobset.x-k8s.io/jobset",
-    "trainer.kubeflow.org/trainjob",
-    "kubeflow.org/paddlejob",
-    "kubeflow.org/pytorchjob",
-    "kubeflow.org/tfjob",
-    "kubeflow.org/xgboostjob",
-    "kubeflow.org/jaxjob",
-    "workload.codeflare.dev/appwrapper",
-    "pod",
-    "deployment",
-    "statefulset",
-    "leaderworkerset.x-k8s.io/leaderworkerset",
-)
-"""The integrations Kueue 0.17 enables in its default manager config
-(https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/values.yaml)."""
 
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
 _IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
@@ -195,9 +134,9 @@ class KueueConfig(ConfigModel):
     Helm pulls it on the machine running ``pulumi``, at preview as well as at up. Azure's China article uses
     ``oci://k8sgcr.azk8s.cn/kueue/charts/kueue``, which only Azure China addresses can reach."""
     chart_version: str = LATEST_CHART_VERSION
-    """0.17.1 or 0.17.8, without a ``v`` (``SUPPORTED_CHART_VERSIONS`` in components/config/kueue.py says what each
-    changes). Azure's article pins 0.17.1; 0.17.8 carries the 0.17 line's later quota, ProvisioningRequest and
-    security fixes."""
+    """A patch of Kueue 0.17 (from 0.17.1), 0.18 (from 0.18.6) or 0.19 (from 0.19.2), without a ``v``; each minor's
+    profile in components/config/kueue_profiles.py says what it changes. Azure's article pins 0.17.1, a line out of
+    support; a newer minor is refused until its profile is added."""
     namespace: DnsLabel = "kueue-system"
     """The namespace Kueue is installed in (created by the stack). Keep the default: Kueue's webhooks break in other
     namespaces (https://github.com/kubernetes-sigs/kueue/issues/3794)."""
@@ -242,7 +181,8 @@ class KueueConfig(ConfigModel):
     manager Configuration)."""
     wait_for_pods_ready: WaitForPodsReadySettings | None = None
     """Evict admitted workloads whose pods are not ready in time (``waitForPodsReady`` of the manager
-    Configuration). Unset leaves it off."""
+    Configuration). Unset leaves it to Kueue: off up to 0.18; from 0.19 on with a 30m timeout (kueue#11855), unless
+    ``featureGates.DisableWaitForPodsReady`` is true."""
     object_retention_policies: ObjectRetentionPolicies | None = None
     """When Kueue deletes finished or deactivated Workloads (``objectRetentionPolicies`` of the manager
     Configuration). Unset keeps them."""
@@ -285,14 +225,10 @@ class KueueConfig(ConfigModel):
         """A chart reference Helm can pull, a version this program is tested with, an image without a tag."""
         if not _CHART_REPOSITORY.match(self.chart_repository):
             raise RuleViolation("chartRepository", self.chart_repository, "use an oci:// or https:// reference")
-        if self.chart_version not in SUPPORTED_CHART_VERSIONS:
-            supported = ", ".join(SUPPORTED_CHART_VERSIONS)
-            raise RuleViolation(
-                "chartVersion",
-                self.chart_version,
-                f"supported chart versions (written without 'v'): {supported}; use {LATEST_CHART_VERSION} "
-                f"({SUPPORTED_CHART_VERSIONS[LATEST_CHART_VERSION].release_notes})",
-            )
+        try:
+            kueue_profiles.profile_for(self.chart_version)
+        except UnsupportedVersion as unsupported:
+            raise RuleViolation("chartVersion", self.chart_version, str(unsupported)) from None
         if not _IMAGE_REPOSITORY.match(self.image_repository):
             raise RuleViolation(
                 "imageRepository",
@@ -303,14 +239,17 @@ class KueueConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _known_frameworks_and_gates(self) -> KueueConfig:
-        """Integrations and feature gates the manager of 0.17 starts with; it refuses unknown or removed ones."""
+        """Integrations and feature gates the installed minor's manager starts with; it refuses unknown or removed
+        ones."""
+        known = self.profile.known_frameworks
         for index, framework in enumerate(self.frameworks):
-            if framework not in KNOWN_FRAMEWORKS:
-                allowed = f"known frameworks: {list(KNOWN_FRAMEWORKS)}"
+            if framework not in known:
+                allowed = f"known frameworks: {list(known)}"
                 raise RuleViolation(key_path("frameworks", index), framework, allowed)
         require_unique(self.frameworks, lambda index: key_path("frameworks", index), "frameworks")
-        kueue_gates.require_valid(self.feature_gates)
-        if self.metrics and self.metrics.custom_labels and not kueue_gates.effective(self.feature_gates)[CUSTOM_LABELS]:
+        kueue_gates.require_valid(self.feature_gates, self.profile)
+        on = kueue_gates.effective(self.feature_gates, self.profile)
+        if self.metrics and self.metrics.custom_labels and not on[CUSTOM_LABELS]:
             allowed = f"Kueue ignores it unless featureGates.{CUSTOM_LABELS} is true"
             raise RuleViolation("metrics.customLabels", [label.name for label in self.metrics.custom_labels], allowed)
         return self
@@ -331,6 +270,11 @@ class KueueConfig(ConfigModel):
                     f"[{PROTECTED_NAMESPACE}, {self.namespace}]",
                 )
         return self
+
+    @property
+    def profile(self) -> KueueProfile:
+        """The profile of ``chartVersion``'s minor (checked when the config loads)."""
+        return kueue_profiles.profile_for(self.chart_version)
 
     def manages_namespace(self, namespace: str, labels: dict[str, str] | None = None) -> bool:
         """Whether Kueue manages Jobs in ``namespace``, which carries its name label and ``labels``."""

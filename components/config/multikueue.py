@@ -35,8 +35,9 @@ from components.config.base import (
 )
 from components.config.entra_id import KubeloginConfig
 from components.config.kube import PositiveQuantity, Quantity
-from components.config.kueue import KNOWN_FRAMEWORKS, KueueConfig
+from components.config.kueue import KueueConfig
 from components.config.kueue_manager import GoDuration, MultiKueueManagerSettings
+from components.config.kueue_profiles import KNOWN_FRAMEWORKS
 from components.config.registries import PinnedImage
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"

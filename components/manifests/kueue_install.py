@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import yaml
@@ -12,26 +13,6 @@ from components.config.kueue import KueueConfig
 from components.manifests.core import namespace
 
 MANAGER_CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
-_DEFAULT_MANAGER_CONFIG: dict[str, Any] = {
-    "health": {"healthProbeBindAddress": ":8081"},
-    "metrics": {"bindAddress": ":8443"},
-    "webhook": {"port": 9443},
-    "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
-    "controller": {
-        "groupKindConcurrency": {
-            "Job.batch": 5,
-            "Pod": 5,
-            "Workload.kueue.x-k8s.io": 5,
-            "LocalQueue.kueue.x-k8s.io": 1,
-            "ClusterQueue.kueue.x-k8s.io": 1,
-            "ResourceFlavor.kueue.x-k8s.io": 1,
-        }
-    },
-    "clientConnection": {"qps": 50, "burst": 100},
-}
-"""The chart's default manager configuration in 0.17 (``managerConfig.controllerManagerConfigYaml`` of
-https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/charts/kueue/values.yaml, the same at v0.17.1), minus the parts
-this program sets from the stack config."""
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
@@ -49,11 +30,13 @@ def chart_reference(args: KueueConfig) -> tuple[str, str | None]:
 def manager_config(args: KueueConfig) -> dict[str, Any]:
     """The complete manager Configuration; ``managedJobsNamespaceSelector`` is always present, because the chart only
     gives its Job webhook a namespaceSelector when the key is there (``templates/webhook/manifests.yaml``); the fair
-    sharing and resource settings only when set, since their presence is what turns them on."""
+    sharing and resource settings only when set, since their presence is what turns them on. The rest is the chart's
+    own default of the installed minor (``manager_defaults`` of its profile)."""
+    defaults = copy.deepcopy(dict(args.profile.manager_defaults))
     return {
         "apiVersion": MANAGER_CONFIG_API_VERSION,
         "kind": "Configuration",
-        **_DEFAULT_MANAGER_CONFIG,
+        **defaults,
         "managedJobsNamespaceSelector": _dump(args.managed_jobs_namespace_selector),
         "integrations": {"frameworks": list(args.frameworks)},
         **{
@@ -68,7 +51,7 @@ def manager_config(args: KueueConfig) -> dict[str, Any]:
             )
             if settings is not None
         },
-        "metrics": _DEFAULT_MANAGER_CONFIG["metrics"]
+        "metrics": defaults["metrics"]
         | (args.metrics.model_dump(by_alias=True, exclude_none=True, mode="json") if args.metrics else {}),
     }
 

@@ -60,7 +60,7 @@ def test_chart_v4_installs_the_latest_supported_release_into_the_namespace():
     chart = recording.one(CHART, "kueue-chart")
     assert chart.remote
     assert chart.inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
-    assert chart.inputs["version"] == LATEST_CHART_VERSION == "0.17.8"
+    assert chart.inputs["version"] == LATEST_CHART_VERSION == "0.19.2"
     assert (chart.inputs["namespace"], chart.inputs["name"]) == ("kueue-system", "kueue")
     assert chart.inputs["values"] == kueue_install.chart_values(KueueConfig())
     assert "repositoryOpts" not in chart.inputs

@@ -1,5 +1,5 @@
-"""Validate emitted objects against real schemas: Kueue CRDs from KUEUE_CRD_DIR, core kinds via kubernetes-validate,
-any other CRD's schema the caller reads.
+"""Validate emitted objects against real schemas: Kueue CRDs of the installed minor (KUEUE_CRD_DIRS), core kinds
+via kubernetes-validate, any other CRD's schema the caller reads.
 
 A Kueue object is checked as the API server checks it on create: CRD defaults applied, then the OpenAPI schema,
 then the CRD's CEL rules (tests.support.cel).
@@ -23,25 +23,33 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from components.config.kueue_profiles import LATEST_CHART_VERSION, profile_for
 from tests.support import PROJECT_ROOT
 from tests.support.cel import Checked, check_rules
 
 KUEUE_CRD_DIR = Path(os.environ.get("KUEUE_CRD_DIR", PROJECT_ROOT.parent / "shared/schemas/kueue"))
+"""The 0.17 CRDs (0.17.8's); set KUEUE_CRD_DIR to read them elsewhere."""
+KUEUE_CRD_DIRS = {
+    "0.17": KUEUE_CRD_DIR,
+    "0.18": PROJECT_ROOT.parent / "shared/schemas/kueue-0.18.6",
+    "0.19": PROJECT_ROOT.parent / "shared/schemas/kueue-0.19.2",
+}
+"""The CRDs of each supported minor, as its newest verified patch ships them."""
 
 
-def require_kueue_crds() -> Path:
-    if not KUEUE_CRD_DIR.is_dir():
-        pytest.skip(
-            f"Kueue CRDs not found at {KUEUE_CRD_DIR}; set KUEUE_CRD_DIR to the folder of kueue.x-k8s.io_*.yaml"
-        )
-    return KUEUE_CRD_DIR
+def kueue_crd_dir(kueue_version: str = LATEST_CHART_VERSION) -> Path:
+    """The CRD folder of ``kueue_version``'s minor, or skip saying where it was looked for."""
+    folder = KUEUE_CRD_DIRS[profile_for(kueue_version).minor]
+    if not folder.is_dir():
+        pytest.skip(f"Kueue {kueue_version} CRDs not found at {folder} (the folder of kueue.x-k8s.io_*.yaml)")
+    return folder
 
 
 @functools.cache
-def kueue_schemas() -> dict[tuple[str, str], dict[str, Any]]:
-    """Every served version of every Kueue CRD: its OpenAPI schema by (apiVersion, kind)."""
+def kueue_schemas(kueue_version: str = LATEST_CHART_VERSION) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every served version of every Kueue CRD of ``kueue_version``: its OpenAPI schema by (apiVersion, kind)."""
     schemas = {}
-    for path in sorted(require_kueue_crds().glob("kueue.x-k8s.io_*.yaml")):
+    for path in sorted(kueue_crd_dir(kueue_version).glob("kueue.x-k8s.io_*.yaml")):
         crd = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 8x faster when built
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
@@ -49,17 +57,23 @@ def kueue_schemas() -> dict[tuple[str, str], dict[str, Any]]:
     return schemas
 
 
-def _kueue_schema(obj: dict[str, Any]) -> dict[str, Any]:
-    schema = kueue_schemas().get((obj["apiVersion"], obj["kind"]))
+def _minor_patch(kueue_version: str) -> str:
+    """The verified patch whose CRDs stand for ``kueue_version``: one cache entry per minor."""
+    return profile_for(kueue_version).latest
+
+
+def _kueue_schema(obj: dict[str, Any], kueue_version: str) -> dict[str, Any]:
+    schema = kueue_schemas(_minor_patch(kueue_version)).get((obj["apiVersion"], obj["kind"]))
     if schema is None:
-        raise AssertionError(f"no Kueue CRD serves {obj['apiVersion']} {obj['kind']}")
+        raise AssertionError(f"no Kueue {kueue_version} CRD serves {obj['apiVersion']} {obj['kind']}")
     return schema
 
 
 @functools.cache
-def _validator(api_version: str, kind: str) -> jsonschema.protocols.Validator:
-    """Built once per kind: checking the metaschema and tightening the schema cost more than validating an object."""
-    return _compiled(kueue_schemas()[(api_version, kind)])
+def _validator(api_version: str, kind: str, kueue_version: str) -> jsonschema.protocols.Validator:
+    """Built once per kind and minor: checking the metaschema and tightening the schema cost more than validating
+    an object."""
+    return _compiled(kueue_schemas(kueue_version)[(api_version, kind)])
 
 
 def _compiled(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
@@ -69,12 +83,14 @@ def _compiled(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
     return validator_class(strict)
 
 
-def validate_kueue(obj: dict[str, Any]) -> Checked:
-    """Raise if ``obj``, CRD defaults applied, fails the OpenAPI schema or a CEL rule of its apiVersion and kind.
+def validate_kueue(obj: dict[str, Any], kueue_version: str = LATEST_CHART_VERSION) -> Checked:
+    """Raise if ``obj``, CRD defaults applied, fails the OpenAPI schema or a CEL rule of its apiVersion and kind in
+    the CRDs of ``kueue_version`` (the chart version the stack installs; the default's when not given).
 
     ``obj`` itself is not changed. Returns what the CEL check did (rules evaluated, transition rules skipped).
     """
-    return _validate(obj, _kueue_schema(obj), _validator(obj["apiVersion"], obj["kind"]))
+    patch = _minor_patch(kueue_version)
+    return _validate(obj, _kueue_schema(obj, patch), _validator(obj["apiVersion"], obj["kind"], patch))
 
 
 def validate_custom_resource(obj: dict[str, Any], schema: dict[str, Any]) -> Checked:
@@ -94,10 +110,10 @@ def _validate(obj: dict[str, Any], schema: dict[str, Any], validator: jsonschema
     return check_rules(defaulted, schema)
 
 
-def with_crd_defaults(obj: dict[str, Any]) -> dict[str, Any]:
+def with_crd_defaults(obj: dict[str, Any], kueue_version: str = LATEST_CHART_VERSION) -> dict[str, Any]:
     """A copy of ``obj`` with its CRD's defaults filled in, as the API server stores it: compare objects with it
     "CRD defaults aside"."""
-    return _default(copy.deepcopy(obj), _kueue_schema(obj))
+    return _default(copy.deepcopy(obj), _kueue_schema(obj, kueue_version))
 
 
 def _default(value: Any, schema: dict[str, Any]) -> Any:

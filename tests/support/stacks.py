@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from components.config.kueue_profiles import LATEST_CHART_VERSION
 from tests.support import PROJECT_ROOT
 from tools import render
 from tools.recording import Recording
@@ -49,6 +50,12 @@ def edited_stack(path: Path, change: Callable[[dict[str, Any]], None], out: Path
     target = out / path.name
     target.write_text(yaml.safe_dump(document))
     return target
+
+
+def kueue_version(stack: Path) -> str:
+    """The Kueue chart version ``stack`` installs: its ``kueue.chartVersion``, else the program's default."""
+    config = yaml.safe_load(stack.read_text())["config"]
+    return str((config.get("elastic-capacity:kueue") or {}).get("chartVersion", LATEST_CHART_VERSION))
 
 
 def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:

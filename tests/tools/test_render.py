@@ -128,8 +128,8 @@ BAD_AKS = {
         lambda c: c["elastic-capacity:kueue"].update(chartVersion="0.14.2"),
         "kueue.chartVersion",
     ),
-    "a 0.17 patch the program does not support": (
-        lambda c: c["elastic-capacity:kueue"].update(chartVersion="0.17.5"),
+    "a 0.18 patch below its verified floor": (
+        lambda c: c["elastic-capacity:kueue"].update(chartVersion="0.18.5"),
         "kueue.chartVersion",
     ),
     "Azure China chart mirror in global Azure": (

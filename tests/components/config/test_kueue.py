@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from components.config.base import ConfigError
-from components.config.kueue import KNOWN_FRAMEWORKS, KUEUE_DEFAULT_SELECTOR, SUPPORTED_CHART_VERSIONS, KueueConfig
+from components.config.kueue import KUEUE_DEFAULT_SELECTOR, KueueConfig
+from components.config.kueue_profiles import KNOWN_FRAMEWORKS, LATEST_CHART_VERSION, PROFILES
 from tests.support.config import error_keys_on_existing_cluster as error_keys
 from tests.support.config import load_on_existing_cluster as load
 
 
 def test_defaults_install_the_latest_supported_chart_from_the_official_registry_on_the_aks_system_pool():
     kueue = load().kueue
-    assert (kueue.chart_repository, kueue.chart_version) == ("oci://registry.k8s.io/kueue/charts/kueue", "0.17.8")
+    assert (kueue.chart_repository, kueue.chart_version) == ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2")
     assert kueue.image_repository == "registry.k8s.io/kueue/kueue"
     assert (kueue.namespace, kueue.release_name) == ("kueue-system", "kueue")
     assert [(t.key, t.operator, t.effect) for t in kueue.tolerations] == [
@@ -59,30 +60,39 @@ def test_supported_chart_versions_are_accepted(version):
 
 
 @pytest.mark.parametrize(
-    "version", ["v0.17.8", "0.17", "latest", "0.14.2", "0.15.0", "0.17.5", "0.18.0", "0.17.9-rc.1"]
+    "version", ["v0.19.2", "0.19", "latest", "0.14.2", "0.16.9", "0.18.5", "0.19.1", "0.20.0", "1.0.0", "0.19.3-rc.1"]
 )
-def test_chart_version_must_be_a_supported_one(version):
+def test_chart_version_must_be_a_profiled_patch_at_or_above_its_floor(version):
     assert error_keys(kueue={"chartVersion": version}) == ["elastic-capacity:kueue.chartVersion"]
 
 
-def test_unsupported_chart_version_error_names_what_is_supported():
+@pytest.mark.parametrize("version", ["0.17.1", "0.17.5", "0.17.8", "0.18.6", "0.18.9", "0.19.2", "0.19.14"])
+def test_any_patch_of_a_profiled_minor_from_its_floor_on_is_accepted(version):
+    assert load(kueue={"chartVersion": version}).kueue.profile is PROFILES[version.rsplit(".", 1)[0]]
+
+
+def test_an_unprofiled_minor_is_refused_in_one_line_naming_what_is_supported_and_why():
     with pytest.raises(ConfigError) as caught:
-        load(kueue={"chartVersion": "0.17.5"})
+        load(kueue={"chartVersion": "0.20.6"})
     message = str(caught.value)
-    assert "elastic-capacity:kueue.chartVersion: '0.17.5' is not allowed" in message
-    assert "0.17.1, 0.17.8" in message
-    assert "https://github.com/kubernetes-sigs/kueue/releases/tag/v0.17.8" in message
+    assert "\n" not in message.strip()
+    assert "elastic-capacity:kueue.chartVersion: '0.20.6' is not allowed" in message
+    assert "0.17.1+ (0.17.x), 0.18.6+ (0.18.x), 0.19.2+ (0.19.x)" in message
+    assert "Kueue 0.20 is not yet verified" in message and "use 0.19.2" in message
 
 
-def test_each_supported_version_cites_its_release_page_and_says_what_changes():
-    assert list(SUPPORTED_CHART_VERSIONS) == ["0.17.1", "0.17.8"]
-    for version, release in SUPPORTED_CHART_VERSIONS.items():
-        assert release.release_notes == f"https://github.com/kubernetes-sigs/kueue/releases/tag/v{version}"
-        assert release.chart_changes and release.fixes
-    latest = SUPPORTED_CHART_VERSIONS["0.17.8"]
-    assert "enableVisibilityAuthReaderRoleBinding" in latest.chart_changes
-    for fix in ("#11140", "#12654", "#13052"):
-        assert fix in latest.fixes
+def test_a_patch_below_its_minors_floor_is_refused_naming_the_floor():
+    with pytest.raises(ConfigError) as caught:
+        load(kueue={"chartVersion": "0.18.2"})
+    assert "older than 0.18.6, the oldest 0.18 patch verified; use 0.18.6" in str(caught.value)
+
+
+def test_the_default_is_the_newest_verified_patch_of_the_newest_minor():
+    assert KueueConfig().chart_version == LATEST_CHART_VERSION == "0.19.2"
+    assert list(PROFILES) == ["0.17", "0.18", "0.19"]
+    for minor, profile in PROFILES.items():
+        assert profile.release_notes == f"https://github.com/kubernetes-sigs/kueue/releases/tag/v{minor}.0"
+        assert profile.floor == profile.verified[0] and profile.changes
 
 
 @pytest.mark.parametrize(

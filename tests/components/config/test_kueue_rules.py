@@ -51,7 +51,9 @@ CASES = [
     ("tas gate off", queues(topologies=[TOPOLOGY], flavor={"nodeLabels": {"pool": "a"}, "topologyName": "default"}),
      {"featureGates": {"TopologyAwareScheduling": False, "TASProfileMixed": False, "TASFailedNodeReplacement": False,
                        "TASFailedNodeReplacementFailFast": False, "TASReplaceNodeOnPodTermination": False,
-                       "TASReplaceNodeDueToNotReadyOverFixedTime": False, "TASReplaceNodeOnNodeTaints": False}},
+                       "TASReplaceNodeDueToNotReadyOverFixedTime": False, "TASReplaceNodeOnNodeTaints": False,
+                       "TASRecomputeAssignmentWithinSchedulingCycle": False, "TASHandleOverlappingFlavors": False,
+                       "TASMultiLayerTopology": False}},
      "queues.topologies[0].name", "kueue.featureGates.TopologyAwareScheduling"),
 ]  # fmt: skip
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.config.kueue import KNOWN_FRAMEWORKS
+from components.config.kueue_profiles import KNOWN_FRAMEWORKS
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS, watched_frameworks
 
 

@@ -208,7 +208,7 @@ def test_gate_job_name_carries_the_chart_version_and_changes_with_the_install():
         return kueue_gate.gate_job_name(config, check_provisioning_request_crd=check_crd)
 
     default = name()
-    assert "0-17-8" in default
+    assert "0-19-2" in default
     assert default == gate_job()["metadata"]["name"]
     assert name() == default, "stable while nothing changes"
     assert name(KueueConfig(chart_version="0.17.1")) != default
@@ -264,7 +264,7 @@ def test_crd_wait_job_name_is_stable_and_changes_with_the_install_like_the_gates
     name = kueue_gate.crd_wait_job_name
     default = name(DEFAULT)
     assert default == kueue_gate.crd_wait_job(DEFAULT)["metadata"]["name"] == name(KueueConfig())
-    assert default.startswith("kueue-wait-crd-0-17-8-")
+    assert default.startswith("kueue-wait-crd-0-19-2-")
     assert default.rsplit("-", 1)[1] == gate_job()["metadata"]["name"].rsplit("-", 1)[1], "the gate's digest"
     assert name(KueueConfig(chart_version="0.17.1")) != default
     assert name(KueueConfig(replicas=2)) != default

@@ -7,10 +7,9 @@ import yaml
 
 from components.config.kueue import KueueConfig
 from components.manifests import kueue_install
-from tests.support import PROJECT_ROOT
+from tests.support.kueue_sources import VERIFIED, chart_manager_config
 from tests.support.schemas import validate_core
 
-CHART_VALUES = PROJECT_ROOT.parent / "shared/reference/kueue-chart-values-v0.17.1.yaml"
 DEFAULT = KueueConfig()
 
 
@@ -46,11 +45,10 @@ def test_manager_config_always_carries_the_namespace_selector_and_frameworks():
     assert yaml.safe_load(values) == config
 
 
-def test_manager_config_keeps_the_chart_defaults():
-    if not CHART_VALUES.is_file():
-        pytest.skip(f"chart default values not found at {CHART_VALUES}")
-    chart = yaml.safe_load(yaml.safe_load(CHART_VALUES.read_text())["managerConfig"]["controllerManagerConfigYaml"])
-    ours = kueue_install.manager_config(DEFAULT)
+@pytest.mark.parametrize(("version", "profile"), VERIFIED, ids=[v for v, _ in VERIFIED])
+def test_manager_config_keeps_the_chart_defaults_of_the_installed_version(version, profile):
+    chart = chart_manager_config(version)
+    ours = kueue_install.manager_config(KueueConfig(chart_version=version))
     for key in ("apiVersion", "kind", "health", "metrics", "webhook", "leaderElection", "controller"):
         assert ours[key] == chart[key], key
     assert ours["clientConnection"] == chart["clientConnection"]

@@ -1,0 +1,113 @@
+"""Kueue's chart and sources at each verified patch, read from the shared folder (never copied into the repository):
+``charts/kueue/<version>/chart`` is the chart as Kueue's release script packages it, ``src/`` the manager
+Configuration types and feature gates at that tag. Tests that need them skip with the reason when absent."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.config.kueue_profiles import PROFILES
+from tests.support import PROJECT_ROOT
+
+KUEUE_CHARTS = PROJECT_ROOT.parent / "shared/charts/kueue"
+VERIFIED = [(version, profile) for profile in PROFILES.values() for version in profile.verified]
+"""Every verified patch with its minor's profile, oldest first."""
+
+
+def source_dir(version: str) -> Path:
+    """``<version>/`` of the shared charts, or skip saying where it was looked for."""
+    folder = KUEUE_CHARTS / version
+    if not (folder / "chart/Chart.yaml").is_file():
+        pytest.skip(f"Kueue {version} chart and sources not found at {folder}")
+    return folder
+
+
+def chart_manager_config(version: str) -> dict[str, Any]:
+    """The chart's default manager Configuration (``managerConfig.controllerManagerConfigYaml``)."""
+    values = yaml.safe_load((source_dir(version) / "chart/values.yaml").read_text())
+    return yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+
+
+_SPEC = re.compile(
+    r'Version: version.MustParse\("([\d.]+)"\), Default: (true|false), PreRelease: featuregate.(\w+)'
+    r"(, LockToDefault: true)?"
+)
+
+
+def feature_gates(version: str) -> dict[str, tuple[bool, bool]]:
+    """``defaultVersionedFeatureGates`` of ``pkg/features/kube_features.go`` at ``version``: each gate's (default,
+    locked) as the binary of that minor resolves its versioned specs (the last spec not newer than the minor)."""
+    text = (source_dir(version) / "src/kube_features.go").read_text()
+    body = text[text.index("var defaultVersionedFeatureGates") :]
+    minor = tuple(int(part) for part in version.split(".")[:2])
+    gates = {}
+    for entry in re.finditer(r"\n\t(\w+): \{\n(.*?)\n\t\},", body, re.S):
+        current = None
+        for spec_version, default, _, locked in _SPEC.findall(entry.group(2)):
+            if tuple(int(part) for part in spec_version.split(".")) <= minor:
+                current = (default == "true", bool(locked))
+        assert current is not None, f"{entry.group(1)} has no spec for {version}"
+        gates[entry.group(1)] = current
+    return gates
+
+
+def render_chart(version: str, chart_inputs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The objects the real chart of ``version`` renders with a Chart resource's recorded inputs, through Helm's own
+    library (helm-python-sdk, the wrapper tools/gitops_preview.py uses); skips saying why without it."""
+    helm_python = pytest.importorskip("helm_python", reason="rendering needs the PyPI package helm-python-sdk")
+    chart = helm_python.Chart.load(str(source_dir(version) / "chart"))
+    assert (chart.name, chart.version) == ("kueue", version) == ("kueue", chart_inputs["version"])
+    templates = chart.render(
+        chart_inputs.get("values") or {},
+        name=chart_inputs["name"],
+        namespace=chart_inputs["namespace"],
+        is_install=True,
+    )
+    return [obj for text in templates.values() for obj in yaml.safe_load_all(text) if obj]
+
+
+_STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)
+_FIELD = re.compile(r'^\t(?:\w+\s+)?([\w.*\[\]]+)\s+`json:"([^,"]*)', re.M)
+
+
+def configuration_structs(version: str) -> dict[str, dict[str, str]]:
+    """Every struct of ``apis/config/v1beta2/configuration_types.go``: json name -> Go type, inline fields merged."""
+    text = (source_dir(version) / "src/configuration_types.go").read_text()
+    raw = {name: _FIELD.findall(body) for name, body in _STRUCT.findall(text)}
+
+    def fields(name: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for go_type, json_name in raw[name]:
+            base = go_type.lstrip("*[]")
+            if json_name:
+                out[json_name] = base
+            elif base in raw:
+                out |= fields(base)
+            elif base == "metav1.TypeMeta":
+                out |= {"apiVersion": "string", "kind": "string"}
+        return out
+
+    return {name: fields(name) for name in raw}
+
+
+def undecodable_keys(value: Any, struct: str, structs: dict[str, dict[str, str]], path: str = "") -> list[str]:
+    """The keys of ``value`` a strict decode into ``struct`` refuses (unknown fields), recursing into the structs of
+    that file; maps and types from other packages are not descended into."""
+    if isinstance(value, list):
+        return [key for i, item in enumerate(value) for key in undecodable_keys(item, struct, structs, f"{path}[{i}]")]
+    if not isinstance(value, dict) or struct not in structs:
+        return []
+    known = structs[struct]
+    unknown = [f"{path}.{key}".lstrip(".") for key in value if key not in known]
+    nested = [
+        found
+        for key, item in value.items()
+        if key in known
+        for found in undecodable_keys(item, known[key], structs, f"{path}.{key}".lstrip("."))
+    ]
+    return unknown + nested
