@@ -8,6 +8,7 @@ One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -37,6 +38,7 @@ def run(
     """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    pickler = _PicklerPatch()
     live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
@@ -50,9 +52,28 @@ def run(
         outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
     finally:
         aks_catalogue.LOOKUP = live_catalogue
+        pickler.restore()
         asyncio.set_event_loop(None)
         loop.close()
     return Recording(monitor.registrations, outputs, secret_outputs, mocks.invokes)
+
+
+class _PicklerPatch:
+    """Undoes what the SDK's ``serialize_provider`` leaves on :class:`pickle._Pickler` after a run.
+
+    Each dynamic resource's serialization wraps ``_Pickler._batch_setitems`` in a sorting wrapper, sets ``save_dict``
+    and restores only ``pickle.Pickler`` (``serialize_provider`` in
+    https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/lib/pulumi/dynamic/dynamic.py), so the wrappers nest one
+    level deeper per dynamic resource. A ``pulumi up`` serializes its few dozen once per process; one process running
+    hundreds of programs (the tests, ``tools.render``, the bench) would reach Python's recursion limit.
+    """
+
+    def __init__(self) -> None:
+        self._saved = {name: vars(pickle._Pickler)[name] for name in ("_batch_setitems", "save_dict")}
+
+    def restore(self) -> None:
+        for name, method in self._saved.items():
+            setattr(pickle._Pickler, name, method)
 
 
 async def _resolve_stack_outputs() -> tuple[dict[str, Any], set[str]]:

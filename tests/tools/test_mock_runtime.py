@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import pickle
 
 import pulumi
 import pulumi_kubernetes as kubernetes
@@ -12,6 +13,7 @@ import yaml
 from pulumi.runtime import rpc
 from pulumi_azure_native import containerservice, resources
 
+from components.cluster_version import ClusterVersion
 from tests.support.stacks import STACKS, run_stack
 from tools import mock_cloud, mock_runtime, render
 from tools.recording import REDACTED, UNKNOWN, Recording
@@ -150,3 +152,16 @@ def test_canary_the_sdk_internals_the_mock_layer_and_the_config_loader_use_still
     }
     assert [name for name, found in used.items() if found is None] == []
     assert "keep_internal" in inspect.signature(rpc.deserialize_properties).parameters
+
+
+def test_a_run_leaves_the_pickler_the_sdk_patches_for_dynamic_providers_as_it_found_it():
+    """Without the restore, every dynamic resource of every run nests one more sorting wrapper into the pure-Python
+    pickler, and a process running many programs hits the recursion limit."""
+    before = dict(vars(pickle._Pickler))
+
+    def program() -> None:
+        for index in range(3):
+            ClusterVersion(f"pin-{index}", key="k", requested="1.35", offer=("1.35.1", None))
+
+    mock_runtime.run(program, {})
+    assert {name: vars(pickle._Pickler).get(name) for name in before} == before
