@@ -83,7 +83,10 @@ def test_each_worker_gets_kueue_and_the_managers_identity_on_its_own_provider(bu
     plan, manifests = burst
     cluster = f"ack-{worker}-k8s"
     [chart] = on(plan, CHART, cluster)
-    assert chart["inputs"]["version"] == "0.17.8" and chart["name"] == f"ack-{worker}-multikueue-kueue-chart"
+    assert (
+        chart["inputs"]["version"] == kueue_version(BURST_STACK)
+        and chart["name"] == f"ack-{worker}-multikueue-kueue-chart"
+    )
     [account] = [r for r in on(plan, "kubernetes:core/v1:ServiceAccount", cluster) if r["name"].endswith("-manager")]
     [token] = [r for r in of_type(plan, TOKEN) if r["name"] == f"ack-{worker}-multikueue-token"]
     assert token["inputs"]["serviceAccount"] == account["inputs"]["metadata"]["name"]

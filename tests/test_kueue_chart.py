@@ -1,9 +1,9 @@
-"""Each shipped stack that installs Kueue, moved to every verified version (edited copies; 0.17.1 is the seed's
-walkthrough): every Kueue object it emits validates against that version's CRDs, and the real chart of the version,
-rendered by Helm's own library with the values the program passes (the Chart resource's recorded inputs), holds what
-the stack asked for: a manager Configuration that decodes strictly into that version's Configuration type, the image
-and gates of the stack, and the objects the readiness gate and the waiters name. Skips saying why when the chart
-sources or helm-python-sdk are absent."""
+"""Each shipped and gallery stack that installs Kueue, moved to every verified version (edited copies; 0.17.1 is the
+seed's walkthrough): every Kueue object it emits validates against that version's CRDs, and the real chart of the
+version, rendered by Helm's own library with the values the program passes (the Chart resource's recorded inputs),
+holds what the stack asked for: a manager Configuration that decodes strictly into that version's Configuration type,
+values a template reads, the image and gates of the stack from a registry the cluster's region reaches, and the objects
+the readiness gate and the waiters name. Skips saying why when the chart sources or helm-python-sdk are absent."""
 
 from __future__ import annotations
 
@@ -13,42 +13,77 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support import PROJECT_ROOT
-from tests.support.kueue_sources import VERIFIED, configuration_structs, render_chart, undecodable_keys
-from tests.support.schemas import validate_kueue
-from tests.support.stacks import (
-    AKS_STACK,
-    CHINA_STACK,
-    MULTICLOUD_STACK,
-    edited_stack,
-    kueue_version,
-    of_type,
-    rendered,
+from components.config.registries import (
+    AZURE_CHINA_MIRRORS,
+    MAINLAND_CHINA_UNREACHABLE,
+    is_azure_china_only,
+    is_mainland_china_region,
+    registry_host,
 )
+from components.config.stack import StackConfig, is_azure_china_region
+from components.manifests.kueue_install import chart_values
+from tests.support import PROJECT_ROOT
+from tests.support.kueue_sources import (
+    VERIFIED,
+    configuration_structs,
+    render_chart,
+    undecodable_keys,
+    unread_value_keys,
+    value_references,
+)
+from tests.support.schemas import validate_kueue
+from tests.support.stacks import STACKS, edited_stack, kueue_version, of_type, rendered
+from tools import render, stack_file
 
-BURST_STACK = PROJECT_ROOT / "stacks/Pulumi.burst.yaml"
-STACKS = [AKS_STACK, CHINA_STACK, MULTICLOUD_STACK, BURST_STACK]
 CHART = "kubernetes:helm.sh/v4:Chart"
+GALLERY = sorted((PROJECT_ROOT / "examples").glob("*/Pulumi.*.yaml"))
+
+
+def config_of(stack: Path) -> StackConfig:
+    return render.validate(stack_file.read(stack))
+
+
+def installs_kueue(stack: Path) -> bool:
+    config = config_of(stack)
+    return config.kueue_target is not None and config.kueue.install
+
+
+MULTIKUEUE_FLOOR = "0.17.8"
+"""MultiKueue stacks refuse an older Kueue (multikueue_rules; the refusal is tested in tests/test_cases.py)."""
+
+
+def refused(stack: Path, version: str) -> bool:
+    """Whether the config refuses ``stack`` at ``version``: a MultiKueue stack below :data:`MULTIKUEUE_FLOOR`."""
+    has_multikueue = "elastic-capacity:multiKueue" in yaml.safe_load(stack.read_text())["config"]
+    older = [int(part) for part in version.split(".")] < [int(part) for part in MULTIKUEUE_FLOOR.split(".")]
+    return has_multikueue and older
+
+
+INSTALLING = [stack for stack in STACKS if installs_kueue(stack)]
 CASES = [
-    (stack, version, profile)
-    for stack in STACKS
-    for version, profile in VERIFIED
-    if not (stack == BURST_STACK and version == "0.17.1")  # refused: MultiKueue needs 0.17.8 (multikueue_rules)
+    (stack, version, profile) for stack in INSTALLING for version, profile in VERIFIED if not refused(stack, version)
 ]
 
 
-def kueue_charts(stack: Path, version: str, out: Path) -> list[dict[str, Any]]:
-    """The Kueue Chart resources (inputs) of ``stack`` moved to ``version``, the manager's and any worker's, once
-    every Kueue object the copy emits has validated against the CRDs of ``version`` (OpenAPI + CEL)."""
-    copy = edited_stack(stack, lambda config: config["elastic-capacity:kueue"].update(chartVersion=version), out)
+def moved(stack: Path, version: str, out: Path) -> Path:
+    """A copy of ``stack`` installing Kueue ``version``."""
+    copy = edited_stack(
+        stack, lambda config: config.setdefault("elastic-capacity:kueue", {}).update(chartVersion=version), out
+    )
     assert kueue_version(copy) == version
-    plan, manifests = rendered(out / "out", copy)
+    return copy
+
+
+def kueue_charts(stack: Path, version: str, out: Path) -> list[dict[str, Any]]:
+    """The Kueue Chart resources of ``stack`` moved to ``version``, the manager's and any worker's, once
+    every Kueue object the copy emits has validated against the CRDs of ``version`` (OpenAPI + CEL)."""
+    plan, manifests = rendered(out / "out", moved(stack, version, out))
     kueue_objects = [obj for obj in manifests.values() if str(obj["apiVersion"]).startswith("kueue.x-k8s.io/")]
     assert kueue_objects
     for obj in kueue_objects:
         validate_kueue(obj, version)
-    charts = [r["inputs"] for r in of_type(plan, CHART) if str(r["inputs"]["chart"]).endswith("/kueue")]
-    assert charts and {chart["version"] for chart in charts} == {version}
+    charts = [r for r in of_type(plan, CHART) if str(r["inputs"]["chart"]).endswith("/kueue")]
+    assert charts and {chart["inputs"]["version"] for chart in charts} == {version}
     return charts
 
 
@@ -57,45 +92,120 @@ def one(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
     return found
 
 
+def check_chart(version: str, profile: Any, inputs: dict[str, Any]) -> set[str]:
+    """Render the real chart of ``version`` with a Chart's inputs, check it against what the inputs ask for, and
+    return the images its workloads run."""
+    values = inputs["values"]
+    assert unread_value_keys(values, value_references(version)) == [], "every value the program passes is read"
+    asked = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    objects = render_chart(version, inputs)
+    fullname = inputs["name"] if "kueue" in inputs["name"] else f"{inputs['name']}-kueue"
+    config_map = one(objects, "ConfigMap", f"{fullname}-manager-config")
+    config = yaml.safe_load(config_map["data"]["controller_manager_config.yaml"])
+    chart_added = config.pop("internalCertManagement")
+    assert config == asked, "the chart writes the program's manager Configuration as it is"
+    assert chart_added["webhookServiceName"] == f"{fullname}-webhook-service" and chart_added["enable"]
+    assert (
+        undecodable_keys(
+            config | {"internalCertManagement": chart_added}, "Configuration", configuration_structs(version)
+        )
+        == []
+    )
+    for key, default in profile.manager_defaults.items():  # the stack's settings (e.g. metrics labels) beside them
+        assert config[key] | default == config[key], f"{key}: the chart's default of {profile.minor}"
+
+    manager = one(objects, "Deployment", f"{fullname}-controller-manager")
+    assert manager["metadata"]["namespace"] == inputs["namespace"]
+    assert manager["spec"]["replicas"] == values["controllerManager"]["replicas"]
+    pod = manager["spec"]["template"]["spec"]
+    (container,) = [c for c in pod["containers"] if c["name"] == "manager"]
+    repository = values["controllerManager"]["manager"]["image"]["repository"]
+    assert container["image"] == f"{repository}:v{version}", "the stack's registry, the chart's tag"
+    gates = ",".join(f"{g['name']}={str(g['enabled']).lower()}" for g in values["controllerManager"]["featureGates"])
+    assert (f"--feature-gates={gates}" in container["args"]) == bool(gates)
+    assert pod.get("nodeSelector", {}) == values["controllerManager"]["nodeSelector"]
+    assert pod.get("tolerations", []) == values["controllerManager"]["tolerations"]
+
+    webhooks = {w["name"] for o in objects if o["kind"] == "MutatingWebhookConfiguration" for w in o["webhooks"]}
+    assert {"mresourceflavor.kb.io", "mclusterqueue.kb.io"} <= webhooks, "what the readiness gate's probe needs"
+    one(objects, "Service", f"{fullname}-webhook-service")
+    images = {
+        c["image"]
+        for o in objects
+        if "template" in o.get("spec", {})
+        for c in [
+            *o["spec"]["template"]["spec"].get("initContainers", []),
+            *o["spec"]["template"]["spec"]["containers"],
+        ]
+    }
+    assert images == {f"{repository}:v{version}"}, "no other image: KueueViz stays off"
+    return images
+
+
+def unreachable(image: str, config: StackConfig, provider: str) -> str | None:
+    """Why the nodes of the cluster behind ``provider`` (a provider URN) cannot pull ``image``, or ``None``."""
+    host = registry_host(image)
+    if "$elastic-capacity:azure:AksCluster$" in provider:
+        assert config.aks is not None
+        china = is_azure_china_region(config.aks.location)
+        if china and host in AZURE_CHINA_MIRRORS:
+            return f"Azure China ({config.aks.location}) pulls {host} through {AZURE_CHINA_MIRRORS[host]}"
+        if not china and is_azure_china_only(host):
+            return f"{host} serves Azure China only, the cluster is in {config.aks.location}"
+    if "$elastic-capacity:alicloud:AckProCluster$" in provider:
+        assert config.ack is not None
+        (region,) = [c.region for c in config.ack.clusters if f"::ack-{c.name}-k8s::" in provider]
+        if is_mainland_china_region(region) and host in MAINLAND_CHINA_UNREACHABLE:
+            return f"{region} cannot pull from {host}"
+        if is_azure_china_only(host):
+            return f"{host} serves Azure China only, the cluster is in {region}"
+    return None
+
+
 @pytest.mark.parametrize(("stack", "version", "profile"), CASES, ids=[f"{s.name}-{v}" for s, v, _ in CASES])
 def test_the_chart_renders_what_the_stack_asked_for(stack, version, profile, tmp_path):
-    structs = configuration_structs(version)
-    charts = kueue_charts(stack, version, tmp_path)
-    assert charts
-    for inputs in charts:
-        values = inputs["values"]
-        asked = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
-        objects = render_chart(version, inputs)
-        fullname = inputs["name"] if "kueue" in inputs["name"] else f"{inputs['name']}-kueue"
-        config_map = one(objects, "ConfigMap", f"{fullname}-manager-config")
-        config = yaml.safe_load(config_map["data"]["controller_manager_config.yaml"])
-        chart_added = config.pop("internalCertManagement")
-        assert config == asked, "the chart writes the program's manager Configuration as it is"
-        assert chart_added["webhookServiceName"] == f"{fullname}-webhook-service" and chart_added["enable"]
-        assert undecodable_keys(config | {"internalCertManagement": chart_added}, "Configuration", structs) == []
-        assert {k: v for k, v in config.items() if k in profile.manager_defaults} == dict(profile.manager_defaults)
+    config = config_of(stack)
+    for chart in kueue_charts(stack, version, tmp_path):
+        for image in check_chart(version, profile, chart["inputs"]):
+            assert unreachable(image, config, chart["provider"]) is None
 
-        manager = one(objects, "Deployment", f"{fullname}-controller-manager")
-        assert manager["metadata"]["namespace"] == inputs["namespace"]
-        assert manager["spec"]["replicas"] == values["controllerManager"]["replicas"]
-        pod = manager["spec"]["template"]["spec"]
-        (container,) = [c for c in pod["containers"] if c["name"] == "manager"]
-        repository = values["controllerManager"]["manager"]["image"]["repository"]
-        assert container["image"] == f"{repository}:v{version}", "the stack's registry, the chart's tag"
-        gates = ",".join(
-            f"{g['name']}={str(g['enabled']).lower()}" for g in values["controllerManager"]["featureGates"]
-        )
-        assert (f"--feature-gates={gates}" in container["args"]) == bool(gates)
-        assert pod.get("nodeSelector", {}) == values["controllerManager"]["nodeSelector"]
-        assert pod.get("tolerations", []) == values["controllerManager"]["tolerations"]
 
-        webhooks = {w["name"] for o in objects if o["kind"] == "MutatingWebhookConfiguration" for w in o["webhooks"]}
-        assert {"mresourceflavor.kb.io", "mclusterqueue.kb.io"} <= webhooks, "what the readiness gate's probe needs"
-        one(objects, "Service", f"{fullname}-webhook-service")
-        images = {
-            c["image"]
-            for o in objects
-            if o["kind"] == "Deployment"
-            for c in o["spec"]["template"]["spec"]["containers"]
-        }
-        assert images == {f"{repository}:v{version}"}, "no other image: KueueViz stays off"
+GALLERY_CASES = [
+    (stack, version, profile)
+    for stack in GALLERY
+    if installs_kueue(stack)
+    for version, profile in VERIFIED
+    if not refused(stack, version)
+]
+
+
+@pytest.mark.parametrize(
+    ("stack", "version", "profile"), GALLERY_CASES, ids=[f"{s.parent.name}/{s.name}-{v}" for s, v, _ in GALLERY_CASES]
+)
+def test_the_chart_renders_what_each_gallery_stack_asked_for(stack, version, profile, tmp_path):
+    """The gallery's manager settings (fair sharing, WaitForPodsReady, retention, metrics labels ...) through the real
+    chart: the values are those the Chart resource gets (``chart_values``, whose wiring the test above covers)."""
+    config = config_of(moved(stack, version, tmp_path))
+    check_chart(
+        version,
+        profile,
+        {
+            "version": version,
+            "name": config.kueue.release_name,
+            "namespace": config.kueue.namespace,
+            "values": chart_values(config.kueue),
+        },
+    )
+
+
+def test_a_value_no_template_reads_is_found(tmp_path):
+    """The check above would pass a key the chart ignores (a misspelling, a key of another minor) only if it were
+    blind to one."""
+    version = VERIFIED[0][0]
+    values = chart_values(config_of(INSTALLING[0]).kueue)
+    values["controllerManager"]["manager"]["imagePullPolcy"] = "Always"
+    values["controllerManager"]["dnsPolicy"] = "ClusterFirst"  # a value of 0.18.5 on
+    assert unread_value_keys(values, value_references(version)) == [
+        "controllerManager.manager.imagePullPolcy",
+        "controllerManager.dnsPolicy",
+    ]

@@ -6,7 +6,11 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
+from components.config.kueue import KueueConfig
+from components.config.kueue_profiles import PROFILES, profile_for
 from tests.support.schemas import KUEUE_CRD_DIRS, validate_kueue
+from tests.support.stacks import STACKS, kueue_version
+from tools import render, stack_file
 
 
 def test_each_minor_reads_its_own_crds():
@@ -26,3 +30,15 @@ def test_the_crds_follow_the_version_a_field_of_018_is_unknown_to_017():
             validate_kueue(queue, version)
     with pytest.raises(jsonschema.ValidationError, match="'concurrentAdmissionPolicy' was unexpected"):
         validate_kueue(queue, "0.17.8")
+
+
+def test_the_default_and_every_shipped_stack_that_installs_kueue_run_the_newest_supported_minor():
+    """The seed's 0.17.1 is the version of its day: the shipped stacks run a supported line (tests/test_kueue_chart.py
+    still renders each of them, the walkthrough's included, at 0.17.1)."""
+    newest = list(PROFILES.values())[-1]
+    assert profile_for(KueueConfig().chart_version) is newest
+    installing = [s for s in STACKS if (c := render.validate(stack_file.read(s))).kueue_target and c.kueue.install]
+    assert len(installing) >= 5
+    assert {s.name: profile_for(kueue_version(s)).minor for s in installing} == {
+        s.name: newest.minor for s in installing
+    }

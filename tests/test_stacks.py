@@ -87,11 +87,15 @@ def test_aks_plan_has_the_cluster_and_an_autoscaling_pool_the_program_never_resi
     assert pool["ignoreChanges"] == ["count"]
 
 
-def test_aks_plan_installs_kueue_0_17_1_in_kueue_system_from_the_official_registry(aks):
+def test_aks_plan_installs_kueue_in_kueue_system_from_the_official_registry(aks):
     plan = aks[0]
     (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
     inputs = chart["inputs"]
-    assert (inputs["version"], inputs["namespace"], inputs["name"]) == ("0.17.1", "kueue-system", "kueue")
+    assert (inputs["version"], inputs["namespace"], inputs["name"]) == (
+        kueue_version(AKS_STACK),
+        "kueue-system",
+        "kueue",
+    )
     assert inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
     assert inputs["values"]["controllerManager"]["manager"]["image"] == {"repository": "registry.k8s.io/kueue/kueue"}
 
@@ -113,7 +117,7 @@ def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_pa
     plan, manifests = rendered(tmp_path / "out", enabled)
     (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
     assert chart["inputs"]["chart"] == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
-    assert chart["inputs"]["version"] == "0.17.1"
+    assert chart["inputs"]["version"] == kueue_version(CHINA_STACK)
     assert chart["inputs"]["values"]["controllerManager"]["manager"]["image"] == {
         "repository": "registryk8s.azk8s.cn/kueue/kueue"
     }
@@ -208,7 +212,7 @@ def test_the_production_stack_protects_its_clusters_and_the_kueue_install_and_no
     assert [c.inputs["deletionProtection"] for c in clusters] == [True, True]
     assert all("deleteOptions" not in c.inputs for c in clusters)
     assert not [p.name for p in recording.by_type(K8S_PROVIDER) if "deleteUnreachable" in p.inputs]
-    assert recording.by_type("kubernetes:helm.sh/v4:Chart")[0].inputs["version"] == "0.17.8"
+    assert recording.by_type("kubernetes:helm.sh/v4:Chart")[0].inputs["version"] == kueue_version(MULTICLOUD_STACK)
 
 
 def test_the_ephemeral_stack_protects_nothing_and_leaves_nothing_behind():

@@ -150,7 +150,7 @@ class KueueConfig(ConfigModel):
     manager_resources: Resources = Resources(
         requests={"cpu": "500m", "memory": "512Mi"}, limits={"cpu": "2", "memory": "512Mi"}
     )
-    """The Kueue manager container's requests and limits; the default is the chart's in 0.17."""
+    """The Kueue manager container's requests and limits; the default is the chart's (the same in 0.17-0.19)."""
     image_repository: str = "registry.k8s.io/kueue/kueue"
     """The manager image without tag; the chart adds its tag ``v<chart version>``. The default is where the
     published chart points; other sources are Azure's ``mcr.microsoft.com/oss/v2/kueue/kueue`` or, in Azure China,

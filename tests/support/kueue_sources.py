@@ -68,7 +68,8 @@ def render_chart(version: str, chart_inputs: dict[str, Any]) -> list[dict[str, A
         namespace=chart_inputs["namespace"],
         is_install=True,
     )
-    return [obj for text in templates.values() for obj in yaml.safe_load_all(text) if obj]
+    # libyaml: the CRDs make the rendered text large; the pure-Python parser spends seconds on it
+    return [obj for text in templates.values() for obj in yaml.load_all(text, Loader=yaml.CSafeLoader) if obj]
 
 
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)
@@ -111,3 +112,27 @@ def undecodable_keys(value: Any, struct: str, structs: dict[str, dict[str, str]]
         for found in undecodable_keys(item, known[key], structs, f"{path}.{key}".lstrip("."))
     ]
     return unknown + nested
+
+
+_VALUES_REFERENCE = re.compile(r"\.Values((?:\.[A-Za-z_]\w*)+)")
+
+
+def value_references(version: str) -> set[str]:
+    """Every ``.Values.a.b`` path the chart's templates of ``version`` read, as ``a.b``."""
+    templates = (source_dir(version) / "chart/templates").rglob("*")
+    return {match[1:] for path in templates if path.is_file() for match in _VALUES_REFERENCE.findall(path.read_text())}
+
+
+def unread_value_keys(values: dict[str, Any], references: set[str], prefix: str = "") -> list[str]:
+    """The keys of ``values`` no template reads: a key counts as read when a template reads it (a subtree passed to
+    ``toYaml`` or ``range`` whole counts, its keys with it) or, for a mapping, when every key under it is read."""
+    unread = []
+    for key, value in values.items():
+        path = f"{prefix}{key}"
+        if path in references:
+            continue
+        if isinstance(value, dict) and value and any(ref.startswith(f"{path}.") for ref in references):
+            unread += unread_value_keys(value, references, f"{path}.")
+        else:
+            unread.append(path)
+    return unread
