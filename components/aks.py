@@ -253,11 +253,13 @@ class AksCluster(pulumi.ComponentResource):
         """The version the cluster and its pools run: checked against AKS's catalogue for the location when the
         cluster is created, then held until ``kubernetesVersion`` changes
         (:class:`~components.cluster_version.ClusterVersion`)."""
-        deployer = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        deployer = authorization.get_client_config_output(opts=invoke)
+        token = authorization.get_client_token_output(opts=invoke).token  # ARM's, as the provider signs in
         key = f"{PROJECT}:aks.kubernetesVersion"
         lts = args.support_plan == "AKSLongTermSupport" and args.sku_tier == "Premium"
-        offer = deployer.subscription_id.apply(
-            lambda subscription: aks_catalogue.offer(key, args.kubernetes_version, lts, subscription, args.location)
+        offer = pulumi.Output.all(token, deployer.subscription_id).apply(
+            lambda answers: aks_catalogue.offer(key, args.kubernetes_version, lts, *answers, args.location)
         )
         return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, self)
 

@@ -3,11 +3,12 @@
 azure-native has no invoke for it (``pulumi_azure_native.containerservice`` 3.29 has no ``kubernetesVersions``
 function), so the program calls the REST operation itself
 (``GET /subscriptions/{id}/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions``,
-https://learn.microsoft.com/rest/api/aks/managed-clusters/list-kubernetes-versions) with azure-identity's
-``DefaultAzureCredential``: Microsoft's own credential chain (environment, workload identity, Azure CLI), one small
-package, where azure-mgmt-containerservice would add every API version of the whole service for one GET.
+https://learn.microsoft.com/rest/api/aks/managed-clusters/list-kubernetes-versions) with the token azure-native's own
+``authorization.getClientToken`` invoke returns: the very credentials the provider deploys with (Azure CLI, OIDC in
+GitHub Actions, a service principal, managed identity), in global Azure and Azure China alike, and no other client
+library to configure.
 
-When the answer cannot be had (no credential, no network, offline rendering) the dated table of
+When the answer cannot be had (ARM unreachable, a token without read access to the subscription) the dated table of
 :mod:`components.config.aks_versions` answers instead, with a warning saying so and its date. Under the mocks
 :data:`LOOKUP` is the mock cloud's catalogue (``tools/mock_cloud.py``).
 """
@@ -21,21 +22,22 @@ from collections.abc import Callable
 import pulumi
 
 from components.config import aks_versions
+from components.config.stack import is_azure_china_region
 
 API_VERSION = "2024-02-01"
-ARM_SCOPE = "https://management.azure.com/.default"
+ARM_HOSTS = {False: "management.azure.com", True: "management.chinacloudapi.cn"}
+"""ARM's host in global Azure and in Azure China (https://learn.microsoft.com/azure/china/resources-developer-guide)."""
 
 Catalogue = dict[str, tuple[str, ...]]
 """Minor (``"1.35"``) to the support plans AKS creates it with (``KubernetesOfficial``, ``AKSLongTermSupport``)."""
 
 
-def live(subscription_id: str, location: str) -> Catalogue:
-    """ARM's answer for ``location``; previews are left out. Raises whatever the credential or the call raises."""
-    from azure.identity import DefaultAzureCredential  # only the live answer needs it
-
-    token = DefaultAzureCredential().get_token(ARM_SCOPE).token
+def live(token: str, subscription_id: str, location: str) -> Catalogue:
+    """ARM's answer for ``location`` (an Azure China location asks Azure China's ARM); previews are left out. Raises
+    whatever the call raises."""
+    host = ARM_HOSTS[is_azure_china_region(location)]
     url = (
-        f"https://management.azure.com/subscriptions/{subscription_id}/providers/Microsoft.ContainerService"
+        f"https://{host}/subscriptions/{subscription_id}/providers/Microsoft.ContainerService"
         f"/locations/{location}/kubernetesVersions?api-version={API_VERSION}"
     )
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
@@ -48,17 +50,19 @@ def live(subscription_id: str, location: str) -> Catalogue:
     }
 
 
-LOOKUP: Callable[[str, str], Catalogue] = live
+LOOKUP: Callable[[str, str, str], Catalogue] = live
 """How the program asks for the catalogue; ``tools.mock_runtime`` puts the mock cloud's in its place."""
 
 
-def offer(key: str, requested: str, lts: bool, subscription_id: str, location: str) -> tuple[str | None, str | None]:
+def offer(
+    key: str, requested: str, lts: bool, token: str, subscription_id: str, location: str
+) -> tuple[str | None, str | None]:
     """``(requested, None)`` if AKS creates its minor in ``location`` with the stack's support plan (``lts``:
-    Premium tier and ``AKSLongTermSupport``), else ``(None, why not)`` naming ``key``."""
+    Premium tier and ``AKSLongTermSupport``), else ``(None, why not)`` naming ``key``; ``token`` is ARM's."""
     major, minor = (int(part) for part in requested.split(".")[:2])
     wanted = f"{major}.{minor}"
     try:
-        catalogue = LOOKUP(subscription_id, location)
+        catalogue = LOOKUP(token, subscription_id, location)
     except Exception as exc:  # any failure: the table answers, said loudly
         pulumi.log.warn(
             f"{key}: cannot read AKS's Kubernetes versions for {location} ({type(exc).__name__}: {exc}); checking "

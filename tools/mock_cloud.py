@@ -277,7 +277,7 @@ AKS_OFFERED_VERSIONS = {
 mocks): AKS's calendar on 2026-12-01, 1.33 and 1.34 under Long-Term Support only."""
 
 
-def aks_catalogue(_subscription_id: str, _location: str) -> dict[str, tuple[str, ...]]:
+def aks_catalogue(_token: str, _subscription_id: str, _location: str) -> dict[str, tuple[str, ...]]:
     """The mock cloud's answer to ``components.aks_catalogue.LOOKUP``."""
     return dict(AKS_OFFERED_VERSIONS)
 
@@ -362,6 +362,8 @@ class ProgramMocks(pulumi.runtime.Mocks):
                 "subscriptionId": _AZURE_SUBSCRIPTION.rsplit("/", 1)[-1],
                 "tenantId": AZURE_TENANT_ID,
             }
+        if args.token == "azure-native:authorization:getClientToken":
+            return {"token": "mock-arm-token"}
         if args.token == "azure-native:containerservice:getManagedCluster":
             name = args.args.get("resourceName", "existing")
             version = EXISTING_AKS_VERSION
