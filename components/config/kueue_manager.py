@@ -257,7 +257,7 @@ class MultiKueueManagerSettings(ConfigModel):
 
 
 DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
-"""The gate (0.19 on) under which the manager skips ``waitForPodsReady`` altogether (``Enabled`` in
+"""The gate, new in 0.19, under which the manager skips ``waitForPodsReady`` altogether (``Enabled`` in
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
 
 
