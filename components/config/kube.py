@@ -164,7 +164,8 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 """The taint effects the API server knows, which CEL on ResourceFlavor ``spec.nodeTaints`` and ``spec.tolerations``
-repeats ("supported taint effect values": https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
+repeats ("supported taint effect values": https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml,
+same in v0.17.8-v0.19.2)."""
 TAINT_EFFECTS: tuple[str, ...] = get_args(TaintEffect)
 
 
@@ -199,7 +200,8 @@ class Toleration(ConfigModel):
     def _toleration_rules(self) -> Toleration:
         """The API server's rules, which CEL on ResourceFlavor ``spec.tolerations`` repeats ("operator must be Exists
         when 'key' is empty", "a value must be empty when 'operator' is 'Exists'", "effect must be 'NoExecute' when
-        'tolerationSeconds' is set": https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
+        'tolerationSeconds' is set": https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml,
+        same in v0.17.8-v0.19.2)."""
         if self.key is None and self.operator != "Exists":
             raise RuleViolation("operator", self.operator, "without a key the operator must be Exists")
         if self.operator == "Exists" and self.value is not None:

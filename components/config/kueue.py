@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from components.config import kueue_gates, kueue_profiles
+from components.config import kueue_gates, kueue_manager, kueue_profiles
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
@@ -252,14 +252,15 @@ class KueueConfig(ConfigModel):
         if self.metrics and self.metrics.custom_labels and not on[CUSTOM_LABELS]:
             allowed = f"Kueue ignores it unless featureGates.{CUSTOM_LABELS} is true"
             raise RuleViolation("metrics.customLabels", [label.name for label in self.metrics.custom_labels], allowed)
+        kueue_manager.require_what_the_minor_accepts(self, self.profile, on)
         return self
 
     @model_validator(mode="after")
     def _selector_spares_kube_system_and_kueue(self) -> KueueConfig:
         """Kueue's manager refuses a selector that matches ``kube-system`` or its own namespace, each judged by its
         name label alone, and exits at start (``validateManagedJobsNamespaceSelector`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/config/validation.go); its own namespace is also
-        where the readiness gate's Job runs, which the Job webhook must not suspend."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go, same in v0.17.8-v0.19.2); its
+        own namespace is also where the readiness gate's Job runs, which the Job webhook must not suspend."""
         for namespace in (PROTECTED_NAMESPACE, self.namespace):
             if self.manages_namespace(namespace):
                 raise RuleViolation(

@@ -2,15 +2,19 @@
 
 They go into the manager's Configuration (``config.kueue.x-k8s.io/v1beta2``,
 https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/). Kueue validates it only when the manager starts
-(https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/config/validation.go): a bad value is a crash-looping
+(https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go): a bad value is a crash-looping
 manager after ``helm upgrade``, not an error at apply time, so every rule of that file for these keys is checked here.
+Each rule cites its function there; those functions are the same in v0.17.8, v0.18.6 and v0.19.2 but where a rule
+says otherwise, and the rules that differ by minor read the installed minor's :class:`KueueProfile`
+(:func:`require_what_the_minor_accepts`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -18,13 +22,19 @@ from components.config.base import ConfigModel, Int32, RuleViolation, key_path, 
 from components.config.kube import QUALIFIED_NAME_RULE, LabelKey, Quantity, is_qualified_name
 from components.config.queues_quota import ResourceName
 
+if TYPE_CHECKING:
+    from components.config.kueue import KueueConfig
+    from components.config.kueue_profiles import KueueProfile
+
+VALIDATION_V0_19_2 = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go"
+
 PreemptionStrategy = Literal["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
 VALID_STRATEGY_SETS: tuple[tuple[str, ...], ...] = (
     ("LessThanOrEqualToFinalShare",),
     ("LessThanInitialShare",),
     ("LessThanOrEqualToFinalShare", "LessThanInitialShare"),
 )
-"""``validStrategySets`` of ``validateFairSharing`` in the manager's config validation."""
+"""``validStrategySets`` of ``validateFairSharing`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _UNIT_SECONDS = {
@@ -87,7 +97,7 @@ class AdmissionFairSharingSettings(ConfigModel):
 
     @model_validator(mode="after")
     def _positive_interval_and_weights(self) -> AdmissionFairSharingSettings:
-        """``validateAdmissionFairSharing`` in the manager's config validation."""
+        """``validateAdmissionFairSharing`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
         interval = self.usage_sampling_interval
         if interval is not None and duration_seconds(interval) <= 0:
             raise RuleViolation("usageSamplingInterval", interval, "it must be greater than 0")
@@ -125,7 +135,7 @@ class ResourcesSettings(ConfigModel):
 
     @model_validator(mode="after")
     def _one_transformation_per_input(self) -> ResourcesSettings:
-        """``validateResourceTransformations`` in the manager's config validation."""
+        """``validateResourceTransformations`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
         return self
@@ -150,7 +160,10 @@ class WaitForPodsReadySettings(ConfigModel):
     v1beta2 has no ``enable``."""
 
     timeout: GoDuration
-    """How long after admission the pods may take to become ready; above 0."""
+    """How long after admission the pods may take to become ready; above 0: 0.17 and 0.18 exit on 0, and 0.19
+    replaces it with its default 30m (``SetDefaults_Configuration`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/defaults.go), so ``0s`` is refused at
+    every minor rather than read as a timeout it is not."""
     block_admission: bool | None = None
     """Admit nothing else until the workload's pods are ready (Kueue's default false)."""
     recovery_timeout: GoDuration | None = None
@@ -161,9 +174,10 @@ class WaitForPodsReadySettings(ConfigModel):
 
     @model_validator(mode="after")
     def _timeout_set(self) -> WaitForPodsReadySettings:
-        """``validateWaitForPodsReady`` in the manager's config validation: "timeout: Required value"."""
+        """``validateWaitForPodsReady`` in the manager's config validation (same in v0.17.8-v0.19.2): "timeout:
+        Required value"."""
         if duration_seconds(self.timeout) <= 0:
-            raise RuleViolation("timeout", self.timeout, "it must be greater than 0")
+            raise RuleViolation("timeout", self.timeout, "it must be greater than 0 (Kueue 0.19 would read 0 as 30m)")
         return self
 
 
@@ -185,8 +199,11 @@ class ObjectRetentionPolicies(ConfigModel):
 
 class CustomMetricLabel(ConfigModel):
     """A Prometheus label ``custom_<name>`` on Kueue's queue metrics, its value read from a label or annotation of the
-    ClusterQueue, LocalQueue or Cohort
-    (https://kueue.sigs.k8s.io/docs/tasks/manage/observability/configure_custom_metric_labels/)."""
+    queue object (https://kueue.sigs.k8s.io/docs/tasks/manage/observability/configure_custom_metric_labels/). Up to
+    0.18 each label is on the ClusterQueue, LocalQueue and Cohort metrics, read from each object; from 0.19 a label
+    has one ``sourceKind``, which this program leaves at Kueue's default ``ClusterQueue``
+    (``ControllerMetricsCustomLabel`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/configuration_types.go)."""
 
     name: Annotated[
         str, matching(r"[a-zA-Z][a-zA-Z0-9_]*", "a Prometheus label name: a letter, then letters, digits, _")
@@ -199,7 +216,8 @@ class CustomMetricLabel(ConfigModel):
 
     @model_validator(mode="after")
     def _one_source(self) -> CustomMetricLabel:
-        """``validateCustomLabels`` in the manager's config validation."""
+        """``validateCustomLabels`` in the manager's config validation (these two checks are the same in
+        v0.17.8-v0.19.2; 0.19's limit on the number of labels is in :func:`require_what_the_minor_accepts`)."""
         if self.source_label_key is not None and self.source_annotation_key is not None:
             allowed = "sourceLabelKey and sourceAnnotationKey are mutually exclusive"
             raise RuleViolation("sourceAnnotationKey", self.source_annotation_key, allowed)
@@ -236,3 +254,34 @@ class MultiKueueManagerSettings(ConfigModel):
     """``multiKueue.workerLostTimeout``: from ``multiKueue.workerLostTimeout``."""
     dispatcher_name: str
     """``multiKueue.dispatcherName``: from ``multiKueue.dispatcher``."""
+
+
+DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
+"""The gate, new in 0.19, under which the manager skips ``waitForPodsReady`` altogether (``Enabled`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
+
+
+def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, gates: Mapping[str, bool]) -> None:
+    """The manager-setting rules that differ by minor, read from ``profile`` and the effective ``gates``: raise
+    :class:`RuleViolation` with the key relative to the ``kueue`` section.
+
+    - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind, and every
+      label here has the default one; v0.17.8 and v0.18.6 take any number (:attr:`KueueProfile.custom_labels_max`).
+    - A ``waitForPodsReady`` block is ignored while the minor's ``DisableWaitForPodsReady`` gate is on (a gate of
+      0.19 only: earlier gate tables do not know it).
+    """
+    labels = kueue.metrics.custom_labels if kueue.metrics is not None else []
+    most = profile.custom_labels_max
+    if most is not None and len(labels) > most:
+        allowed = (
+            f"Kueue {profile.minor}'s manager exits with more than {most} labels of one sourceKind, and each of these "
+            f"has the default ClusterQueue (validateCustomLabels in {VALIDATION_V0_19_2})"
+        )
+        raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+    if kueue.wait_for_pods_ready is not None and gates.get(DISABLE_WAIT_FOR_PODS_READY, False):
+        allowed = (
+            f"Kueue {profile.minor} ignores it while featureGates.{DISABLE_WAIT_FOR_PODS_READY} is true: set the gate "
+            "false, or drop waitForPodsReady"
+        )
+        settings = kueue.wait_for_pods_ready.model_dump(by_alias=True, exclude_none=True)
+        raise RuleViolation("waitForPodsReady", settings, allowed)

@@ -79,6 +79,9 @@ class KueueProfile:
     """The manager's feature gates."""
     min_kubernetes: tuple[int, int]
     """The oldest Kubernetes the installation guide names ("version 1.29 or newer")."""
+    custom_labels_max: int | None
+    """The most ``metrics.customLabels`` the manager starts with, this program writing none with a ``sourceKind``
+    (``validateCustomLabels`` in ``pkg/config/validation.go``); ``None``: the minor sets no limit."""
     known_frameworks: tuple[str, ...] = KNOWN_FRAMEWORKS
     """The integrations the manager knows, which ``kueue.frameworks`` accepts."""
     multikueue_adapters: Mapping[str, WatchedKind] = dataclasses.field(
@@ -145,6 +148,7 @@ PROFILES: dict[str, KueueProfile] = {
             wait_for_pods_ready_default=None,
             gates=GATES_0_17,
             min_kubernetes=(1, 29),
+            custom_labels_max=None,
         ),
         KueueProfile(
             minor="0.18",
@@ -166,6 +170,7 @@ PROFILES: dict[str, KueueProfile] = {
             wait_for_pods_ready_default=None,
             gates=GATES_0_18,
             min_kubernetes=(1, 29),
+            custom_labels_max=None,
         ),
         KueueProfile(
             minor="0.19",
@@ -184,6 +189,7 @@ PROFILES: dict[str, KueueProfile] = {
             wait_for_pods_ready_default="30m",
             gates=GATES_0_19,
             min_kubernetes=(1, 29),
+            custom_labels_max=6,
         ),
     )
 }

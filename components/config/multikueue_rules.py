@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import yaml
 from packaging.version import Version
 
+from components.config import kueue_gates
 from components.config.base import DNS1123_SUBDOMAIN, MisplacedKey, RuleViolation, key_path
 from components.config.multikueue import BURST_FLAVOR, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, watched_frameworks
@@ -217,6 +218,7 @@ def _kubeconfigs_given(config: StackConfig) -> None:
     assert burst is not None
     wanted = [burst.worker_cluster_name(w) for w in burst.workers if w.source == "kubeconfig"]
     given = config.multi_kueue_kubeconfigs or {}
+    insecure_allowed = kueue_gates.effective(config.kueue.feature_gates, config.kueue.profile).get(INSECURE_GATE, False)
     for index, worker in enumerate(burst.workers):
         name = burst.worker_cluster_name(worker)
         if worker.source == "kubeconfig" and name not in given:
@@ -226,17 +228,23 @@ def _kubeconfigs_given(config: StackConfig) -> None:
         key = key_path(KUBECONFIGS_KEY, name)
         if name not in wanted:
             raise MisplacedKey(key, f"no multiKueue.workers entry of source kubeconfig is named so ({wanted})")
-        problem = multikueue_kubeconfig_problem(secret.get_secret_value())
+        problem = multikueue_kubeconfig_problem(secret.get_secret_value(), secure=not insecure_allowed)
         if problem is not None:
             raise MisplacedKey(key, f"MultiKueue refuses this kubeconfig: {problem}")
 
 
-def multikueue_kubeconfig_problem(text: str) -> str | None:
-    """What MultiKueue would refuse in a worker kubeconfig, or ``None``: the checks of ``validateKubeconfig`` and
+INSECURE_GATE = "MultiKueueAllowInsecureKubeconfigs"
+"""The gate under which ``loadClientConfig`` skips ``validateKubeconfig``: alpha, off by default, in 0.17 and 0.18;
+locked off in 0.19 (the gate tables say so)."""
+
+
+def multikueue_kubeconfig_problem(text: str, *, secure: bool = True) -> str | None:
+    """What MultiKueue would refuse in a worker kubeconfig, or ``None``: a YAML kubeconfig with a server for each
+    cluster, and with ``secure`` (the manager's :data:`INSECURE_GATE` off) the checks of ``validateKubeconfig`` and
     ``validateRestConfig`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go
-    (no token file, TLS verified, CA as data, a server whose host is an IP or DNS name, no basic auth, exec plugin or
-    auth provider). Never quotes the kubeconfig: it holds a credential."""
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/admissionchecks/multikueue/multikueuecluster.go
+    (same in v0.17.8-v0.19.2: no token file, TLS verified, CA as data, a server whose host is an IP or DNS name, no
+    basic auth, exec plugin or auth provider). Never quotes the kubeconfig: it holds a credential."""
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError:
@@ -246,15 +254,19 @@ def multikueue_kubeconfig_problem(text: str) -> str | None:
     for entry in document.get("clusters") or []:
         cluster = (entry or {}).get("cluster") or {}
         server = str(cluster.get("server") or "")
+        if not server:
+            return "a cluster has no server"
+        if not secure:
+            continue
         if cluster.get("insecure-skip-tls-verify"):
             return "insecure-skip-tls-verify is not allowed"
         if cluster.get("certificate-authority"):
             return "a certificate-authority file path is not allowed; use certificate-authority-data"
-        if not server:
-            return "a cluster has no server"
         host = server.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]").lower()
         if not (_is_ip(host) or (re.fullmatch(DNS1123_SUBDOMAIN, host) and len(host) <= 253)):
             return "a server's host is neither an IP address nor a DNS name"
+    if not secure:
+        return None
     for entry in document.get("users") or []:
         user = (entry or {}).get("user") or {}
         for field, what in (

@@ -1,10 +1,11 @@
 """AdmissionChecks and ProvisioningRequestConfigs: what a workload passes after quota is reserved, before admission.
 
 Keys mirror the Kueue ``v1beta2`` API. Each rule names where Kueue enforces it at admission time (both kinds have
-no validating webhook in Kueue 0.17, so the CRDs are the whole of it):
+no validating webhook in Kueue 0.17-0.19, so the CRDs are the whole of it; their schemas are the same in v0.17.8,
+v0.18.6 and v0.19.2 but for the ``ac`` and ``prc`` short names of 0.19):
 
-- AdmissionCheck CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_admissionchecks.yaml
-- ProvisioningRequestConfig CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_provisioningrequestconfigs.yaml
+- AdmissionCheck CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_admissionchecks.yaml
+- ProvisioningRequestConfig CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_provisioningrequestconfigs.yaml
 
 ``queues.provisioningChecks`` pairs one of each for the common case (an AdmissionCheck run by Kueue's
 ProvisioningRequest controller, pointing at its own config); ``queues.admissionChecks`` and

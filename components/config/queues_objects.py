@@ -2,19 +2,21 @@
 
 Keys mirror the Kueue ``v1beta2`` API (https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/), so a reader of
 Kueue's docs recognises every key and the manifest builders are plain dumps. Each rule below names where Kueue
-enforces it at admission time: a CEL rule (``x-kubernetes-validations``) or a schema limit of the Kueue 0.17.8 CRD,
-or Kueue's validating webhook. Checking them here makes a bad queue fail ``pulumi preview`` with the key that is
-wrong instead of failing ``pulumi up`` halfway through, and a Kueue upgrade becomes a diff of those CRDs and webhooks
-against the rules cited here:
+enforces it at admission time: a CEL rule (``x-kubernetes-validations``) or a schema limit of the Kueue CRD, or
+Kueue's validating webhook. Checking them here makes a bad queue fail ``pulumi preview`` with the key that is wrong
+instead of failing ``pulumi up`` halfway through, and a Kueue upgrade becomes a diff of those CRDs and webhooks
+against the rules cited here. Every rule below is the same in v0.17.8, v0.18.6 and v0.19.2 (0.18 adds only the alpha
+ClusterQueue ``concurrentAdmissionPolicy`` and its webhook checks, a field this program does not write), so the
+links are to v0.19.2 and the rules need no Kueue version:
 
-- ResourceFlavor CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml
-- ProvisioningRequestConfig CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_provisioningrequestconfigs.yaml
-- AdmissionCheck CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_admissionchecks.yaml
-- ClusterQueue CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
-- Cohort CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml
-- LocalQueue CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_localqueues.yaml
-- ClusterQueue and Cohort webhooks: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go
-  and https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/cohort_webhook.go
+- ResourceFlavor CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml
+- ProvisioningRequestConfig CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_provisioningrequestconfigs.yaml
+- AdmissionCheck CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_admissionchecks.yaml
+- ClusterQueue CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
+- Cohort CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml
+- LocalQueue CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_localqueues.yaml
+- ClusterQueue and Cohort webhooks: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go
+  and https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/cohort_webhook.go
 
 The ResourceFlavor CRD's CEL rules on taints and tolerations live with :class:`~components.config.kube.Toleration`
 and :data:`~components.config.kube.TaintEffect`; the resource groups ClusterQueues and Cohorts both hold, with their
@@ -84,7 +86,8 @@ class FairSharing(ConfigModel):
     weight: Quantity | None = None
     """The weight (a quantity, Kueue's default 1); 0 means the object borrows only what nobody else wants. Between 0
     and 1n it is refused (``validateFairSharing`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/common.go: it would collapse to 0)."""
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/common.go: it would collapse to 0; same in
+    v0.17.8-v0.19.2)."""
 
     @model_validator(mode="after")
     def _weight_does_not_collapse(self) -> FairSharing:
@@ -115,7 +118,8 @@ class TopologyConfig(ConfigModel):
     def _levels_rules(self) -> TopologyConfig:
         """CEL on Topology ``spec.levels`` ("must be unique"; "the kubernetes.io/hostname label can only be used at
         the lowest level of topology",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_topologies.yaml)."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_topologies.yaml,
+        same in v0.17.8-v0.19.2)."""
         labels = [level.node_label for level in self.levels]
         require_unique(labels, lambda i: key_path("levels", i, "nodeLabel"), "topology levels")
         for i, label in enumerate(labels[:-1]):
@@ -161,8 +165,8 @@ class ResourceFlavorConfig(ConfigModel):
     @model_validator(mode="after")
     def _taints_unique_by_key_and_effect(self) -> ResourceFlavorConfig:
         """``validateNodeTaints`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/resourceflavor_webhook.go: "taints must be
-        unique by key and effect pair"."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/resourceflavor_webhook.go: "taints must be
+        unique by key and effect pair" (same in v0.17.8-v0.19.2)."""
         pairs = [(taint.key, taint.effect) for taint in self.node_taints or []]
         require_unique(pairs, lambda i: key_path("nodeTaints", i), "taints (by key and effect)")
         return self
@@ -170,7 +174,8 @@ class ResourceFlavorConfig(ConfigModel):
     @model_validator(mode="after")
     def _topology_needs_node_labels(self) -> ResourceFlavorConfig:
         """CEL on ResourceFlavor ``spec`` ("at least one nodeLabel is required when topology is set",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml)."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml,
+        same in v0.17.8-v0.19.2)."""
         if self.topology_name is not None and not self.node_labels:
             raise RuleViolation("nodeLabels", {}, "a flavor with topologyName needs at least one node label")
         return self
@@ -191,7 +196,8 @@ class AdmissionCheckRef(ConfigModel):
 
     @model_validator(mode="after")
     def _flavors_are_a_set(self) -> AdmissionCheckRef:
-        """ClusterQueue CRD ``admissionChecks[].onFlavors`` is ``x-kubernetes-list-type: set``."""
+        """ClusterQueue CRD ``admissionChecks[].onFlavors`` is ``x-kubernetes-list-type: set`` (same in
+        v0.17.8-v0.19.2)."""
         require_unique(self.on_flavors or [], lambda i: key_path("onFlavors", i), "onFlavors entries")
         return self
 
@@ -208,9 +214,9 @@ class AdmissionChecksStrategy(ConfigModel):
     @model_validator(mode="after")
     def _each_check_once(self) -> AdmissionChecksStrategy:
         """Schema of ClusterQueue ``spec.admissionChecksStrategy.admissionChecks``
-        (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml):
+        (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml):
         a list map keyed by ``name`` (``x-kubernetes-list-type: map``), so the API server refuses a name listed
-        twice."""
+        twice (same in v0.17.8-v0.19.2)."""
         names = [check.name for check in self.admission_checks]
         require_unique(names, lambda i: key_path("admissionChecks", i, "name"), "admission checks")
         return self
@@ -233,8 +239,8 @@ class CohortConfig(Labelled):
 
     @model_validator(mode="after")
     def _resource_group_rules(self) -> CohortConfig:
-        """``validateCohort`` in https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/cohort_webhook.go:
-        groups apart, and limits only below a parent."""
+        """``validateCohort`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/cohort_webhook.go
+        (same in v0.17.8-v0.19.2): groups apart, and limits only below a parent."""
         require_groups_apart(self.resource_groups or [])
         require_limits_within_a_cohort(self.resource_groups or [], "parentName", self.parent_name)
         return self
@@ -287,9 +293,9 @@ class ClusterQueueConfig(Labelled):
     @model_validator(mode="after")
     def _resource_group_rules(self) -> ClusterQueueConfig:
         """``validateResourceGroups`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go: groups apart, limits
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go: groups apart, limits
         only within a cohort, and ``validateLendingLimit`` there: a ``lendingLimit`` never above the ``nominalQuota`` it
-        lends from; then the webhook's totals."""
+        lends from; then the webhook's totals (same in v0.17.8-v0.19.2)."""
         groups = self.resource_groups or []
         require_groups_apart(groups)
         require_limits_within_a_cohort(groups, "cohortName", self.cohort_name)
@@ -306,8 +312,8 @@ class ClusterQueueConfig(Labelled):
     @model_validator(mode="after")
     def _checks_gate_only_this_queues_flavors(self) -> ClusterQueueConfig:
         """``validateAdmissionCheckOnFlavors`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go (enforced since Kueue
-        0.17.1): every ``onFlavors`` entry is a flavor of this queue."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go (enforced since Kueue
+        0.17.1, same in v0.17.8-v0.19.2): every ``onFlavors`` entry is a flavor of this queue."""
         strategy = self.admission_checks_strategy
         for c, ref in enumerate(strategy.admission_checks if strategy else []):
             for o, flavor in enumerate(ref.on_flavors or []):

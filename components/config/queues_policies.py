@@ -1,9 +1,9 @@
 """How a ClusterQueue chooses among workloads and flavors: preemption, flavor fungibility, admission scope.
 
 Keys mirror the Kueue ``v1beta2`` API; each rule names the CEL rule of the ClusterQueue CRD
-(https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml)
-and the webhook function (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go)
-that enforce it.
+(https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml)
+and the webhook function (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go)
+that enforce it; both are the same in v0.17.8, v0.18.6 and v0.19.2.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ class Preemption(ConfigModel):
     @model_validator(mode="after")
     def _borrowing_preemption_needs_reclaim(self) -> Preemption:
         """CEL on ClusterQueue ``spec.preemption`` ("reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
         also ``validatePreemption`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go, with the CRD's
-        defaults (``Never``) for unset fields."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go, with the CRD's
+        defaults (``Never``) for unset fields; same in v0.17.8-v0.19.2."""
         borrow_policy = self.borrow_within_cohort.policy if self.borrow_within_cohort else None
         if (self.reclaim_within_cohort or "Never") == "Never" and (borrow_policy or "Never") != "Never":
             allowed = "preempting to borrow needs reclaimWithinCohort other than Never"
@@ -71,10 +71,10 @@ class FlavorFungibility(ConfigModel):
     def _preference_needs_try_next_flavor(self) -> FlavorFungibility:
         """CEL on ClusterQueue ``spec.flavorFungibility`` ("preference can only be set when both whenCanBorrow and
         whenCanPreempt are TryNextFlavor",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
         also ``validateFlavorFungibility`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go, with the CRD's
-        defaults (``MayStopSearch`` / ``TryNextFlavor``) for unset fields."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go, with the CRD's
+        defaults (``MayStopSearch`` / ``TryNextFlavor``) for unset fields; same in v0.17.8-v0.19.2."""
         borrow = self.when_can_borrow or "MayStopSearch"
         preempt = self.when_can_preempt or "TryNextFlavor"
         if self.preference is not None and (borrow, preempt) != ("TryNextFlavor", "TryNextFlavor"):

@@ -1,13 +1,15 @@
 """Quota as ClusterQueues and Cohorts both hold it: resource groups of flavors, each with a quota per resource.
 
 Keys mirror the Kueue ``v1beta2`` API (https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-ResourceGroup).
-Each rule names where Kueue enforces it at admission time, so a Kueue upgrade is a diff of these against the code:
+Each rule names where Kueue enforces it at admission time, so a Kueue upgrade is a diff of these against the code.
+Every rule below is the same in v0.17.8, v0.18.6 and v0.19.2 (the CRDs' resource-group CEL rule and limits, and the
+webhook functions), so the links are to v0.19.2:
 
-- ClusterQueue CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
-- Cohort CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml
-- the webhooks both share: https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go
+- ClusterQueue CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
+- Cohort CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml
+- the webhooks both share: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go
   (``validateResourceGroups``, ``validateFlavorQuotas``, ``validateLimit``), called for Cohorts from
-  https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/cohort_webhook.go
+  https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/cohort_webhook.go
 """
 
 from __future__ import annotations
@@ -67,12 +69,12 @@ class ResourceGroup(ConfigModel):
     def _flavors_list_the_covered_resources(self) -> ResourceGroup:
         """CEL on ClusterQueue and Cohort ``spec.resourceGroups[]`` ("flavors must have the same number of resources as
         the coveredResources",
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
         and
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml),
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_cohorts.yaml),
         then ``validateFlavorQuotas`` in
-        https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go, which matches them
-        to ``coveredResources`` by position ("must match the name in coveredResources")."""
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go, which matches them
+        to ``coveredResources`` by position ("must match the name in coveredResources"); same in v0.17.8-v0.19.2."""
         for i, flavor in enumerate(self.flavors):
             names = [resource.name for resource in flavor.resources]
             if len(names) != len(self.covered_resources):
@@ -91,8 +93,8 @@ class ResourceGroup(ConfigModel):
 
 def require_groups_apart(groups: list[ResourceGroup]) -> None:
     """``validateResourceGroups`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go (ClusterQueue and Cohort
-    alike): a resource belongs to one group, and a flavor appears in one group."""
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go (ClusterQueue and Cohort
+    alike, same in v0.17.8-v0.19.2): a resource belongs to one group, and a flavor appears in one group."""
     resources = [
         (key_path("resourceGroups", g, "coveredResources", r), resource)
         for g, group in enumerate(groups)
@@ -108,11 +110,12 @@ def require_groups_apart(groups: list[ResourceGroup]) -> None:
 
 
 def require_limits_within_a_cohort(groups: list[ResourceGroup], parent_key: str, parent_name: str | None) -> None:
-    """``validateLimit`` in https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go:
+    """``validateLimit`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go:
     ``borrowingLimit`` and ``lendingLimit`` need a cohort (a ClusterQueue's ``cohortName``, a Cohort's ``parentName``);
     for ``borrowingLimit`` on a ClusterQueue also CEL on ClusterQueue ``spec`` ("borrowingLimit must be nil when cohort
     is empty",
-    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml)."""
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml;
+    same in v0.17.8-v0.19.2)."""
     if parent_name is not None:
         return
     for g, group in enumerate(groups):
@@ -129,8 +132,9 @@ TOTAL_FLAVORS, TOTAL_COVERED_RESOURCES, FLAVOR_RESOURCES_PER_GROUP = 256, 256, 5
 
 def require_totals(groups: list[ResourceGroup]) -> None:
     """``validateTotalFlavors``, ``validateTotalCoveredResources`` and ``validateFlavorResourceCombinations`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/webhooks/clusterqueue_webhook.go: a ClusterQueue holds at
-    most 256 flavors and 256 covered resources in all, and each group at most 512 flavor-resource quotas."""
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go: a ClusterQueue holds at
+    most 256 flavors and 256 covered resources in all, and each group at most 512 flavor-resource quotas
+    (same in v0.17.8-v0.19.2)."""
     flavors = sum(len(group.flavors) for group in groups)
     if flavors > TOTAL_FLAVORS:
         raise RuleViolation("resourceGroups", f"{flavors} flavors", f"at most {TOTAL_FLAVORS} across all groups")

@@ -182,7 +182,8 @@ def require_local_queue_namespaces_selected(queues: QueuesConfig) -> None:
 def require_cohort_tree(queues: QueuesConfig) -> None:
     """Kueue admits a cohort cycle but then disables every member of it, ClusterQueues included, until the cycle is
     removed (``CohortSpec.parentName`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/apis/kueue/v1beta2/cohort_types.go)."""
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/cohort_types.go, same in
+    v0.17.8-v0.19.2)."""
     parents = {cohort.name: cohort.parent_name for cohort in queues.cohorts}
     for i, cohort in enumerate(queues.cohorts):
         seen, current = {cohort.name}, cohort.parent_name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -16,7 +17,9 @@ from components.config.kueue_manager import (
     WaitForPodsReadySettings,
     duration_seconds,
 )
-from tests.support.config import model_error_keys
+from components.config.kueue_profiles import PROFILES
+from tests.support.config import error_keys_on_existing_cluster, load_on_existing_cluster, model_error_keys
+from tests.support.kueue_sources import configuration_structs, source_dir
 
 
 @pytest.mark.parametrize(
@@ -117,3 +120,52 @@ def test_retention_and_custom_labels_follow_the_manager_rules():
     both = {"name": "cost", "sourceLabelKey": "billing/cost", "sourceAnnotationKey": "billing/cost"}
     assert model_error_keys(CustomMetricLabel, both) == ["sourceAnnotationKey"]
     CustomMetricLabel.model_validate({"name": "cost_center", "sourceLabelKey": "billing/cost-center"})
+
+
+LABELS_ON = {"CustomMetricLabels": True}
+
+
+def custom_labels(count: int) -> list[dict[str, str]]:
+    return [{"name": f"label{i}"} for i in range(count)]
+
+
+@pytest.mark.parametrize("version", ["0.17.8", "0.18.6"])
+def test_before_0_19_the_manager_takes_any_number_of_custom_labels(version):
+    kueue = {"chartVersion": version, "featureGates": LABELS_ON, "metrics": {"customLabels": custom_labels(7)}}
+    metrics = load_on_existing_cluster(kueue=kueue).kueue.metrics
+    assert metrics is not None and len(metrics.custom_labels) == 7
+
+
+def test_0_19_takes_six_custom_labels_of_the_default_source_kind_and_refuses_a_seventh():
+    """``maxCustomLabelsPerSourceKind`` of ``validateCustomLabels`` in v0.19.2: 6 for ClusterQueue, every label's
+    kind here; the manager exits on a seventh."""
+    six = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": custom_labels(6)}}
+    load_on_existing_cluster(kueue=six)
+    seven = {**six, "metrics": {"customLabels": custom_labels(7)}}
+    assert error_keys_on_existing_cluster(kueue=seven) == ["elastic-capacity:kueue.metrics.customLabels"]
+
+
+@pytest.mark.parametrize("profile", PROFILES.values(), ids=PROFILES)
+def test_the_custom_label_limit_is_the_one_the_minors_configuration_type_documents(profile):
+    """0.19 gave each label a ``sourceKind`` and a limit per kind (its type says so); 0.17 and 0.18 have neither (their
+    ``MaxItems=8`` marker is on a Configuration type, which no API server checks, and validateCustomLabels counts
+    nothing)."""
+    version = profile.latest
+    fields = configuration_structs(version)["ControllerMetricsCustomLabel"]
+    text = (source_dir(version) / "src/configuration_types.go").read_text()
+    documented = re.search(r"A maximum of (\d+) labels are allowed per SourceKind", text)
+    assert ("sourceKind" in fields) == (profile.custom_labels_max is not None)
+    assert (int(documented.group(1)) if documented else None) == profile.custom_labels_max
+
+
+def test_0_19_refuses_wait_for_pods_ready_that_its_disable_gate_would_ignore():
+    wait = {"chartVersion": "0.19.2", "waitForPodsReady": {"timeout": "10m"}}
+    load_on_existing_cluster(kueue={**wait, "featureGates": {"DisableWaitForPodsReady": False}})
+    disabled = {**wait, "featureGates": {"DisableWaitForPodsReady": True}}
+    assert error_keys_on_existing_cluster(kueue=disabled) == ["elastic-capacity:kueue.waitForPodsReady"]
+    load_on_existing_cluster(kueue={"chartVersion": "0.19.2", "featureGates": {"DisableWaitForPodsReady": True}})
+
+
+def test_before_0_19_the_disable_gate_does_not_exist():
+    gate = {"chartVersion": "0.18.6", "featureGates": {"DisableWaitForPodsReady": True}}
+    assert error_keys_on_existing_cluster(kueue=gate) == ["elastic-capacity:kueue.featureGates.DisableWaitForPodsReady"]

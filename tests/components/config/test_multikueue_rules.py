@@ -183,6 +183,45 @@ def test_a_kubeconfig_multikueue_refuses_is_refused_without_quoting_it(change, f
     assert caught.value.keys == [f"{KUBECONFIGS}.w1"] and "sa-token-not-to-be-quoted" not in str(caught.value)
 
 
+def insecure_kubeconfig() -> str:
+    document = yaml.safe_load(WORKER_KUBECONFIG)
+    document["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = True
+    document["users"][0]["user"]["exec"] = {"command": "kubelogin"}
+    return yaml.safe_dump(document)
+
+
+def insecure_worker_stack(version: str, gates: dict[str, bool]) -> dict:
+    return kubeconfig_stack(
+        kueue={"chartVersion": version, "featureGates": gates}, multiKueueKubeconfigs={"w1": insecure_kubeconfig()}
+    )
+
+
+@pytest.mark.parametrize("version", ["0.17.8", "0.18.6"])
+def test_before_0_19_the_insecure_kubeconfig_gate_lets_multikueue_skip_its_checks(version):
+    """``loadClientConfig`` skips ``validateKubeconfig`` under MultiKueueAllowInsecureKubeconfigs (v0.18.6); 0.19
+    locks the gate off."""
+    gate = {"MultiKueueAllowInsecureKubeconfigs": True}
+    assert load_stack_config(as_config(insecure_worker_stack(version, gate)), [KUBECONFIGS]).multi_kueue is not None
+    assert stack_error_keys(insecure_worker_stack(version, {}), [KUBECONFIGS]) == [f"{KUBECONFIGS}.w1"]
+
+
+def test_0_19_checks_every_worker_kubeconfig_and_refuses_the_gate():
+    assert stack_error_keys(insecure_worker_stack("0.19.2", {}), [KUBECONFIGS]) == [f"{KUBECONFIGS}.w1"]
+    gate = {"MultiKueueAllowInsecureKubeconfigs": True}
+    keys = stack_error_keys(insecure_worker_stack("0.19.2", gate), [KUBECONFIGS])
+    assert keys == ["elastic-capacity:kueue.featureGates.MultiKueueAllowInsecureKubeconfigs"]
+
+
+def test_the_insecure_gate_still_needs_a_kubeconfig_with_a_server():
+    """Without its checks MultiKueue still builds a client from the kubeconfig (``RESTConfigFromKubeConfig``)."""
+    assert multikueue_kubeconfig_problem(insecure_kubeconfig(), secure=False) is None
+    assert "insecure" in str(multikueue_kubeconfig_problem(insecure_kubeconfig()))
+    assert multikueue_kubeconfig_problem("clusters: [", secure=False) == "it is not YAML"
+    document = yaml.safe_load(WORKER_KUBECONFIG)
+    document["clusters"][0]["cluster"].pop("server")
+    assert multikueue_kubeconfig_problem(yaml.safe_dump(document), secure=False) == "a cluster has no server"
+
+
 def test_kueues_own_kubeconfig_and_an_ip_server_pass():
     assert multikueue_kubeconfig_problem(WORKER_KUBECONFIG) is None
     document = yaml.safe_load(WORKER_KUBECONFIG)
