@@ -98,8 +98,8 @@ class VersionPinProvider(ResourceProvider):
         """Nothing to delete: the version lives in the state only."""
 
 
-CLUSTER = VersionPinProvider("the cluster", "Kubernetes cannot downgrade")
-KUEUE = VersionPinProvider(
+CLUSTER_PIN = VersionPinProvider("the cluster", "Kubernetes cannot downgrade")
+KUEUE_PIN = VersionPinProvider(
     "Kueue",
     "Kueue documents no downgrade, and the older chart would put its CRDs back under objects the newer minor stored; "
     "roll forward instead (docs/kueue-upgrades.md, Rollback)",
@@ -146,14 +146,14 @@ class ClusterVersion(_VersionPin, module="clusters", name="ClusterVersion"):
         offer: pulumi.Input[tuple[str | None, str | None]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        super().__init__(CLUSTER, resource_name, key=key, requested=requested, offer=offer, opts=opts)
+        super().__init__(CLUSTER_PIN, resource_name, key=key, requested=requested, offer=offer, opts=opts)
 
 
 class KueueVersion(_VersionPin, module="kueue", name="KueueVersion"):
     """The chart version one Kueue install runs: the requested one (the config model has checked it is supported)."""
 
     def __init__(self, resource_name: str, *, key: str, requested: str, opts: pulumi.ResourceOptions) -> None:
-        super().__init__(KUEUE, resource_name, key=key, requested=requested, offer=(requested, None), opts=opts)
+        super().__init__(KUEUE_PIN, resource_name, key=key, requested=requested, offer=(requested, None), opts=opts)
 
 
 def pinned_version(

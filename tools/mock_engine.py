@@ -13,11 +13,11 @@ from typing import Any
 from pulumi.runtime import mocks as pulumi_mocks
 
 from components.config.base import ConfigError
-from components.version_pin import CLUSTER, KUEUE, VersionPinProvider
+from components.version_pin import CLUSTER_PIN, KUEUE_PIN, VersionPinProvider
 
 VERSION_PIN_TYPES: dict[str, VersionPinProvider] = {
-    "pulumi-python:dynamic/clusters:ClusterVersion": CLUSTER,
-    "pulumi-python:dynamic/kueue:KueueVersion": KUEUE,
+    "pulumi-python:dynamic/clusters:ClusterVersion": CLUSTER_PIN,
+    "pulumi-python:dynamic/kueue:KueueVersion": KUEUE_PIN,
 }
 """Each pin's resource type and the provider the program registers it with."""
 VERSION_PIN_STATE: dict[tuple[str, str], dict[str, Any]] | None = None

@@ -13,7 +13,7 @@ from components.access_wait import ClusterAccessProvider
 from components.dynamic_by_value import WaitProvider, reduce_by_value
 from components.job_wait import JobCompletionProvider
 from components.queue_wait import QueuesActiveProvider
-from components.version_pin import CLUSTER
+from components.version_pin import CLUSTER_PIN
 from components.worker_token import WorkerTokenProvider
 
 LOAD_OUTSIDE_THE_PROJECT = """
@@ -54,7 +54,7 @@ def load_in_a_fresh_process(serialized: str, cwd) -> dict:
         (QueuesActiveProvider(), ["objects"]),
         (ClusterAccessProvider(), ["roleAssignmentId"]),
         (WorkerTokenProvider(), ["anchor"]),
-        (CLUSTER, []),
+        (CLUSTER_PIN, []),
     ],
     ids=["JobCompletion", "QueuesActive", "ClusterAccess", "WorkerToken", "VersionPin"],
 )

@@ -9,9 +9,7 @@ import pytest
 
 from components.aks import AksCluster
 from components.config.aks import AksConfig
-from components.version_pin import CLUSTER as CLUSTER_PIN
-from components.version_pin import KUEUE as KUEUE_PIN
-from components.version_pin import decide
+from components.version_pin import CLUSTER_PIN, KUEUE_PIN, decide
 from tools import mock_cloud, mock_engine, mock_runtime
 from tools.recording import Recording
 
