@@ -8,6 +8,7 @@ One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -38,6 +39,10 @@ def run(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
+    # Pulumi's serialize_provider wraps pickle's _batch_setitems anew for every dynamic resource and never unwraps it
+    # (pulumi/dynamic/dynamic.py), so runs in one process would pile the wrappers up to a RecursionError
+    # (https://github.com/pulumi/pulumi/issues/17803); each run starts from the unwrapped method.
+    batch_setitems = pickle._Pickler._batch_setitems  # type: ignore[attr-defined]
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
         mocks = ProgramMocks(preview=preview)
@@ -49,6 +54,7 @@ def run(
         _sync_await(run_pulumi_func(program))
         outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
     finally:
+        pickle._Pickler._batch_setitems = batch_setitems  # type: ignore[attr-defined]
         aks_catalogue.LOOKUP = live_catalogue
         asyncio.set_event_loop(None)
         loop.close()
