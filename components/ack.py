@@ -21,12 +21,12 @@ from components.ack_access import api_server_endpoint, cluster_kubeconfig, rbac_
 from components.ack_json import canonical_json
 from components.ack_network import AckNetwork, ack_network
 from components.cluster_access import ClusterObjects, cluster_objects
-from components.cluster_version import pinned_version
 from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.base import key_path
 from components.config.environment import EnvironmentConfig
+from components.version_pin import pinned_version
 from components.versions import ClusterNeeds
 
 MANAGED_ADDON_NAMES = f"^({'|'.join(MANAGED_ADDONS)})$"
@@ -231,7 +231,7 @@ def _pinned_version(
 ) -> pulumi.Output[str]:
     """The version the cluster runs: at create the configured version, or the newest patch of the configured minor,
     once ACK offers it in the region; after that the deployed one until ``kubernetesVersion`` changes
-    (:class:`~components.cluster_version.ClusterVersion`)."""
+    (:class:`~components.version_pin.ClusterVersion`)."""
     offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
     key = key_path(config_key, "kubernetesVersion")
     offer = offered.metadatas.apply(

@@ -29,7 +29,7 @@ from components.versions import (
 def kubernetes_version_offer(key: str, requested: str, offered: Sequence[str]) -> tuple[str | None, str | None]:
     """What ``cs.get_kubernetes_version`` offers a new cluster for ``requested``: ``(exact version, None)``, or
     ``(None, why not)`` naming ``key``. Only a cluster still to create, or one asked to move, is refused
-    (:mod:`components.cluster_version`), so a deployed cluster whose minor ACK no longer creates still previews."""
+    (:mod:`components.version_pin`), so a deployed cluster whose minor ACK no longer creates still previews."""
     try:
         return resolve_ack_version(requested, offered), None
     except ValueError as exc:

@@ -15,7 +15,6 @@ from pulumi_azure_native import authorization, containerservice, resources
 from components import aks_catalogue
 from components.access_wait import ClusterAccess
 from components.cluster_access import ClusterObjects, cluster_objects
-from components.cluster_version import pinned_version
 from components.config import environment_rules
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
@@ -23,6 +22,7 @@ from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfi
 from components.config.base import PROJECT
 from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive
+from components.version_pin import pinned_version
 
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
@@ -252,7 +252,7 @@ class AksCluster(pulumi.ComponentResource):
     def _pinned_version(self, name: str, args: AksConfig) -> pulumi.Output[str]:
         """The version the cluster and its pools run: checked against AKS's catalogue for the location when the
         cluster is created, then held until ``kubernetesVersion`` changes
-        (:class:`~components.cluster_version.ClusterVersion`)."""
+        (:class:`~components.version_pin.ClusterVersion`)."""
         invoke = pulumi.InvokeOutputOptions(parent=self)
         deployer = authorization.get_client_config_output(opts=invoke)
         token = authorization.get_client_token_output(opts=invoke).token  # ARM's, as the provider signs in

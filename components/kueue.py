@@ -11,8 +11,10 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
+from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
 from components.manifests import kueue_gate, kueue_install
+from components.version_pin import KueueVersion
 
 
 class Kueue(pulumi.ComponentResource):
@@ -53,8 +55,12 @@ class Kueue(pulumi.ComponentResource):
         self.namespace = namespace
 
         # Only the chart (and the CRD wait, which it follows) waits for what Kueue must start after: the namespace and
-        # the gate's RBAC need nothing.
-        before_kueue = list(chart_waits_for or [])
+        # the gate's RBAC need nothing. Both wait for the version pin, so a refused chartVersion (a skipped minor, a
+        # minor down: docs/kueue-upgrades.md) fails before either is touched.
+        pin = KueueVersion(
+            f"{name}-version", key=f"{PROJECT}:kueue.chartVersion", requested=args.chart_version, opts=child
+        )
+        before_kueue = [pin, *(chart_waits_for or [])]
         access = (
             self._gate_access(name, args, namespace, check_provisioning_request_crd=check_provisioning_request_crd)
             if readiness_gate

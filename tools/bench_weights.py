@@ -56,6 +56,9 @@ class Weight:
 
 NOTHING = Weight(0, 0, 0, "none", "no cloud call: a component, or a provider configured in process")
 API_CALL = Weight(1, 1, 3, "estimate", "one API server request; pulumi-kubernetes awaits nothing more for this kind")
+VERSION_PIN = Weight(
+    0, 0, 0, "none", "no cloud call: a version pin's provider stores the version it checked in the state"
+)
 
 PROGRAM_COMPONENT = f"{PROJECT}:*"
 """The key of every component of this program (type ``elastic-capacity:<module>:<Name>``): they create nothing."""
@@ -166,9 +169,8 @@ WEIGHTS: dict[str, Weight] = {
     "pulumi-python:dynamic/kueue:QueuesActive": Weight(
         10, 5, 60, "estimate", "Kueue reconciles the new checks and queues to Active; seconds"
     ),
-    "pulumi-python:dynamic/clusters:ClusterVersion": Weight(
-        0, 0, 0, "none", "no cloud call: the dynamic provider stores the version it checked in the state"
-    ),
+    "pulumi-python:dynamic/clusters:ClusterVersion": VERSION_PIN,
+    "pulumi-python:dynamic/kueue:KueueVersion": VERSION_PIN,
     "pulumi-python:dynamic/multikueue:WorkerToken": Weight(
         1, 1, 3, "estimate", "one TokenRequest to the worker's API server (after the exec plugin signs in)"
     ),

@@ -18,7 +18,7 @@ the raw answer gets different inputs on every run; see :func:`aks_user_credentia
 The vendor state the invokes report (``ACK_OFFERED_VERSIONS``, ``ACK_INSTALLED_ADDONS``, ``ENHANCED_NAT_ZONES``,
 ``EXISTING_AKS_VERSION`` ...) lives in module globals that tests monkeypatch.
 
-A :class:`~components.cluster_version.ClusterVersion` is answered as the engine answers it: its provider's ``check``
+A version pin (:mod:`components.version_pin`) is answered as the engine answers it: its provider's ``check``
 runs against the last deployment's inputs (:mod:`tools.mock_engine`), and a failed check fails the run.
 """
 
@@ -337,8 +337,8 @@ class ProgramMocks(pulumi.runtime.Mocks):
                 if str(args.inputs.get("location")).startswith("china")
                 else "AzurePublicCloud",
             }
-        if args.typ == mock_engine.CLUSTER_VERSION_TYPE:
-            return str(args.inputs.get("key")), mock_engine.cluster_version(args)
+        if args.typ in mock_engine.VERSION_PIN_TYPES:
+            return str(args.inputs.get("key")), mock_engine.version_pin(args)
         if args.custom is False:  # a component: the engine gives it no id (reads come with custom unset)
             return "", dict(args.inputs)
         if self.preview and not args.resource_id:

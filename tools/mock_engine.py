@@ -1,8 +1,9 @@
 """What the engine does with a dynamic resource the mocks cannot leave to Pulumi: run its provider's ``check``.
 
-A :class:`~components.cluster_version.ClusterVersion` decides its version in ``check`` against the last deployment's
-inputs, so the mock keeps those per stack run in :data:`CLUSTER_VERSION_STATE` and answers with what ``check``
-returned, failing the run where the engine would fail the preview.
+A version pin (:mod:`components.version_pin`: a cluster's Kubernetes version, Kueue's chart version) decides its
+version in ``check`` against the last deployment's inputs, so the mock keeps those per stack run in
+:data:`VERSION_PIN_STATE` and answers with what ``check`` returned, failing the run where the engine would fail the
+preview.
 """
 
 from __future__ import annotations
@@ -11,13 +12,17 @@ from typing import Any
 
 from pulumi.runtime import mocks as pulumi_mocks
 
-from components.cluster_version import ClusterVersionProvider
 from components.config.base import ConfigError
+from components.version_pin import CLUSTER_PIN, KUEUE_PIN, VersionPinProvider
 
-CLUSTER_VERSION_TYPE = "pulumi-python:dynamic/clusters:ClusterVersion"
-CLUSTER_VERSION_STATE: dict[str, dict[str, Any]] | None = None
-"""The stack's state of each ``ClusterVersion`` (by resource name) across runs. ``None``, the default, is a stack
-deployed for the first time on every run; a test that runs a stack twice sets a dict, which each run reads the last
+VERSION_PIN_TYPES: dict[str, VersionPinProvider] = {
+    "pulumi-python:dynamic/clusters:ClusterVersion": CLUSTER_PIN,
+    "pulumi-python:dynamic/kueue:KueueVersion": KUEUE_PIN,
+}
+"""Each pin's resource type and the provider the program registers it with."""
+VERSION_PIN_STATE: dict[tuple[str, str], dict[str, Any]] | None = None
+"""The stack's state of each pin (by type and resource name) across runs. ``None``, the default, is a stack deployed
+for the first time on every run; a test that runs a stack twice sets a dict, which each run reads the last
 deployment's inputs from and writes its own to."""
 
 
@@ -29,12 +34,13 @@ class CheckFailed(ConfigError):
         super().__init__([(key, reason.removeprefix(f"{key}: "))])
 
 
-def cluster_version(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
-    """What the engine keeps of a ``ClusterVersion``: its inputs as ``check`` returned them."""
-    deployed = CLUSTER_VERSION_STATE.get(args.name, {}) if CLUSTER_VERSION_STATE is not None else {}
-    checked = ClusterVersionProvider().check(dict(deployed), dict(args.inputs))
+def version_pin(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
+    """What the engine keeps of a pin: its inputs as ``check`` returned them."""
+    state = (args.typ, args.name)
+    deployed = VERSION_PIN_STATE.get(state, {}) if VERSION_PIN_STATE is not None else {}
+    checked = VERSION_PIN_TYPES[args.typ].check(dict(deployed), dict(args.inputs))
     if checked.failures:
         raise CheckFailed(str(args.inputs["key"]), "; ".join(failure.reason for failure in checked.failures))
-    if CLUSTER_VERSION_STATE is not None:
-        CLUSTER_VERSION_STATE[args.name] = dict(checked.inputs)
+    if VERSION_PIN_STATE is not None:
+        VERSION_PIN_STATE[state] = dict(checked.inputs)
     return dict(checked.inputs)

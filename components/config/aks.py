@@ -237,7 +237,7 @@ class AksConfig(ConfigModel):
     """The Kubernetes version (ARM ``kubernetesVersion``): a minor (``1.35``, AKS picks the newest patch and the
     ``patch`` upgrade channel keeps it current) or an exact patch, checked against AKS's catalogue for the location
     when the cluster is created (``components/aks_catalogue.py``) and held after that until this key changes, one
-    minor at a time (``components/cluster_version.py``). AKS's managed cluster autoscaler serves ProvisioningRequests
+    minor at a time (``components/version_pin.py``). AKS's managed cluster autoscaler serves ProvisioningRequests
     from 1.33 on."""
     sku_tier: Literal["Free", "Standard", "Premium"] = "Free"
     """The pricing tier (ARM ``sku.tier``): ``az aks create`` without ``--tier`` (the walkthrough) gives Free.

@@ -155,8 +155,9 @@ PROFILES: dict[str, KueueProfile] = {
             floor="0.18.6",
             verified=("0.18.6",),
             release_notes="https://github.com/kubernetes-sigs/kueue/releases/tag/v0.18.0",
-            changes="Every integration webhook skips kube-system and the release namespace (kueue#11192): this "
-            "program always writes managedJobsNamespaceSelector, so its webhook scope does not change. Gates "
+            changes="Every integration webhook skips kube-system and the release namespace (kueue#11192), and the "
+            "chart puts managedJobsNamespaceSelector, which this program always writes, on the trainjob and "
+            "sparkapplication webhooks too (they had no selector in 0.17). Gates "
             "DynamicResourceAllocation and DRAExtendedResources are locked off (KueueDRAIntegration replaces them); "
             "the manager Configuration's defaults are 0.17's.",
             manager_defaults=_MANAGER_DEFAULTS_0_17,

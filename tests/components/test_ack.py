@@ -32,8 +32,9 @@ from tests.support.ack import (
     program_for,
 )
 from tools import mock_cloud, mock_engine, mock_runtime
-from tools.mock_engine import CLUSTER_VERSION_TYPE as VERSION_PIN_TYPE
 from tools.recording import Recording
+
+VERSION_PIN_TYPE = "pulumi-python:dynamic/clusters:ClusterVersion"
 
 
 @pytest.fixture(scope="module")
@@ -125,12 +126,12 @@ def test_the_version_check_runs_in_preview():
         mock_runtime.run(program_for(cluster_config(kubernetesVersion="1.31")), {}, preview=True)
 
 
-# --- the version holds still once created (components/cluster_version.py) ------------------------------------------
+# --- the version holds still once created (components/version_pin.py) ---------------------------------------------
 
 
 def _runs(monkeypatch, *stacks: AckClusterConfig, offers: tuple[tuple[str, ...], ...]) -> list[Recording]:
     """Preview ``stacks`` one after another against one state, ACK's catalogue moving to ``offers[i]`` before run i."""
-    monkeypatch.setattr(mock_engine, "CLUSTER_VERSION_STATE", {})
+    monkeypatch.setattr(mock_engine, "VERSION_PIN_STATE", {})
     recordings = []
     for stack, offered in zip(stacks, offers, strict=True):
         monkeypatch.setattr(mock_cloud, "ACK_OFFERED_VERSIONS", offered)

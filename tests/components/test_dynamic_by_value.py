@@ -10,10 +10,10 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
 from components.access_wait import ClusterAccessProvider
-from components.cluster_version import ClusterVersionProvider
 from components.dynamic_by_value import WaitProvider, reduce_by_value
 from components.job_wait import JobCompletionProvider
 from components.queue_wait import QueuesActiveProvider
+from components.version_pin import CLUSTER_PIN
 from components.worker_token import WorkerTokenProvider
 
 LOAD_OUTSIDE_THE_PROJECT = """
@@ -54,9 +54,9 @@ def load_in_a_fresh_process(serialized: str, cwd) -> dict:
         (QueuesActiveProvider(), ["objects"]),
         (ClusterAccessProvider(), ["roleAssignmentId"]),
         (WorkerTokenProvider(), ["anchor"]),
-        (ClusterVersionProvider(), []),
+        (CLUSTER_PIN, []),
     ],
-    ids=["JobCompletion", "QueuesActive", "ClusterAccess", "WorkerToken", "ClusterVersion"],
+    ids=["JobCompletion", "QueuesActive", "ClusterAccess", "WorkerToken", "VersionPin"],
 )
 def test_a_provider_loads_and_works_where_the_project_cannot_be_imported(provider, replaced, tmp_path):
     loaded = load_in_a_fresh_process(serialize_provider(provider), tmp_path)

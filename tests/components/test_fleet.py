@@ -382,7 +382,9 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
     for obj in recording.kubernetes_objects():
         assert recording.provider_of(obj) in providers, obj.name
     dynamic = [r.name for r in recording.registrations if r.type.startswith("pulumi-python:dynamic")]
-    assert dynamic == ["aks-version", "ack-demo-version"], "no waiter; the version pins wait for nothing"
+    assert dynamic == ["aks-version", "kueue-version", "ack-demo-version"], (
+        "no waiter; the version pins wait for nothing"
+    )
     assert [job.name for job in recording.by_type(GATE)] == ["smoke-job-job"], "no readiness gate"
     assert not recording.by_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
     applied = run_sections(run_program, sections)

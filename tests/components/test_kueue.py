@@ -25,6 +25,7 @@ CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+KUEUE_VERSION = "pulumi-python:dynamic/kueue:KueueVersion"
 
 
 def install(check_crd: bool = True, protect: bool = False, **kueue: object) -> Recording:
@@ -123,7 +124,8 @@ def test_without_a_crd_check_nothing_waits_for_the_crd():
     """MultiKueue workers and stacks that accept inactive checks (``onInactive: warn``) install Kueue at once."""
     recording = install(check_crd=False)
     assert [job.name for job in recording.by_type(JOB)] == ["kueue-ready"]
-    assert list(recording.one(CHART).dependencies) == [recording.one(NAMESPACE).urn], "through its namespace input"
+    pin, namespace = recording.one(KUEUE_VERSION).urn, recording.one(NAMESPACE).urn
+    assert set(recording.one(CHART).dependencies) == {pin, namespace}, "its version pin; its namespace input"
 
 
 def after_a_stand_in(check_crd: bool = True, readiness_gate: bool = True) -> Recording:
@@ -182,8 +184,19 @@ def test_every_child_is_on_the_callers_cluster_under_the_component():
     recording = install()
     component = recording.one("elastic-capacity:kueue:Kueue", "kueue")
     children = [r for r in recording.registrations if r.parent == component.urn]
-    assert {r.type for r in children} == {NAMESPACE, CHART, JOB, CONFIG_MAP, SERVICE_ACCOUNT, ROLE, BINDING}
+    assert {r.type for r in children} == {
+        NAMESPACE,
+        CHART,
+        JOB,
+        CONFIG_MAP,
+        SERVICE_ACCOUNT,
+        ROLE,
+        BINDING,
+        KUEUE_VERSION,
+    }
     for child in children:
+        if child.type == KUEUE_VERSION:
+            continue  # state only: it reaches no cluster
         if child.custom:
             assert recording.provider_of(child).name == "cluster", child.type
         else:

@@ -13,7 +13,7 @@ import yaml
 from pulumi.runtime import rpc
 from pulumi_azure_native import containerservice, resources
 
-from components.cluster_version import ClusterVersion
+from components.version_pin import ClusterVersion
 from tests.support.stacks import STACKS, run_stack
 from tools import mock_cloud, mock_runtime, render
 from tools.recording import REDACTED, UNKNOWN, Recording

@@ -1,4 +1,5 @@
-"""The version pin: catalogue at create, the deployed version after, one minor at a time on purpose."""
+"""The version pins: the offer at create, the deployed version after, one minor at a time on purpose; a cluster's
+Kubernetes version here, Kueue's chart version in tests/test_kueue_upgrades.py."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 import pytest
 
 from components.aks import AksCluster
-from components.cluster_version import ClusterVersionProvider, decide
 from components.config.aks import AksConfig
+from components.version_pin import CLUSTER_PIN, KUEUE_PIN, decide
 from tools import mock_cloud, mock_engine, mock_runtime
 from tools.recording import Recording
 
@@ -25,23 +26,27 @@ def wanted(requested: str, candidate: str | None = None, refusal: str | None = N
 DEPLOYED = {**wanted("1.35", "1.35.2-aliyun.1"), "version": "1.35.2-aliyun.1"}
 
 
+def decide_cluster(deployed: dict, wanted: dict) -> tuple[str | None, str | None]:
+    return decide(deployed, wanted, subject=CLUSTER_PIN.subject, no_downgrade=CLUSTER_PIN.no_downgrade)
+
+
 def test_a_new_cluster_takes_the_catalogue_answer_or_its_refusal():
-    assert decide({}, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
-    assert decide({}, wanted("1.34", refusal=f"{KEY}: '1.34' cannot be created")) == (
+    assert decide_cluster({}, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
+    assert decide_cluster({}, wanted("1.34", refusal=f"{KEY}: '1.34' cannot be created")) == (
         None,
         f"{KEY}: '1.34' cannot be created",
     )
 
 
 def test_an_unchanged_request_keeps_the_deployed_version_whatever_the_catalogue_says():
-    assert decide(DEPLOYED, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.2-aliyun.1", None)
-    assert decide(DEPLOYED, wanted("1.35", refusal="no 1.35 any more")) == ("1.35.2-aliyun.1", None)
+    assert decide_cluster(DEPLOYED, wanted("1.35", "1.35.4-aliyun.1")) == ("1.35.2-aliyun.1", None)
+    assert decide_cluster(DEPLOYED, wanted("1.35", refusal="no 1.35 any more")) == ("1.35.2-aliyun.1", None)
 
 
 def test_a_changed_request_moves_within_the_minor_or_one_minor_up():
-    assert decide(DEPLOYED, wanted("1.35.4-aliyun.1", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
-    assert decide(DEPLOYED, wanted("1.36", "1.36.1-aliyun.1")) == ("1.36.1-aliyun.1", None)
-    assert decide(DEPLOYED, wanted("1.36", refusal="not offered")) == (None, "not offered")
+    assert decide_cluster(DEPLOYED, wanted("1.35.4-aliyun.1", "1.35.4-aliyun.1")) == ("1.35.4-aliyun.1", None)
+    assert decide_cluster(DEPLOYED, wanted("1.36", "1.36.1-aliyun.1")) == ("1.36.1-aliyun.1", None)
+    assert decide_cluster(DEPLOYED, wanted("1.36", refusal="not offered")) == (None, "not offered")
 
 
 @pytest.mark.parametrize(
@@ -53,13 +58,13 @@ def test_a_changed_request_moves_within_the_minor_or_one_minor_up():
     ],
 )
 def test_a_skip_or_a_downgrade_is_refused_naming_the_key(requested, candidate, says):
-    version, refusal = decide(DEPLOYED, wanted(requested, candidate))
+    version, refusal = decide_cluster(DEPLOYED, wanted(requested, candidate))
     assert version is None and refusal is not None
     assert refusal.startswith(f"{KEY}: {requested!r} {says}")
 
 
 def test_check_fails_on_the_requested_property_and_otherwise_sets_the_version():
-    provider = ClusterVersionProvider()
+    provider = CLUSTER_PIN
     checked = provider.check(DEPLOYED, wanted("1.35", "1.35.4-aliyun.1"))
     assert (checked.inputs["version"], checked.failures) == ("1.35.2-aliyun.1", [])
     refused = provider.check(DEPLOYED, wanted("1.37", "1.37.0-aliyun.1"))
@@ -67,12 +72,42 @@ def test_check_fails_on_the_requested_property_and_otherwise_sets_the_version():
 
 
 def test_only_a_new_version_is_a_diff_and_it_is_an_update_not_a_replacement():
-    provider = ClusterVersionProvider()
+    provider = CLUSTER_PIN
     moved_catalogue = {**DEPLOYED, "candidate": "1.35.4-aliyun.1"}
     assert provider.diff("id", DEPLOYED, moved_catalogue).changes is False
     upgrade = provider.diff("id", DEPLOYED, {**DEPLOYED, "version": "1.36.1-aliyun.1"})
     assert (upgrade.changes, upgrade.replaces) == (True, [])
     assert provider.update("id", DEPLOYED, moved_catalogue).outs == moved_catalogue
+
+
+# --- the same rule, in Kueue's words (the stack runs are in tests/test_kueue_upgrades.py) ---------------------------
+
+KUEUE_KEY = "elastic-capacity:kueue.chartVersion"
+KUEUE_DEPLOYED = {"key": KUEUE_KEY, "requested": "0.18.6", "candidate": "0.18.6", "refusal": None, "version": "0.18.6"}
+
+
+def kueue_wants(version: str) -> dict:
+    return {**KUEUE_DEPLOYED, "requested": version, "candidate": version, "version": None}
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("0.20.1", "skips a minor: Kueue runs 0.18.6; upgrade one minor at a time, to 0.19 first"),
+        ("0.17.8", "would downgrade Kueue from 0.18.6; Kueue documents no downgrade"),
+    ],
+)
+def test_kueue_moves_one_minor_at_a_time_and_never_down_a_minor(version, says):
+    [failure] = KUEUE_PIN.check(KUEUE_DEPLOYED, kueue_wants(version)).failures
+    assert (failure.property, failure.reason.startswith(f"{KUEUE_KEY}: {version!r} {says}")) == ("requested", True)
+
+
+@pytest.mark.parametrize(
+    ("deployed", "version"), [({}, "0.17.1"), ({}, "0.19.2"), (KUEUE_DEPLOYED, "0.18.7"), (KUEUE_DEPLOYED, "0.19.2")]
+)
+def test_a_new_kueue_takes_any_version_and_a_deployed_one_a_patch_or_the_next_minor(deployed, version):
+    checked = KUEUE_PIN.check(deployed, kueue_wants(version))
+    assert (checked.inputs["version"], checked.failures) == (version, [])
 
 
 # --- on AKS: the catalogue at create, held after (ACK's runs are in test_ack.py) ------------------------------
@@ -82,7 +117,7 @@ VERSION_PIN = "pulumi-python:dynamic/clusters:ClusterVersion"
 
 def _previews(monkeypatch, *sections: dict[str, Any], catalogues: tuple[dict, ...]) -> list[Recording]:
     """Preview ``sections`` one after another against one state, AKS's catalogue moving to ``catalogues[i]``."""
-    monkeypatch.setattr(mock_engine, "CLUSTER_VERSION_STATE", {})
+    monkeypatch.setattr(mock_engine, "VERSION_PIN_STATE", {})
     runs = []
     for section, catalogue in zip(sections, catalogues, strict=True):
         monkeypatch.setattr(mock_cloud, "AKS_OFFERED_VERSIONS", catalogue)
