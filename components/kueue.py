@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
+from components import kueue_extension
 from components.config.kueue import KueueConfig
 from components.manifests import kueue_gate, kueue_install
 
@@ -39,12 +40,14 @@ class Kueue(pulumi.ComponentResource):
         protect: bool = False,
         readiness_gate: bool = True,
         chart_waits_for: list[pulumi.Resource] | None = None,
+        extension_on: kueue_extension.ManagedCluster | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``readiness_gate=False`` leaves the gate and the CRD wait out, for providers that render instead of
         applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would
         delete Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail
-        first."""
+        first. With ``kueue.install: aks-extension`` AKS's managed extension on ``extension_on`` takes the chart's
+        place (:mod:`components.kueue_extension`): after the namespace, protected and gated the same."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
@@ -64,15 +67,26 @@ class Kueue(pulumi.ComponentResource):
             before_kueue.append(self._crd_wait(name, args, [*access, *before_kueue]))
 
         chart_name, repository = kueue_install.chart_reference(args)
-        chart = helm.v4.Chart(
-            f"{name}-chart",
-            chart=chart_name,
-            version=args.chart_version,
-            repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
-            namespace=namespace.metadata.name,
-            name=args.release_name,
-            values=kueue_install.chart_values(args),
-            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
+        chart: pulumi.Resource = (
+            kueue_extension.extension(
+                f"{name}-extension",
+                args,
+                extension_on,
+                protect=protect,
+                depends_on=[namespace, *before_kueue],
+                parent=self,
+            )
+            if extension_on is not None
+            else helm.v4.Chart(
+                f"{name}-chart",
+                chart=chart_name,
+                version=args.chart_version,
+                repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
+                namespace=namespace.metadata.name,
+                name=args.release_name,
+                values=kueue_install.chart_values(args),
+                opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
+            )
         )
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
@@ -125,7 +139,7 @@ class Kueue(pulumi.ComponentResource):
         name: str,
         args: KueueConfig,
         namespace: core.v1.Namespace,
-        chart: helm.v4.Chart,
+        chart: pulumi.Resource,
         access: list[pulumi.Resource],
         *,
         check_provisioning_request_crd: bool,
