@@ -66,28 +66,7 @@ class Kueue(pulumi.ComponentResource):
         if readiness_gate and check_provisioning_request_crd:
             before_kueue.append(self._crd_wait(name, args, [*access, *before_kueue]))
 
-        chart_name, repository = kueue_install.chart_reference(args)
-        chart: pulumi.Resource = (
-            kueue_extension.extension(
-                f"{name}-extension",
-                args,
-                extension_on,
-                protect=protect,
-                depends_on=[namespace, *before_kueue],
-                parent=self,
-            )
-            if extension_on is not None
-            else helm.v4.Chart(
-                f"{name}-chart",
-                chart=chart_name,
-                version=args.chart_version,
-                repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
-                namespace=namespace.metadata.name,
-                name=args.release_name,
-                values=kueue_install.chart_values(args),
-                opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
-            )
-        )
+        chart = self._install(name, args, namespace, before_kueue, protect=protect, extension_on=extension_on)
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
         self.ready = (
@@ -98,6 +77,34 @@ class Kueue(pulumi.ComponentResource):
             else chart
         )
         self.register_outputs({"namespace": namespace.metadata.name})
+
+    def _install(
+        self,
+        name: str,
+        args: KueueConfig,
+        namespace: core.v1.Namespace,
+        before_kueue: list[pulumi.Resource],
+        *,
+        protect: bool,
+        extension_on: kueue_extension.ManagedCluster | None,
+    ) -> pulumi.Resource:
+        """The chart, or AKS's managed extension on ``extension_on``, which goes into the namespace once it exists."""
+        if extension_on is not None:
+            depends_on = [namespace, *before_kueue]
+            return kueue_extension.extension(
+                f"{name}-extension", args, extension_on, protect=protect, depends_on=depends_on, parent=self
+            )
+        chart_name, repository = kueue_install.chart_reference(args)
+        return helm.v4.Chart(
+            f"{name}-chart",
+            chart=chart_name,
+            version=args.chart_version,
+            repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
+            namespace=namespace.metadata.name,
+            name=args.release_name,
+            values=kueue_install.chart_values(args),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
+        )
 
     def _gate_access(
         self, name: str, args: KueueConfig, namespace: core.v1.Namespace, *, check_provisioning_request_crd: bool
