@@ -8,6 +8,7 @@ One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -37,6 +38,11 @@ def run(
     """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    # Serializing a dynamic provider wraps pickle._Pickler._batch_setitems (and replaces save_dict) and never puts
+    # them back (serialize_provider in pulumi/dynamic/dynamic.py): once per process under the CLI, but the wrappers
+    # pile up over many runs in one test session until pickling hits the recursion limit.
+    pickler: Any = pickle._Pickler
+    patched_by_pulumi = pickler._batch_setitems, pickler.save_dict
     live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
@@ -49,6 +55,7 @@ def run(
         _sync_await(run_pulumi_func(program))
         outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
     finally:
+        pickler._batch_setitems, pickler.save_dict = patched_by_pulumi
         aks_catalogue.LOOKUP = live_catalogue
         asyncio.set_event_loop(None)
         loop.close()

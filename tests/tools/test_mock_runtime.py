@@ -150,3 +150,31 @@ def test_canary_the_sdk_internals_the_mock_layer_and_the_config_loader_use_still
     }
     assert [name for name, found in used.items() if found is None] == []
     assert "keep_internal" in inspect.signature(rpc.deserialize_properties).parameters
+
+
+def test_runs_leave_the_pickler_as_they_found_it_however_many_dynamic_providers_they_serialize():
+    """Pulumi's dynamic-provider serializer wraps ``pickle._Pickler._batch_setitems`` once per resource and never
+    restores it; left alone, the wrappers of a whole test session end in a RecursionError."""
+    import pickle
+
+    from components.queue_wait import QueuesActive
+
+    pickler = pickle._Pickler
+    before = pickler._batch_setitems, pickler.save_dict
+
+    def program() -> None:
+        for index in range(3):
+            QueuesActive(
+                f"active-{index}",
+                objects=[],
+                kueue_namespace="kueue-system",
+                kueue_revision="r",
+                timeout_seconds=60,
+                on_inactive="fail",
+                hint="",
+                kubeconfig=pulumi.Output.secret("kubeconfig"),
+            )
+
+    recording = mock_runtime.run(program, {})
+    assert len(recording.by_type("pulumi-python:dynamic/kueue:QueuesActive")) == 3
+    assert (pickler._batch_setitems, pickler.save_dict) == before

@@ -3,14 +3,18 @@ every chart key refused and none of the extension's ``aks-`` objects created by 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from components.config import kueue_extension
+from components.config.base import ConfigError
 from components.config.kueue import EXTENSION_KEYS, KueueConfig
 from components.config.stack import load_stack_config
+from tests.support import PROJECT_ROOT
 from tests.support.config import as_config, model_error_keys, stack_error_keys
+from tools import render
 
 VERSION = "0.19.6-aks.0.4.4"
 EXTENSION: dict[str, Any] = {"install": "aks-extension", "extension": {"version": VERSION, "acceptPreview": True}}
@@ -180,9 +184,11 @@ def test_the_same_names_are_fine_with_the_chart():
 
 
 def test_multikueue_is_refused_with_the_extension():
-    config = load_stack_config(as_config({"aks": OFFERED}))
-    with pytest.raises(kueue_extension.RuleViolation) as caught:
-        kueue_extension.check(
-            config.model_copy(update={"kueue": KueueConfig.model_validate(EXTENSION), "multi_kueue": object()})
-        )
-    assert caught.value.key == "multiKueue"
+    """The burst stack, moved to a region the extension is offered in, with the extension for its manager."""
+    _, config, secret_keys = render.read_stack_file(PROJECT_ROOT / "stacks/Pulumi.burst.yaml")
+    aks = json.loads(config["elastic-capacity:aks"]) | OFFERED
+    config |= {"elastic-capacity:aks": json.dumps(aks), "elastic-capacity:kueue": json.dumps(EXTENSION)}
+    config["azure-native:location"] = OFFERED["location"]
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(config, secret_keys)
+    assert caught.value.keys == ["elastic-capacity:multiKueue"]
