@@ -29,6 +29,7 @@ from components.config.stack import StackConfig
 from components.existing_cluster import ExistingCluster
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
+from components.kueue_extension import ManagedCluster
 from components.manifests import kueue_gate
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
@@ -73,6 +74,7 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             protect=config.environment.protect,
             readiness_gate=render_to is None,
             chart_waits_for=kueue_waits_for if uses_provisioning else None,
+            extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
             opts=cluster.objects.on(KUEUE),
         )
     queues = KueueQueues(
@@ -130,6 +132,16 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
         render_to=config.gitops.render_to_directory,
     )
     return existing, []
+
+
+def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluster) -> ManagedCluster:
+    """The AKS cluster of ``kueue.install: aks-extension`` (an AKS one: the config allows no other); an existing
+    one's region and version are only known at deploy time, so the extension checks them there."""
+    if isinstance(cluster, AksCluster):
+        return ManagedCluster(cluster.resource_group_name, cluster.cluster_name)
+    existing = config.existing_cluster
+    assert existing is not None and existing.resource_group_name and existing.cluster_name
+    return ManagedCluster(existing.resource_group_name, existing.cluster_name, "existingCluster.clusterName")
 
 
 WATCHED = ("AdmissionCheck", "ClusterQueue")

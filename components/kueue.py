@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
+from components import kueue_extension
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
 from components.manifests import kueue_gate, kueue_install
@@ -41,12 +42,14 @@ class Kueue(pulumi.ComponentResource):
         protect: bool = False,
         readiness_gate: bool = True,
         chart_waits_for: list[pulumi.Resource] | None = None,
+        extension_on: kueue_extension.ManagedCluster | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``readiness_gate=False`` leaves the gate and the CRD wait out, for providers that render instead of
         applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would
         delete Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail
-        first."""
+        first. With ``kueue.install: aks-extension`` AKS's managed extension on ``extension_on`` takes the chart's
+        place (:mod:`components.kueue_extension`): after the namespace, protected and gated the same."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
@@ -55,11 +58,10 @@ class Kueue(pulumi.ComponentResource):
         self.namespace = namespace
 
         # Only the chart (and the CRD wait, which it follows) waits for what Kueue must start after: the namespace and
-        # the gate's RBAC need nothing. Both wait for the version pin, so a refused chartVersion (a skipped minor, a
-        # minor down: docs/kueue-upgrades.md) fails before either is touched.
-        pin = KueueVersion(
-            f"{name}-version", key=f"{PROJECT}:kueue.chartVersion", requested=args.chart_version, opts=child
-        )
+        # the gate's RBAC need nothing. Both wait for the version pin, so a refused version (a skipped minor, a minor
+        # down: docs/kueue-upgrades.md) fails before either is touched; the extension's version is pinned the same.
+        key = f"{PROJECT}:kueue.{args.version_key}"
+        pin = KueueVersion(f"{name}-version", key=key, requested=args.installed_version, opts=child)
         before_kueue = [pin, *(chart_waits_for or [])]
         access = (
             self._gate_access(name, args, namespace, check_provisioning_request_crd=check_provisioning_request_crd)
@@ -69,17 +71,7 @@ class Kueue(pulumi.ComponentResource):
         if readiness_gate and check_provisioning_request_crd:
             before_kueue.append(self._crd_wait(name, args, [*access, *before_kueue]))
 
-        chart_name, repository = kueue_install.chart_reference(args)
-        chart = helm.v4.Chart(
-            f"{name}-chart",
-            chart=chart_name,
-            version=args.chart_version,
-            repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
-            namespace=namespace.metadata.name,
-            name=args.release_name,
-            values=kueue_install.chart_values(args),
-            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
-        )
+        chart = self._install(name, args, namespace, before_kueue, protect=protect, extension_on=extension_on)
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
         self.ready = (
@@ -90,6 +82,34 @@ class Kueue(pulumi.ComponentResource):
             else chart
         )
         self.register_outputs({"namespace": namespace.metadata.name})
+
+    def _install(
+        self,
+        name: str,
+        args: KueueConfig,
+        namespace: core.v1.Namespace,
+        before_kueue: list[pulumi.Resource],
+        *,
+        protect: bool,
+        extension_on: kueue_extension.ManagedCluster | None,
+    ) -> pulumi.Resource:
+        """The chart, or AKS's managed extension on ``extension_on``, which goes into the namespace once it exists."""
+        if extension_on is not None:
+            depends_on = [namespace, *before_kueue]
+            return kueue_extension.extension(
+                f"{name}-extension", args, extension_on, protect=protect, depends_on=depends_on, parent=self
+            )
+        chart_name, repository = kueue_install.chart_reference(args)
+        return helm.v4.Chart(
+            f"{name}-chart",
+            chart=chart_name,
+            version=args.chart_version,
+            repository_opts=helm.v4.RepositoryOptsArgs(repo=repository) if repository else None,
+            namespace=namespace.metadata.name,
+            name=args.release_name,
+            values=kueue_install.chart_values(args),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
+        )
 
     def _gate_access(
         self, name: str, args: KueueConfig, namespace: core.v1.Namespace, *, check_provisioning_request_crd: bool
@@ -131,7 +151,7 @@ class Kueue(pulumi.ComponentResource):
         name: str,
         args: KueueConfig,
         namespace: core.v1.Namespace,
-        chart: helm.v4.Chart,
+        chart: pulumi.Resource,
         access: list[pulumi.Resource],
         *,
         check_provisioning_request_crd: bool,

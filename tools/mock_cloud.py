@@ -65,6 +65,8 @@ AKS_AAD_CLIENT_APP = "80faf920-1908-4b52-b5ef-a8e7bedfc67a"
 """The first-party "Azure Kubernetes Service AAD Client" application kubelogin signs the user in with."""
 EXISTING_AKS_VERSION = "1.35.2"
 """The ``currentKubernetesVersion`` ``getManagedCluster`` reports for a cluster the stack does not create."""
+EXISTING_AKS_LOCATION = "eastus2"
+"""The ``location`` ``getManagedCluster`` reports for a cluster the stack does not create."""
 ACK_DEFAULT_CREDENTIAL_MINUTES = 3 * 365 * 24 * 60
 """Lifetime the mock gives an ACK credential requested without ``temporaryDurationMinutes`` (ACK's long default)."""
 
@@ -371,7 +373,7 @@ class ProgramMocks(pulumi.runtime.Mocks):
                 "name": name,
                 "kubernetesVersion": version.rsplit(".", 1)[0],
                 "currentKubernetesVersion": version,
-                "location": "eastus2",
+                "location": EXISTING_AKS_LOCATION,
                 "agentPoolProfiles": [],
             }
         if args.token == "alicloud:cs/getClusterCredential:getClusterCredential":

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from components.config import kueue_gates, kueue_manager, kueue_profiles
+from components.config import kueue_extension, kueue_gates, kueue_manager, kueue_profiles
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
@@ -25,6 +25,7 @@ from components.config.kube import (
     Toleration,
     quantity_value,
 )
+from components.config.kueue_extension import KueueExtensionConfig
 from components.config.kueue_manager import (
     AdmissionFairSharingSettings,
     FairSharingSettings,
@@ -37,6 +38,7 @@ from components.config.kueue_manager import (
 from components.config.kueue_profiles import LATEST_CHART_VERSION, KueueProfile, UnsupportedVersion
 from components.config.registries import PinnedImage, Source
 
+_BOOLEAN_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
 _IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
 
@@ -120,15 +122,22 @@ CUSTOM_LABELS = "CustomMetricLabels"
 SHARED_KUEUE_KEYS = ("install", "namespace", "managed_jobs_namespace_selector")
 """The keys that still mean something with ``install: false``: where the cluster's Kueue runs, and which namespaces
 its Job webhook manages."""
+EXTENSION_KEYS = (*SHARED_KUEUE_KEYS, "extension", "readiness_gate", "tolerations", "node_selector")
+"""The keys that mean something with ``install: aks-extension``: the shared ones, the extension's own, and the
+readiness gate with where its pods run. Every other key configures the chart, which the extension replaces."""
 
 
 class KueueConfig(ConfigModel):
     """How Kueue is installed: chart source and version, manager settings, and the readiness gate."""
 
-    install: bool = True
-    """``false`` uses the Kueue the cluster already runs (only with ``existingCluster``): the stack creates no
-    namespace, chart, CRD, readiness gate or RBAC of its own, only its queue objects. Describe that Kueue with
-    ``namespace`` and ``managedJobsNamespaceSelector``; the install keys are refused."""
+    install: bool | Literal["aks-extension"] = True
+    """``true`` installs Kueue's Helm chart. ``false`` uses the Kueue the cluster already runs (only with
+    ``existingCluster``): the stack creates no namespace, chart, CRD, readiness gate or RBAC of its own, only its
+    queue objects. Describe that Kueue with ``namespace`` and ``managedJobsNamespaceSelector``; the install keys are
+    refused. ``aks-extension`` installs AKS's managed Kueue extension (preview) pinned to ``extension.version``
+    instead of the chart, behind the same readiness gate (docs/kueue-extension.md); the chart's keys are refused."""
+    extension: KueueExtensionConfig | None = None
+    """``install: aks-extension`` only: the extension's pinned version and the preview acknowledgement."""
     chart_repository: str = "oci://registry.k8s.io/kueue/charts/kueue"
     """The chart's OCI reference (the chart itself) or an https Helm repository serving a chart named ``kueue``.
     Helm pulls it on the machine running ``pulumi``, at preview as well as at up. Azure's China article uses
@@ -209,15 +218,36 @@ class KueueConfig(ConfigModel):
             raise MisplacedKey("multiKueue", "MultiKueue is configured by the top-level multiKueue section")
         return data
 
+    @field_validator("install", mode="before")
+    @classmethod
+    def _one_of_three_installs(cls, value: Any) -> Any:
+        if not isinstance(value, str) or value == kueue_extension.INSTALL or value.lower() in _BOOLEAN_WORDS:
+            return value  # pydantic reads the rest as a boolean, as it reads every boolean key
+        allowed = "true (Kueue's Helm chart), false (the cluster's own Kueue) or aks-extension (AKS's managed one)"
+        raise RuleViolation("", value, allowed)
+
     @model_validator(mode="after")
     def _install_keys_only_with_an_install(self) -> KueueConfig:
-        """With ``install: false`` a chart, image or manager setting would be silently ignored: refuse it."""
-        if self.install:
+        """With ``install: false`` a chart, image or manager setting would be silently ignored: refuse it. So would
+        the chart's keys with the extension, which takes no settings from this stack (none is documented)."""
+        if self.install is True:
+            if self.extension is not None:
+                raise MisplacedKey("extension", "it configures install aks-extension; install true uses the chart")
             return self
+        extension = self.install == kueue_extension.INSTALL
+        kept, why = (
+            (EXTENSION_KEYS, "install is aks-extension: the managed extension takes no chart or manager settings")
+            if extension
+            else (SHARED_KUEUE_KEYS, "install is false: the cluster's own Kueue is used and nothing is installed")
+        )
         for name in type(self).model_fields:
-            if name in self.model_fields_set and name not in SHARED_KUEUE_KEYS:
-                alias = type(self).model_fields[name].alias or name
-                raise MisplacedKey(alias, "install is false: the cluster's own Kueue is used and nothing is installed")
+            if name in self.model_fields_set and name not in kept:
+                raise MisplacedKey(type(self).model_fields[name].alias or name, why)
+        if extension and self.extension is None:
+            raise RuleViolation("extension", None, "install aks-extension needs extension.version (and acceptPreview)")
+        if extension and self.namespace != kueue_extension.RELEASE_NAMESPACE:
+            allowed = f"the managed extension is installed in {kueue_extension.RELEASE_NAMESPACE}, as AKS documents"
+            raise RuleViolation("namespace", self.namespace, allowed)
         return self
 
     @model_validator(mode="after")
@@ -273,9 +303,24 @@ class KueueConfig(ConfigModel):
         return self
 
     @property
+    def kueue_version(self) -> str:
+        """The Kueue release installed: ``chartVersion``, or the upstream release of the extension's version."""
+        return self.extension.kueue_version if self.extension is not None else self.chart_version
+
+    @property
+    def version_key(self) -> str:
+        """The key that sets :attr:`installed_version`, relative to the section."""
+        return "extension.version" if self.extension is not None else "chartVersion"
+
+    @property
+    def installed_version(self) -> str:
+        """What identifies the install: ``chartVersion``, or the extension's full version (``0.19.6-aks.0.4.4``)."""
+        return self.extension.version if self.extension is not None else self.chart_version
+
+    @property
     def profile(self) -> KueueProfile:
-        """The profile of ``chartVersion``'s minor (checked when the config loads)."""
-        return kueue_profiles.profile_for(self.chart_version)
+        """The profile of the installed Kueue's minor (checked when the config loads)."""
+        return kueue_profiles.profile_for(self.kueue_version)
 
     def manages_namespace(self, namespace: str, labels: dict[str, str] | None = None) -> bool:
         """Whether Kueue manages Jobs in ``namespace``, which carries its name label and ``labels``."""
@@ -290,12 +335,16 @@ class KueueConfig(ConfigModel):
         return {key: value for key, value in labels.items() if key != NAMESPACE_NAME_LABEL}
 
     def sources(self) -> list[Source]:
-        """Every chart and image the install pulls, with its key under ``kueue``; none without an install."""
+        """Every chart and image the install pulls, with its key under ``kueue``; none without an install, only the
+        gate's with the extension (AKS pulls the extension's own)."""
         if not self.install:
             return []
         defaults = KueueConfig()
+        gate = Source("readinessGate.probeImage", self.readiness_gate.probe_image, defaults.readiness_gate.probe_image)
+        if self.extension is not None:
+            return [gate]
         return [
             Source("chartRepository", self.chart_repository, defaults.chart_repository),
             Source("imageRepository", self.image_repository, defaults.image_repository),
-            Source("readinessGate.probeImage", self.readiness_gate.probe_image, defaults.readiness_gate.probe_image),
+            gate,
         ]

@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config import environment_rules, feasibility, kueue_rules, multikueue_rules
+from components.config import environment_rules, feasibility, kueue_extension, kueue_rules, multikueue_rules
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -146,6 +146,11 @@ class StackConfig(ConfigModel):
     def _kueue_install_on_a_new_cluster(self) -> StackConfig:
         if self.aks is not None and not self.kueue.install:
             raise RuleViolation("kueue.install", False, "a cluster this stack creates has no Kueue yet: keep it true")
+        return self
+
+    @model_validator(mode="after")
+    def _kueue_extension_where_it_is_offered(self) -> StackConfig:
+        kueue_extension.check(self)
         return self
 
     @model_validator(mode="after")

@@ -88,15 +88,15 @@ def _labels(args: KueueConfig) -> dict[str, str]:
     return {
         "app.kubernetes.io/name": gate_name(args),
         "app.kubernetes.io/part-of": PROJECT,
-        "app.kubernetes.io/version": args.chart_version,
+        "app.kubernetes.io/version": args.installed_version,
     }
 
 
 def _install_job_name(args: KueueConfig, purpose: str, *, check_provisioning_request_crd: bool) -> str:
     """``<release>-<purpose>-<chart version>-<digest>``, within the 63 characters of a label value."""
-    version = re.sub(r"[^a-z0-9]+", "-", args.chart_version.lower()).strip("-")
+    version = re.sub(r"[^a-z0-9]+", "-", args.installed_version.lower()).strip("-")
     identity = json.dumps(
-        [args.chart_version, chart_values(args), probe_objects(), check_provisioning_request_crd], sort_keys=True
+        [args.installed_version, chart_values(args), probe_objects(), check_provisioning_request_crd], sort_keys=True
     )
     digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
     prefix = f"{args.release_name}-{purpose}-{version}"[: 63 - len(digest) - 1].rstrip("-")
