@@ -63,10 +63,9 @@ AKS_AAD_SERVER_APP = "6dae42f8-4368-4678-94ff-3960e28e3630"
 """The first-party "Azure Kubernetes Service AAD Server" application: every Entra ID token for AKS is issued for it."""
 AKS_AAD_CLIENT_APP = "80faf920-1908-4b52-b5ef-a8e7bedfc67a"
 """The first-party "Azure Kubernetes Service AAD Client" application kubelogin signs the user in with."""
-EXISTING_AKS_VERSION = "1.35.2"
-"""The ``currentKubernetesVersion`` ``getManagedCluster`` reports for a cluster the stack does not create."""
-EXISTING_AKS_LOCATION = "eastus2"
-"""The ``location`` ``getManagedCluster`` reports for a cluster the stack does not create."""
+EXISTING_AKS_VERSION, EXISTING_AKS_LOCATION = "1.35.2", "eastus2"
+"""The ``currentKubernetesVersion`` and ``location`` ``getManagedCluster`` reports for a cluster the stack does not
+create."""
 ACK_DEFAULT_CREDENTIAL_MINUTES = 3 * 365 * 24 * 60
 """Lifetime the mock gives an ACK credential requested without ``temporaryDurationMinutes`` (ACK's long default)."""
 
@@ -275,12 +274,12 @@ AKS_OFFERED_VERSIONS = {
     "1.36": ("KubernetesOfficial", "AKSLongTermSupport"),
     "1.37": ("KubernetesOfficial", "AKSLongTermSupport"),
 }
-"""What ARM's "List Kubernetes versions" answers for any location (``components.aks_catalogue.LOOKUP`` under the
-mocks): AKS's calendar on 2026-12-01, 1.33 and 1.34 under Long-Term Support only."""
+"""What ARM's "List Kubernetes versions" answers for any location: AKS's calendar on 2026-12-01, 1.33 and 1.34 under
+Long-Term Support only."""
 
 
 def aks_catalogue(_token: str, _subscription_id: str, _location: str) -> dict[str, tuple[str, ...]]:
-    """The mock cloud's answer to ``components.aks_catalogue.LOOKUP``."""
+    """``components.aks_catalogue.LOOKUP`` under the mocks."""
     return dict(AKS_OFFERED_VERSIONS)
 
 
@@ -292,8 +291,7 @@ ACK_INSTALLED_ADDONS = {"kube-scheduler": ACK_CURRENT_ADDONS["kube-scheduler"], 
 """What ``cs.getKubernetesAddons`` reports installed in a new Pro cluster: kube-scheduler by default, the virtual node
 not yet (an empty ``currentVersion``)."""
 ACK_EXISTING_ADDONS = dict(ACK_CURRENT_ADDONS)
-"""What ``cs.getKubernetesAddons`` reports installed in a cluster the program did not create (an id that is not a
-mock ``managedkubernetes-`` id): both addons at ACK's current version."""
+"""What ``cs.getKubernetesAddons`` reports in a cluster the program did not create: both at ACK's current version."""
 ACK_EXISTING_VERSION = "1.35.2-aliyun.1"
 """The ``currentVersion`` ``cs.getClusters`` reports for a cluster; its ``clusterSpec`` is ``ack.pro.small``."""
 ENHANCED_NAT_ZONES = tuple(f"cn-hangzhou-{z}" for z in "ghijk") + tuple(f"cn-beijing-{z}" for z in "ghijkl")
