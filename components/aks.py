@@ -259,7 +259,9 @@ class AksCluster(pulumi.ComponentResource):
         key = f"{PROJECT}:aks.kubernetesVersion"
         lts = args.support_plan == "AKSLongTermSupport" and args.sku_tier == "Premium"
         offer = pulumi.Output.all(token, deployer.subscription_id).apply(
-            lambda answers: aks_catalogue.offer(key, args.kubernetes_version, lts, *answers, args.location)
+            lambda answers: aks_catalogue.offer(
+                key, args.kubernetes_version, lts, answers[0], answers[1], args.location
+            )
         )
         return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, self)
 
