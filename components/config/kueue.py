@@ -70,11 +70,11 @@ class ReadinessGateConfig(ConfigModel):
     """
 
     probe_image: PinnedImage = "registry.k8s.io/kubectl:v1.33.4"
-    """kubectl for the server-side dry-run probe; a 1.33 client is within the supported skew of AKS 1.32-1.34. The
-    ProvisioningRequest CRD check is a bash script, so the image needs bash too: registry.k8s.io/kubectl has it from
-    v1.28 on (https://github.com/kubernetes/kubernetes/pull/119592,
-    https://github.com/kubernetes/kubernetes/blob/master/build/server-image/kubectl/Dockerfile). Its Azure China
-    mirror is ``registryk8s.azk8s.cn/kubectl``."""
+    """kubectl for the server-side dry-run probe. The ProvisioningRequest CRD check and wait are bash scripts, and
+    registry.k8s.io/kubectl has no shell (it is built on a distroless base: bash was added by
+    https://github.com/kubernetes/kubernetes/pull/119592 and reverted by
+    https://github.com/kubernetes/kubernetes/pull/120219 before a release): docs/known-limits.md says what to set until
+    those checks need no shell. Its Azure China mirror is ``registryk8s.azk8s.cn/kubectl``."""
     backoff_limit: int = Field(default=6, ge=1, le=20)
     """Failed probe pods before the gate gives up; the Job controller backs off 10 s, 20 s, 40 s ... between them,
     so the default covers the 10-30 s webhook window several times over."""
