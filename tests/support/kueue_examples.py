@@ -66,6 +66,18 @@ def quota(name: str, nominal: int | str, **limits: int | str) -> dict[str, Any]:
     return {"name": name, "nominalQuota": nominal, **limits}
 
 
+def cpu_memory_queue(name: str, flavor: str, cpu: int, memory: str, *, checks: tuple[str, ...] = ()) -> Manifest:
+    """A ClusterQueue for every namespace with one flavor's cpu and memory quota (and admission checks): the shape
+    most of Kueue's published set-ups use."""
+    spec: dict[str, Any] = {
+        "namespaceSelector": {},
+        "resourceGroups": [group(["cpu", "memory"], (flavor, [quota("cpu", cpu), quota("memory", memory)]))],
+    }
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": check} for check in checks]}
+    return kueue("ClusterQueue", name, spec)
+
+
 EXAMPLES = "site/static/examples/"
 DOCS = "site/content/en/docs/"
 DEFAULT_FLAVOR = kueue("ResourceFlavor", "default-flavor")
@@ -84,16 +96,7 @@ SINGLE_CLUSTERQUEUE = Example(
     EXAMPLES + "admin/single-clusterqueue-setup.yaml",
     [
         DEFAULT_FLAVOR,
-        kueue(
-            "ClusterQueue",
-            "cluster-queue",
-            {
-                "namespaceSelector": {},
-                "resourceGroups": [
-                    group(["cpu", "memory"], ("default-flavor", [quota("cpu", 9), quota("memory", "36Gi")]))
-                ],
-            },
-        ),
+        cpu_memory_queue("cluster-queue", "default-flavor", 9, "36Gi"),
         local_queue("default", "user-queue", "cluster-queue"),
     ],
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.support.kueue_examples import Example, Manifest, group, kueue, local_queue, quota
+from tests.support.kueue_examples import Example, Manifest, cpu_memory_queue, kueue, local_queue
 
 MULTIKUEUE = "site/static/examples/multikueue/"
 TOPOLOGY = kueue("Topology", "default", {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]})
@@ -42,17 +42,7 @@ MULTIKUEUE_GALLERY = {
             MULTIKUEUE + "multikueue-setup.yaml",
             [
                 kueue("ResourceFlavor", "default-flavor"),
-                kueue(
-                    "ClusterQueue",
-                    "cluster-queue",
-                    {
-                        "namespaceSelector": {},
-                        "resourceGroups": [
-                            group(["cpu", "memory"], ("default-flavor", [quota("cpu", 9), quota("memory", "36Gi")]))
-                        ],
-                        "admissionChecksStrategy": {"admissionChecks": [{"name": "sample-multikueue"}]},
-                    },
-                ),
+                cpu_memory_queue("cluster-queue", "default-flavor", 9, "36Gi", checks=("sample-multikueue",)),
                 local_queue("default", "user-queue", "cluster-queue"),
                 multikueue_check("sample-multikueue", "multikueue-test"),
                 kueue("MultiKueueConfig", "multikueue-test", {"clusters": ["multikueue-test-worker1"]}),
@@ -71,17 +61,7 @@ MULTIKUEUE_GALLERY = {
                 multikueue_check("multikueue-ac", "multikueue-config"),
                 multikueue_cluster("worker1", "worker1-secret"),
                 multikueue_cluster("worker2", "worker2-secret"),
-                kueue(
-                    "ClusterQueue",
-                    "cluster-queue",
-                    {
-                        "namespaceSelector": {},
-                        "resourceGroups": [
-                            group(["cpu", "memory"], ("tas-flavor", [quota("cpu", 16), quota("memory", "32Gi")]))
-                        ],
-                        "admissionChecksStrategy": {"admissionChecks": [{"name": "multikueue-ac"}]},
-                    },
-                ),
+                cpu_memory_queue("cluster-queue", "tas-flavor", 16, "32Gi", checks=("multikueue-ac",)),
                 local_queue("default", "user-queue", "cluster-queue"),
             ],
         ),
@@ -93,16 +73,7 @@ MULTIKUEUE_GALLERY = {
             [
                 TOPOLOGY,
                 TAS_FLAVOR,
-                kueue(
-                    "ClusterQueue",
-                    "worker-cluster-queue",
-                    {
-                        "namespaceSelector": {},
-                        "resourceGroups": [
-                            group(["cpu", "memory"], ("tas-flavor", [quota("cpu", 8), quota("memory", "16Gi")]))
-                        ],
-                    },
-                ),
+                cpu_memory_queue("worker-cluster-queue", "tas-flavor", 8, "16Gi"),
                 local_queue("default", "user-queue", "worker-cluster-queue"),
             ],
         )
