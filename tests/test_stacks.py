@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from components.config.environment import stack_digest
+from components.config.kubectl_image import kubectl_tag
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.seeds import (
@@ -120,8 +121,11 @@ def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_pa
     jobs = {m["metadata"]["name"]: m for m in manifests.values() if m["kind"] == "Job"}
     images = {name: {c["image"] for c in job["spec"]["template"]["spec"]["containers"]} for name, job in jobs.items()}
     assert images.pop("kueue-cas-job") == {"mcr.azk8s.cn/azurelinux/busybox:1.36"}
-    assert list(images.values()) == [{"registryk8s.azk8s.cn/kubectl:v1.33.4"}] * 2, "the gate's and the CRD wait's"
     (cluster,) = of_type(plan, "azure-native:containerservice:ManagedCluster")
+    minor = tuple(int(part) for part in cluster["inputs"]["kubernetesVersion"].split(".")[:2])
+    kubectl = f"registryk8s.azk8s.cn/kubectl:{kubectl_tag(minor)}"
+    assert kubectl.startswith(f"registryk8s.azk8s.cn/kubectl:v{minor[0]}.{minor[1]}."), "the cluster's own minor"
+    assert list(images.values()) == [{kubectl}] * 2, "the gate's and the CRD wait's"
     assert cluster["inputs"]["location"] == "chinanorth3"
 
 

@@ -110,7 +110,12 @@ def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
 
 def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
     config = load_stack_config(
-        as_config({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}),
+        as_config(
+            {
+                "existingCluster": {"source": "kubeconfig", "kubernetesVersion": "1.35"},
+                "kubeconfig": "apiVersion: v1\nkind: Config\n",
+            }
+        ),
         secret_keys={"elastic-capacity:kubeconfig"},
     )
     recording = run_program(lambda: deploy(config))
