@@ -7,16 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from components.config.base import ConfigError
 from components.config.kubectl_image import kubectl_tag
 from components.config.multikueue_workers import worker_plans
 from components.config.stack import load_stack_config
 from components.fleet import deploy
+from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
 from tests.support.config import as_config
 from tests.support.multikueue import MIRROR, stack
-from tools import mock_cloud, mock_engine, mock_runtime
+from tools import e2e, mock_cloud, mock_engine, mock_runtime
 from tools.recording import Recording
 
 JOB = "kubernetes:batch/v1:Job"
@@ -101,3 +103,12 @@ def test_each_worker_gets_the_kubectl_of_its_own_ack_clusters_minor():
     recording = mock_runtime.run(lambda: deploy(config), as_config(stack(ack={"clusters": [worker]})))
     worker_gate = recording.one(JOB, "ack-worker-multikueue-kueue-ready")
     assert {c["image"] for c in worker_gate.inputs["spec"]["template"]["spec"]["containers"]} == {plan.probe_image}
+
+
+def test_the_local_stack_states_the_minor_of_the_kind_node_the_e2e_workflow_creates():
+    """The e2e workflow deploys stacks/Pulumi.local.yaml to a kind cluster of ``KIND_NODE_IMAGE``: its gate's kubectl
+    follows the minor the stack file states, which must be that node's."""
+    document = yaml.safe_load((PROJECT_ROOT / "stacks/Pulumi.local.yaml").read_text())
+    stated = document["config"]["elastic-capacity:existingCluster"]["kubernetesVersion"]
+    node_version = e2e.KIND_NODE_IMAGE.split(":v", 1)[1].split("@", 1)[0]
+    assert node_version.rsplit(".", 1)[0] == stated

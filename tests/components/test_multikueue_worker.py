@@ -16,6 +16,7 @@ import pulumi_kubernetes as kubernetes
 import yaml
 from pulumi_kubernetes.core import v1 as core
 
+from components.config.kubectl_image import kubectl_tag
 from components.config.multikueue_workers import WorkerPlan, worker_plans
 from components.config.stack import StackConfig, load_stack_config
 from components.manifests import kueue_gate, kueue_install
@@ -144,7 +145,9 @@ def test_every_child_is_on_the_workers_cluster():
 def test_kueue_is_the_plans_release_from_the_workers_mirrors_without_the_provisioning_request_check():
     recording, worker = record(), plan()
     kueue = worker.kueue
-    assert kueue is not None and worker.probe_image == f"{MIRROR['probeImage']}:v1.35.9", "its ACK cluster's 1.35"
+    assert kueue is not None and worker.probe_image == f"{MIRROR['probeImage']}:{kubectl_tag((1, 35))}", (
+        "its ACK cluster's 1.35"
+    )
     chart = recording.one("kubernetes:helm.sh/v4:Chart", "hz-kueue-chart")
     assert chart.inputs["values"] == kueue_install.chart_values(kueue)
     assert chart.inputs["values"]["controllerManager"]["manager"]["image"]["repository"] == MIRROR["imageRepository"]

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from components.config.kubectl_image import kubectl_tag
 from components.config.kueue import KueueConfig
 from components.config.multikueue import MultiKueueConfig, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
@@ -173,7 +174,7 @@ def test_a_worker_pulls_kueue_and_the_gate_from_its_own_mirrors_and_keeps_the_ga
     assert (kueue.image_repository, kueue.chart_repository) == (MIRROR["imageRepository"], MANAGER.chart_repository)
     assert kueue.readiness_gate.probe_image == MIRROR["probeImage"]
     assert kueue.readiness_gate.timeout_seconds == MANAGER.readiness_gate.timeout_seconds
-    assert kueue.readiness_gate.image_for((1, 36)) == f"{MIRROR['probeImage']}:v1.36.4"
+    assert kueue.readiness_gate.image_for((1, 36)) == f"{MIRROR['probeImage']}:{kubectl_tag((1, 36))}"
 
 
 def test_the_plans_say_what_the_stack_builds_on_each_kind_of_worker():
