@@ -79,19 +79,9 @@ class Kueue(pulumi.ComponentResource):
         )
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
-        self.ready = (
-            self._readiness_gate(
-                name,
-                args,
-                image,
-                namespace,
-                chart,
-                access,
-                check_provisioning_request_crd=check_provisioning_request_crd,
-            )
-            if readiness_gate
-            else chart
-        )
+        crd = check_provisioning_request_crd
+        gate = (name, args, image, namespace, chart, access)
+        self.ready = self._readiness_gate(*gate, check_provisioning_request_crd=crd) if readiness_gate else chart
         self.register_outputs({"namespace": namespace.metadata.name})
 
     def _gate_access(
@@ -168,7 +158,7 @@ class Kueue(pulumi.ComponentResource):
         self,
         name: str,
         metadata: dict[str, Any],
-        spec: pulumi.Output[dict[str, Any]],
+        spec: pulumi.Output[Any],
         deadline_seconds: int,
         depends_on: list[pulumi.Resource],
     ) -> batch.v1.Job:

@@ -17,14 +17,7 @@ from typing import Any, Literal, NamedTuple
 import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config import (
-    environment_rules,
-    feasibility,
-    kubectl_image,
-    kueue_cluster,
-    kueue_rules,
-    multikueue_rules,
-)
+from components.config import environment_rules, feasibility, kueue_cluster, kueue_rules, multikueue_rules
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -150,22 +143,9 @@ class StackConfig(ConfigModel):
         return self
 
     @property
-    def kueue_cluster_version(self) -> tuple[str, str] | None:
-        """``(key, version)`` of the Kubernetes version the stack file states for Kueue's cluster:
-        ``aks.kubernetesVersion`` or ``existingCluster.kubernetesVersion``; ``None`` for an existing AKS cluster, whose
-        version is read from Azure at deploy time. A created AKS cluster runs the minor of ``aks.kubernetesVersion``:
-        its held version (components/cluster_version.py) changes only when that key does, to a patch of its minor."""
-        if self.aks is not None:
-            return "aks.kubernetesVersion", self.aks.kubernetes_version
-        if self.existing_cluster is not None and self.existing_cluster.kubernetes_version is not None:
-            return "existingCluster.kubernetesVersion", self.existing_cluster.kubernetes_version
-        return None
-
-    @property
     def probe_image(self) -> str | None:
         """The image of the Kueue readiness gate on the stack's cluster, where its minor is known before deploy."""
-        stated = self.kueue_cluster_version
-        return self.kueue.readiness_gate.image_for(kueue_cluster.minor_of(stated[1])) if stated else None
+        return kueue_cluster.manager_probe_image(self)
 
     @model_validator(mode="after")
     def _kueue_install_on_a_new_cluster(self) -> StackConfig:
@@ -263,28 +243,7 @@ class StackConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _kueue_fits_its_cluster_version(self) -> StackConfig:
-        """Kueue's minimum Kubernetes and the gate's kubectl skew, against the version the stack file states; a cluster
-        given by kubeconfig must state it, as nothing can read it before the deployment."""
-        if self.kueue_target is None or not self.kueue.install:
-            return self
-        stated = self.kueue_cluster_version
-        if stated is not None:
-            key, version = stated
-            kueue_cluster.require_fits(
-                self.kueue,
-                kueue_cluster.minor_of(version),
-                version_key=key,
-                version=version,
-                probe_key=kueue_cluster.PROBE_IMAGE_KEY,
-            )
-            return self
-        given = self.existing_cluster is not None and self.existing_cluster.source == "kubeconfig"
-        if given and not kubectl_image.is_pinned(self.kueue.readiness_gate.probe_image):
-            allowed = (
-                "nothing reads a kubeconfig cluster's version before the deployment: write its Kubernetes minor, such "
-                f'as "1.35", which the readiness gate\'s kubectl follows, or give {kueue_cluster.PROBE_IMAGE_KEY} a tag'
-            )
-            raise RuleViolation("existingCluster.kubernetesVersion", None, allowed)
+        kueue_cluster.check(self)
         return self
 
     @model_validator(mode="after")

@@ -386,9 +386,8 @@ def gate_job(args: KueueConfig, probe_image: str, *, check_provisioning_request_
     (``ServerSupportsProvisioningRequest`` in https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/cmd/kueue/main.go).
     It is a container rather than an init container because pulumi-kubernetes reports the termination messages of
     containers only. :data:`REPLACE_UNREADY` makes a failed gate re-run on the next ``pulumi up``. ``probe_image`` is
-    the kubectl of the cluster's minor (``ReadinessGateConfig.image_for``): a new one, after a cluster upgrade, changes
-    the pod template, which pulumi-kubernetes replaces the Job for (``.spec.template`` is replace-on-change,
-    provider/pkg/provider/diff.go), so the gate runs again.
+    the kubectl of the cluster's minor: a new one changes ``.spec.template``, which pulumi-kubernetes replaces the Job
+    for (provider/pkg/provider/diff.go), so the gate runs again after a cluster upgrade.
     """
     pod_spec = _gate_pod_spec(args, probe_image, check_provisioning_request_crd=check_provisioning_request_crd)
     spec: dict[str, Any] = {

@@ -1,5 +1,5 @@
-"""The readiness gate's kubectl: a repository whose tag follows the cluster's minor, and the version rules a Kueue
-install is held to on its cluster (Kueue's minimum, kubectl's skew), refused naming the key."""
+"""The readiness gate's kubectl: a repository whose tag follows the cluster's minor (a dated table of patches, ``.0``
+beyond it), or an image of the stack's own, whose tag must be within one minor of the cluster."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import pytest
 
 from components.config import kubectl_image
 from components.config.kueue import ReadinessGateConfig
-from components.config.stack import load_stack_config
-from tests.support.config import as_config, error_keys_on_existing_cluster, load_on_existing_cluster
 from tests.support.multikueue import MIRROR
 
 AKS_VERSIONS = [(1, 33), (1, 34), (1, 35), (1, 36), (1, 37)]
@@ -49,42 +47,3 @@ def test_a_tag_must_be_within_one_minor_of_the_cluster(tag, ok):
     if refusal:
         assert "a tag of 1.34, 1.35, 1.36" in refusal
         assert kubectl_image.KUBECTL_PATCHES_CHECKED in refusal, "the table's date is in the message"
-
-
-def test_a_cluster_given_by_kubeconfig_states_its_minor_or_the_probe_image_its_tag():
-    unstated = {"existingCluster": {"source": "kubeconfig"}}
-    assert error_keys_on_existing_cluster(**unstated) == ["elastic-capacity:existingCluster.kubernetesVersion"]
-    pinned = load_on_existing_cluster(**unstated, kueue={"readinessGate": {"probeImage": "x.io/kubectl:v1.35.9"}})
-    assert pinned.probe_image is None, "no version known: the pinned image is the stack's own choice"
-    assert load_on_existing_cluster(kueue={"install": False}, **unstated).probe_image is None, "no gate, no rule"
-    stated = load_on_existing_cluster(existingCluster={"source": "kubeconfig", "kubernetesVersion": "1.36"})
-    assert stated.probe_image == ReadinessGateConfig().image_for((1, 36))
-
-
-BY_KUBECONFIG = {"source": "kubeconfig"}
-ON_AKS = {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}
-VERSION_KEY = "existingCluster.kubernetesVersion"
-
-
-@pytest.mark.parametrize(
-    ("sections", "key"),
-    [
-        ({"existingCluster": {**BY_KUBECONFIG, "kubernetesVersion": "1.28"}}, VERSION_KEY),
-        ({"existingCluster": {**BY_KUBECONFIG, "kubernetesVersion": 1.35}}, VERSION_KEY),
-        ({"existingCluster": {**BY_KUBECONFIG, "kubernetesVersion": "1.35.2"}}, VERSION_KEY),
-        ({"existingCluster": {**ON_AKS, "kubernetesVersion": "1.35"}}, VERSION_KEY),
-        (
-            {"kueue": {"readinessGate": {"probeImage": "registry.k8s.io/kubectl:v1.33.4"}}},
-            "kueue.readinessGate.probeImage",
-        ),
-    ],
-)
-def test_a_version_kueue_or_its_gate_cannot_run_on_is_refused_naming_the_key(sections, key):
-    assert error_keys_on_existing_cluster(**sections) == [f"elastic-capacity:{key}"]
-
-
-def test_a_new_aks_cluster_gets_the_kubectl_of_its_minor():
-    for version in ("1.35", "1.36", "1.36.2"):
-        config = load_stack_config(as_config({"aks": {"kubernetesVersion": version}}))
-        minor = tuple(int(part) for part in version.split(".")[:2])
-        assert config.probe_image == f"registry.k8s.io/kubectl:{kubectl_image.kubectl_tag(minor)}"
