@@ -157,7 +157,7 @@ class Kueue(pulumi.ComponentResource):
     def _awaited_job(
         self,
         name: str,
-        metadata: dict[str, Any],
+        metadata: Any,
         spec: pulumi.Output[Any],
         deadline_seconds: int,
         depends_on: list[pulumi.Resource],

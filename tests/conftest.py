@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,16 @@ def _no_delete_unreachable_from_the_environment(monkeypatch) -> None:
     """The Kubernetes SDK sends ``PULUMI_K8S_DELETE_UNREACHABLE`` for a provider the program leaves the flag off:
     the tests see what the program sends, whatever the shell running them has set."""
     monkeypatch.delenv("PULUMI_K8S_DELETE_UNREACHABLE", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _one_sorting_pickler_wrapper_per_test(monkeypatch) -> None:
+    """pulumi's ``serialize_provider`` wraps ``pickle._Pickler._batch_setitems`` in a sorting wrapper on every call and
+    never unwraps it (pulumi/dynamic/dynamic.py), so one process that serializes dynamic providers a thousand times,
+    as the whole suite does, ends in a RecursionError; a real ``pulumi up`` serializes a handful. Each test starts
+    from the pickler as it found it."""
+    monkeypatch.setattr(pickle._Pickler, "_batch_setitems", pickle._Pickler._batch_setitems)
+    monkeypatch.setattr(pickle._Pickler, "save_dict", pickle._Pickler.save_dict)
 
 
 @pytest.fixture
