@@ -12,9 +12,11 @@ from pulumi_azure_native import containerservice
 
 from components.aks import aks_user_kubeconfig
 from components.cluster_access import ClusterObjects, cluster_objects
+from components.config import kueue_cluster
 from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
-from components.config.base import PROJECT, ConfigError
+from components.config.base import PROJECT, ConfigError, RuleViolation
 from components.config.existing_cluster import ExistingClusterConfig
+from components.config.kueue import KueueConfig
 from components.kubelogin import non_interactive
 from components.versions import KubernetesVersion
 
@@ -51,6 +53,8 @@ class ExistingCluster(pulumi.ComponentResource):
         super().__init__(
             "elastic-capacity:kubernetes:ExistingCluster", name, None, pulumi.ResourceOptions.merge(opts, renamed)
         )
+        self._args = args
+        self._current_version: pulumi.Output[str] | None = None
         if args.source == "aks":
             assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
             kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, args.kubelogin, parent=self)
@@ -81,13 +85,37 @@ class ExistingCluster(pulumi.ComponentResource):
         """``kubeconfig``, but only after checking that the cluster runs a Kubernetes version whose managed
         autoscaler serves ProvisioningRequests: nothing reaches the cluster otherwise, and ``up`` stops with one line.
         """
-        found = containerservice.get_managed_cluster_output(
-            resource_group_name=args.resource_group_name,
-            resource_name=args.cluster_name,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        )
-        checked = found.current_kubernetes_version.apply(lambda version: require_provisioning_requests(args, version))
+        checked = self.current_version().apply(lambda version: require_provisioning_requests(args, version))
         return pulumi.Output.all(checked, kubeconfig).apply(lambda values: values[1])
+
+    def current_version(self) -> pulumi.Output[str]:
+        """``source: aks``: the Kubernetes version the cluster runs (``currentKubernetesVersion``), read from Azure
+        once, at preview as at up."""
+        if self._current_version is None:
+            self._current_version = containerservice.get_managed_cluster_output(
+                resource_group_name=self._args.resource_group_name,
+                resource_name=self._args.cluster_name,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).current_kubernetes_version
+        return self._current_version
+
+
+def gate_image(args: ExistingClusterConfig, kueue: KueueConfig, version: str) -> str:
+    """The readiness gate's image on an existing AKS cluster that runs ``version``; refuses, as the config loader does
+    where it knows the version, a Kueue too new for the cluster or a probe image out of kubectl's skew."""
+    minor = kueue_cluster.minor_of(version)
+    try:
+        kueue_cluster.require_fits(
+            kueue,
+            minor,
+            version_key="existingCluster.clusterName",
+            version=version,
+            probe_key=kueue_cluster.PROBE_IMAGE_KEY,
+        )
+    except RuleViolation as violation:
+        runs = f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}"
+        raise ConfigError([(f"{PROJECT}:{violation.key}", f"{runs}: {violation.allowed}")]) from None
+    return kueue.readiness_gate.image_for(minor)
 
 
 def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> str:

@@ -26,7 +26,7 @@ from components.config.multikueue_workers import (
     worker_plans,
 )
 from components.config.stack import StackConfig
-from components.existing_cluster import ExistingCluster
+from components.existing_cluster import ExistingCluster, gate_image
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
 from components.kueue_extension import ManagedCluster
@@ -71,6 +71,7 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             config.kueue,
             # A stack that accepts inactive checks (onInactive: warn) neither waits for the CRD nor fails without it.
             check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
+            probe_image=_probe_image(config, cluster),
             protect=config.environment.protect,
             readiness_gate=render_to is None,
             chart_waits_for=kueue_waits_for if uses_provisioning else None,
@@ -142,6 +143,16 @@ def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluste
     existing = config.existing_cluster
     assert existing is not None and existing.resource_group_name and existing.cluster_name
     return ManagedCluster(existing.resource_group_name, existing.cluster_name, "existingCluster.clusterName")
+
+
+def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> pulumi.Input[str]:
+    """The readiness gate's kubectl for Kueue's cluster: of the minor the stack file states, else of the version the
+    existing AKS cluster runs."""
+    if config.probe_image is not None:
+        return config.probe_image
+    assert isinstance(cluster, ExistingCluster) and config.existing_cluster is not None
+    existing = config.existing_cluster
+    return cluster.current_version().apply(lambda version: gate_image(existing, config.kueue, version))
 
 
 WATCHED = ("AdmissionCheck", "ClusterQueue")

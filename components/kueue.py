@@ -39,17 +39,20 @@ class Kueue(pulumi.ComponentResource):
         args: KueueConfig,
         *,
         check_provisioning_request_crd: bool,
+        probe_image: pulumi.Input[str],
         protect: bool = False,
         readiness_gate: bool = True,
         chart_waits_for: list[pulumi.Resource] | None = None,
         extension_on: kueue_extension.ManagedCluster | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``readiness_gate=False`` leaves the gate and the CRD wait out, for providers that render instead of
-        applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the chart: removing the chart would
-        delete Kueue's CRDs, and with them every queue and workload, so a destroy or a replacement of it must fail
-        first. With ``kueue.install: aks-extension`` AKS's managed extension on ``extension_on`` takes the chart's
-        place (:mod:`components.kueue_extension`): after the namespace, protected and gated the same."""
+        """``probe_image`` is the gate's kubectl, of the cluster's minor (``ReadinessGateConfig.image_for``; an Output
+        where the version is read at deploy time). ``readiness_gate=False`` leaves the gate and the CRD wait out, for
+        providers that render instead of applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the
+        chart: removing the chart would delete Kueue's CRDs, and with them every queue and workload, so a destroy or a
+        replacement of it must fail first. With ``kueue.install: aks-extension`` AKS's managed extension on
+        ``extension_on`` takes the chart's place (:mod:`components.kueue_extension`): after the namespace, protected
+        and gated the same."""
         super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
 
@@ -68,19 +71,16 @@ class Kueue(pulumi.ComponentResource):
             if readiness_gate
             else []
         )
+        image = pulumi.Output.from_input(probe_image)
         if readiness_gate and check_provisioning_request_crd:
-            before_kueue.append(self._crd_wait(name, args, [*access, *before_kueue]))
+            before_kueue.append(self._crd_wait(name, args, image, [*access, *before_kueue]))
 
         chart = self._install(name, args, namespace, before_kueue, protect=protect, extension_on=extension_on)
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
-        self.ready = (
-            self._readiness_gate(
-                name, args, namespace, chart, access, check_provisioning_request_crd=check_provisioning_request_crd
-            )
-            if readiness_gate
-            else chart
-        )
+        crd = check_provisioning_request_crd
+        gate = (name, args, image, namespace, chart, access)
+        self.ready = self._readiness_gate(*gate, check_provisioning_request_crd=crd) if readiness_gate else chart
         self.register_outputs({"namespace": namespace.metadata.name})
 
     def _install(
@@ -140,16 +140,24 @@ class Kueue(pulumi.ComponentResource):
         )
         return [account, role, binding]
 
-    def _crd_wait(self, name: str, args: KueueConfig, waits_for: list[pulumi.Resource]) -> batch.v1.Job:
+    def _crd_wait(
+        self, name: str, args: KueueConfig, image: pulumi.Output[str], waits_for: list[pulumi.Resource]
+    ) -> batch.v1.Job:
         """The Job the chart waits for: it runs as the gate, after what Kueue must start after (on AKS the autoscaling
         pools, after which AKS serves the CRD), and is awaited a minute longer than it may run."""
-        job = kueue_gate.crd_wait_job(args)
-        return self._awaited_job(f"{name}-crd-wait", job, job["spec"]["activeDeadlineSeconds"], waits_for)
+        return self._awaited_job(
+            f"{name}-crd-wait",
+            kueue_gate.job_metadata(args, kueue_gate.crd_wait_job_name(args)),
+            image.apply(lambda probe: kueue_gate.crd_wait_job(args, probe)["spec"]),
+            kueue_gate.crd_wait_deadline(args),
+            waits_for,
+        )
 
     def _readiness_gate(
         self,
         name: str,
         args: KueueConfig,
+        image: pulumi.Output[str],
         namespace: core.v1.Namespace,
         chart: pulumi.Resource,
         access: list[pulumi.Resource],
@@ -164,18 +172,30 @@ class Kueue(pulumi.ComponentResource):
             data=config_map["data"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
-        job = kueue_gate.gate_job(args, check_provisioning_request_crd=check_provisioning_request_crd)
-        return self._awaited_job(f"{name}-ready", job, args.readiness_gate.timeout_seconds, [chart, probe, *access])
+        crd = check_provisioning_request_crd
+        return self._awaited_job(
+            f"{name}-ready",
+            kueue_gate.job_metadata(args, kueue_gate.gate_job_name(args, check_provisioning_request_crd=crd)),
+            image.apply(lambda probe: kueue_gate.gate_job(args, probe, check_provisioning_request_crd=crd)["spec"]),
+            args.readiness_gate.timeout_seconds,
+            [chart, probe, *access],
+        )
 
     def _awaited_job(
-        self, name: str, job: dict[str, Any], deadline_seconds: int, depends_on: list[pulumi.Resource]
+        self,
+        name: str,
+        metadata: Any,
+        spec: pulumi.Output[Any],
+        deadline_seconds: int,
+        depends_on: list[pulumi.Resource],
     ) -> batch.v1.Job:
-        """A Job of the gate, awaited a minute longer than it may run (its pod must start first)."""
+        """A Job of the gate, its spec holding the probe image, awaited a minute longer than it may run (its pod must
+        start first)."""
         await_for = f"{deadline_seconds + 60}s"
         return batch.v1.Job(
             name,
-            metadata=job["metadata"],
-            spec=job["spec"],
+            metadata=metadata,
+            spec=spec,
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=depends_on,

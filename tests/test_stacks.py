@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from components.config.environment import stack_digest
+from components.config.kubectl_image import kubectl_tag
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.seeds import (
@@ -91,11 +92,8 @@ def test_aks_plan_installs_kueue_in_kueue_system_from_the_official_registry(aks)
     plan = aks[0]
     (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
     inputs = chart["inputs"]
-    assert (inputs["version"], inputs["namespace"], inputs["name"]) == (
-        kueue_version(AKS_STACK),
-        "kueue-system",
-        "kueue",
-    )
+    expected = (kueue_version(AKS_STACK), "kueue-system", "kueue")
+    assert (inputs["version"], inputs["namespace"], inputs["name"]) == expected
     assert inputs["chart"] == "oci://registry.k8s.io/kueue/charts/kueue"
     assert inputs["values"]["controllerManager"]["manager"]["image"] == {"repository": "registry.k8s.io/kueue/kueue"}
 
@@ -104,9 +102,8 @@ def test_aks_stack_smoke_job_pulls_from_microsofts_global_registry(tmp_path):
     enabled = edited_stack(AKS_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
     _, manifests = rendered(tmp_path / "out", enabled)
     [job] = [m for m in manifests.values() if m["kind"] == "Job" and m["metadata"]["name"] == "kueue-cas-job"]
-    assert [c["image"] for c in job["spec"]["template"]["spec"]["containers"]] == [
-        "mcr.microsoft.com/azurelinux/busybox:1.36"
-    ]
+    images = [c["image"] for c in job["spec"]["template"]["spec"]["containers"]]
+    assert images == ["mcr.microsoft.com/azurelinux/busybox:1.36"]
 
 
 # --- acceptance: the Azure China stack ---------------------------------------------------------------------------
@@ -124,8 +121,11 @@ def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_pa
     jobs = {m["metadata"]["name"]: m for m in manifests.values() if m["kind"] == "Job"}
     images = {name: {c["image"] for c in job["spec"]["template"]["spec"]["containers"]} for name, job in jobs.items()}
     assert images.pop("kueue-cas-job") == {"mcr.azk8s.cn/azurelinux/busybox:1.36"}
-    assert list(images.values()) == [{"registryk8s.azk8s.cn/kubectl:v1.33.4"}] * 2, "the gate's and the CRD wait's"
     (cluster,) = of_type(plan, "azure-native:containerservice:ManagedCluster")
+    minor = tuple(int(part) for part in cluster["inputs"]["kubernetesVersion"].split(".")[:2])
+    kubectl = f"registryk8s.azk8s.cn/kubectl:{kubectl_tag(minor)}"
+    assert kubectl.startswith(f"registryk8s.azk8s.cn/kubectl:v{minor[0]}.{minor[1]}."), "the cluster's own minor"
+    assert list(images.values()) == [{kubectl}] * 2, "the gate's and the CRD wait's"
     assert cluster["inputs"]["location"] == "chinanorth3"
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import field_validator, model_validator
 
-from components.config.base import ConfigModel, RuleViolation
+from components.config.base import ConfigModel, MisplacedKey, RuleViolation
 from components.config.entra_id import KubeloginConfig
 
 
@@ -26,6 +27,11 @@ class ExistingClusterConfig(ConfigModel):
     cluster_name: str | None = None
     """``source: aks``: the name of the AKS cluster; its Kubernetes version must be 1.33 or later when the queues use
     ProvisioningRequests."""
+    kubernetes_version: str | None = None
+    """``source: kubeconfig``: the cluster's Kubernetes minor, such as ``"1.35"``, which nothing can read before the
+    deployment: the readiness gate's kubectl follows it and Kueue's minimum Kubernetes is checked against it. Required
+    when the stack installs Kueue, unless ``kueue.readinessGate.probeImage`` carries its own tag. An AKS cluster's
+    (``source: aks``) is read from Azure."""
     kubelogin: KubeloginConfig = KubeloginConfig()
     """How to sign in to an Entra ID cluster without a prompt: every kubelogin user of the kubeconfig, the one AKS
     returns or the ``kubeconfig`` value (such as ``az aks get-credentials`` writes, with ``--login devicecode``), is
@@ -38,6 +44,30 @@ class ExistingClusterConfig(ConfigModel):
             for key, value in (("resourceGroupName", self.resource_group_name), ("clusterName", self.cluster_name)):
                 if not value:
                     raise RuleViolation(key, value, "source 'aks' needs resourceGroupName and clusterName")
+            if self.kubernetes_version is not None:
+                raise MisplacedKey("kubernetesVersion", "source 'aks' reads the cluster's version from Azure")
         elif self.resource_group_name or self.cluster_name:
             raise RuleViolation("source", self.source, "resourceGroupName/clusterName only go with source 'aks'")
         return self
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _quoted(cls, value: object) -> object:
+        if isinstance(value, float):
+            raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
+        return value
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _a_minor(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"\d+\.\d+", value):
+            raise ValueError('write the cluster\'s minor, such as "1.35"')
+        return value
+
+    @property
+    def minor(self) -> tuple[int, int] | None:
+        """The Kubernetes minor the stack file states for the cluster, if any."""
+        if self.kubernetes_version is None:
+            return None
+        major, minor = self.kubernetes_version.split(".")
+        return int(major), int(minor)

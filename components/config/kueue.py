@@ -11,11 +11,11 @@ pins Kueue 0.17.1; the default here is the newest verified patch of the newest s
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from components.config import kueue_extension, kueue_gates, kueue_manager, kueue_profiles
+from components.config import kubectl_image, kueue_extension, kueue_gates, kueue_manager, kueue_profiles
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
@@ -25,6 +25,7 @@ from components.config.kube import (
     Toleration,
     quantity_value,
 )
+from components.config.kubectl_image import KUBECTL_REPOSITORY
 from components.config.kueue_extension import KueueExtensionConfig
 from components.config.kueue_manager import (
     AdmissionFairSharingSettings,
@@ -36,7 +37,7 @@ from components.config.kueue_manager import (
     WaitForPodsReadySettings,
 )
 from components.config.kueue_profiles import LATEST_CHART_VERSION, KueueProfile, UnsupportedVersion
-from components.config.registries import PinnedImage, Source
+from components.config.registries import Source
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
@@ -61,6 +62,21 @@ class Resources(ConfigModel):
         return self
 
 
+def _kubectl_repository_or_release(value: str) -> str:
+    """A repository to tag, or an image whose tag names a kubectl release (``v1.35.9``) or that a digest pins."""
+    repository, tag = kubectl_image.split_reference(value)
+    if not _IMAGE_REPOSITORY.match(repository) or (tag is not None and kubectl_image.tag_minor(tag) is None):
+        raise ValueError(
+            f"write a repository such as {KUBECTL_REPOSITORY} (its tag follows the cluster's minor) or an image "
+            "tagged with its kubectl version, such as v1.35.9"
+        )
+    return value
+
+
+ProbeImage = Annotated[str, AfterValidator(_kubectl_repository_or_release)]
+"""The readiness gate's kubectl image: a repository, or an image tagged with its kubectl version or pinned by digest."""
+
+
 class ReadinessGateConfig(ConfigModel):
     """The Job that proves Kueue's webhooks admit objects before anything else talks to Kueue.
 
@@ -69,9 +85,12 @@ class ReadinessGateConfig(ConfigModel):
     every Kueue object waits for this Job instead.
     """
 
-    probe_image: PinnedImage = "registry.k8s.io/kubectl:v1.33.4"
-    """kubectl for the server-side dry-run probe. The ProvisioningRequest CRD check and wait are bash scripts, and
-    registry.k8s.io/kubectl has no shell (it is built on a distroless base: bash was added by
+    probe_image: ProbeImage = KUBECTL_REPOSITORY
+    """kubectl for the server-side dry-run probe: a repository, whose tag follows the Kubernetes minor of the cluster
+    the gate runs on (``v<minor>.<patch>``, components/config/kubectl_image.py), as kubectl is supported within one
+    minor of the API server. A tag or digest of your own is kept, and a tag is refused unless it is within one minor
+    of the cluster wherever the stack knows the cluster's version. The ProvisioningRequest CRD check and wait are
+    bash scripts, and registry.k8s.io/kubectl has no shell (it is built on a distroless base: bash was added by
     https://github.com/kubernetes/kubernetes/pull/119592 and reverted by
     https://github.com/kubernetes/kubernetes/pull/120219 before a release): docs/known-limits.md says what to set until
     those checks need no shell. Its Azure China mirror is ``registryk8s.azk8s.cn/kubectl``."""
@@ -89,6 +108,10 @@ class ReadinessGateConfig(ConfigModel):
     installed, so running ``up`` again once the CRD exists is the whole remedy. Bounded so that a region without the
     CRD fails the ``up``; the default is the gate's own ``timeoutSeconds``. The Job retries kubectl errors itself;
     ``backoffLimit`` counts only its pods that die."""
+
+    def image_for(self, minor: tuple[int, int]) -> str:
+        """The probe image on a cluster of Kubernetes ``minor``."""
+        return kubectl_image.for_cluster(self.probe_image, minor)
 
 
 def _default_tolerations() -> list[Toleration]:

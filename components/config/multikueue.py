@@ -35,7 +35,7 @@ from components.config.base import (
 )
 from components.config.entra_id import KubeloginConfig
 from components.config.kube import PositiveQuantity, Quantity
-from components.config.kueue import KueueConfig
+from components.config.kueue import KueueConfig, ProbeImage
 from components.config.kueue_manager import GoDuration, MultiKueueManagerSettings
 from components.config.kueue_profiles import KNOWN_FRAMEWORKS
 from components.config.registries import PinnedImage
@@ -139,8 +139,9 @@ class WorkerConfig(ConfigModel):
     """When the stack installs Kueue there: where the worker's nodes pull Kueue's image; unset: the manager's
     ``kueue.imageRepository``. Required in mainland China, which cannot reach ``registry.k8s.io``: a copy in your
     ACR (https://www.alibabacloud.com/help/en/acr/) or a mirror you trust."""
-    probe_image: PinnedImage | None = None
-    """When the stack installs Kueue there: kubectl (with bash) for the worker's readiness gate; unset: the manager's
+    probe_image: ProbeImage | None = None
+    """When the stack installs Kueue there: kubectl (with bash) for the worker's readiness gate, a repository whose
+    tag follows the minor of the worker's ACK cluster, or an image tagged within one minor of it; unset: the manager's
     ``kueue.readinessGate.probeImage``. Required in mainland China, like ``imageRepository``."""
 
     @model_validator(mode="after")
@@ -172,6 +173,7 @@ class WorkerConfig(ConfigModel):
         """The same rules as ``kueue.chartRepository``, ``kueue.imageRepository`` and the gate's probe image."""
         overrides = {"chartRepository": self.chart_repository, "imageRepository": self.image_repository}
         KueueConfig.model_validate({key: value for key, value in overrides.items() if value is not None})
+
         return self
 
 

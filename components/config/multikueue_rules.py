@@ -15,15 +15,17 @@ from typing import TYPE_CHECKING
 import yaml
 from packaging.version import Version
 
-from components.config import kueue_gates
+from components.config import kueue_cluster, kueue_gates
 from components.config.base import DNS1123_SUBDOMAIN, MisplacedKey, RuleViolation, key_path
 from components.config.multikueue import BURST_FLAVOR, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, watched_frameworks
 from components.config.multikueue_workers import (
+    ack_cluster_version,
     dispatching_cluster_queues,
     installs_kueue,
     multikueue_checks,
     served_frameworks,
+    worker_kueue,
     worker_plans,
 )
 from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
@@ -63,6 +65,7 @@ def check(config: StackConfig) -> None:
         _worker_reachable(config, key, worker)
         _fields_of_its_install(config, key, worker)
         _images_its_region_reaches(config, key, worker)
+        _kueue_fits_its_cluster_version(config, key, worker)
     _every_worker_serves_the_watched_kinds(config)
     _kubeconfigs_given(config)
     worker_plans(config)  # the derived worker configs validate here, so their mistakes fail the load
@@ -177,6 +180,20 @@ def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConf
                 f"e.g. k8s.m.daocloud.io/{image.split('/', 1)[1]}"
             )
             raise RuleViolation(key_path(key, field), image, allowed)
+
+
+def _kueue_fits_its_cluster_version(config: StackConfig, key: str, worker: WorkerConfig) -> None:
+    """The Kueue the stack installs on a worker meets its own ACK cluster's version: Kueue's minimum, and a probe
+    image (the worker's, else the manager's) whose kubectl is within one minor of that cluster."""
+    version = ack_cluster_version(worker, config.ack)
+    if version is None or not installs_kueue(worker, config.ack):
+        return
+    version_key, text = version
+    probe_key = key_path(key, "probeImage") if worker.probe_image else kueue_cluster.PROBE_IMAGE_KEY
+    kueue = worker_kueue(config.kueue, worker)
+    kueue_cluster.require_fits(
+        kueue, kueue_cluster.minor_of(text), version_key=version_key, version=text, probe_key=probe_key
+    )
 
 
 def _region(config: StackConfig, worker: WorkerConfig) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from components.config import kueue_cluster
 from components.config.base import key_path
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.kueue import KueueConfig
@@ -87,6 +88,9 @@ class WorkerPlan:
     """ACK workers: the ACS compute every pod in the burst namespaces gets (a ResourcePolicy each)."""
     aks: ExistingClusterConfig | None
     """AKS workers: the cluster the stack reaches them through."""
+    probe_image: str | None
+    """The image of the readiness gate of the Kueue the stack installs there: its kubectl follows the minor of the
+    worker's ACK cluster."""
 
     @property
     def label(self) -> str:
@@ -143,6 +147,19 @@ def served_frameworks(worker: WorkerConfig, ack: AckConfig | None) -> tuple[str,
     if installs_kueue(worker, ack) or worker.frameworks is None:
         return WORKER_KUEUE_FRAMEWORKS
     return tuple(worker.frameworks)
+
+
+def ack_cluster_version(worker: WorkerConfig, ack: AckConfig | None) -> tuple[str, str] | None:
+    """``(key, version)`` of the ``kubernetesVersion`` of the ACK cluster (new or existing) an ``ack`` worker names."""
+    if worker.source != "ack" or ack is None:
+        return None
+    for index, cluster in enumerate(ack.clusters):
+        if cluster.name == worker.cluster:
+            return key_path("ack.clusters", index, "kubernetesVersion"), cluster.kubernetes_version
+    for index, existing in enumerate(ack.existing_clusters):
+        if existing.name == worker.cluster:
+            return key_path("ack.existingClusters", index, "kubernetesVersion"), existing.kubernetes_version
+    return None
 
 
 def worker_kueue(manager: KueueConfig, worker: WorkerConfig) -> KueueConfig:
@@ -227,6 +244,8 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
     plans = []
     for index, worker in enumerate(burst.workers):
         kueue = worker_kueue(config.kueue, worker) if installs_kueue(worker, config.ack) else None
+        version = ack_cluster_version(worker, config.ack)
+        probe_image = kueue.readiness_gate.image_for(kueue_cluster.minor_of(version[1])) if kueue and version else None
         sets_up = worker.source != "kubeconfig"
         plans.append(
             WorkerPlan(
@@ -242,6 +261,7 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
                 watched=watched,
                 acs=worker.acs if worker.source == "ack" else None,
                 aks=_existing_aks(worker),
+                probe_image=probe_image,
             )
         )
     return plans

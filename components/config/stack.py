@@ -17,7 +17,14 @@ from typing import Any, Literal, NamedTuple
 import pulumi
 from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
 
-from components.config import environment_rules, feasibility, kueue_extension, kueue_rules, multikueue_rules
+from components.config import (
+    environment_rules,
+    feasibility,
+    kueue_cluster,
+    kueue_extension,
+    kueue_rules,
+    multikueue_rules,
+)
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
@@ -142,6 +149,11 @@ class StackConfig(ConfigModel):
                 raise MisplacedKey(name, "Kueue needs a target cluster: add aks or existingCluster")
         return self
 
+    @property
+    def probe_image(self) -> str | None:
+        """The image of the Kueue readiness gate on the stack's cluster, where its minor is known before deploy."""
+        return kueue_cluster.manager_probe_image(self)
+
     @model_validator(mode="after")
     def _kueue_install_on_a_new_cluster(self) -> StackConfig:
         if self.aks is not None and not self.kueue.install:
@@ -239,6 +251,11 @@ class StackConfig(ConfigModel):
     @model_validator(mode="after")
     def _burst_has_its_manager_and_workers(self) -> StackConfig:
         multikueue_rules.check(self)
+        return self
+
+    @model_validator(mode="after")
+    def _kueue_fits_its_cluster_version(self) -> StackConfig:
+        kueue_cluster.check(self)
         return self
 
     @model_validator(mode="after")

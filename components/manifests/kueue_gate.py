@@ -313,9 +313,8 @@ def _pod_spec(args: KueueConfig, containers: list[dict[str, Any]], *, mounts_pro
     return pod_spec
 
 
-def _gate_pod_spec(args: KueueConfig, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
+def _gate_pod_spec(args: KueueConfig, probe_image: str, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
     """The probe's pod, with the CRD check as its first container if asked."""
-    probe_image = args.readiness_gate.probe_image
     probe_command = ["kubectl", "create", "--dry-run=server", "-f", f"{PROBE_MOUNT}/{PROBE_FILE}"]
     containers = [
         _container(PROBE_CONTAINER, probe_image, [*probe_command, f"--cache-dir={KUBECTL_CACHE}"], mounts_probe=True)
@@ -334,22 +333,26 @@ def crd_missing_fails_the_job(container: str) -> dict[str, Any]:
     }
 
 
-def _job(args: KueueConfig, name: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """A gate Job: :data:`REPLACE_UNREADY` makes a failed one run again on the next ``pulumi up``."""
+def job_metadata(args: KueueConfig, name: str) -> dict[str, Any]:
+    """A gate Job's metadata: :data:`REPLACE_UNREADY` makes a failed one run again on the next ``pulumi up``."""
     return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {
-            "name": name,
-            "namespace": args.namespace,
-            "labels": _labels(args),
-            "annotations": {REPLACE_UNREADY: "true"},
-        },
-        "spec": spec,
+        "name": name,
+        "namespace": args.namespace,
+        "labels": _labels(args),
+        "annotations": {REPLACE_UNREADY: "true"},
     }
 
 
-def crd_wait_job(args: KueueConfig) -> dict[str, Any]:
+def _job(args: KueueConfig, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": job_metadata(args, name), "spec": spec}
+
+
+def crd_wait_deadline(args: KueueConfig) -> int:
+    """The CRD wait's ``activeDeadlineSeconds``: the script's deadline and the time its pod needs to start."""
+    return args.readiness_gate.crd_timeout_seconds + CRD_WAIT_START_SECONDS
+
+
+def crd_wait_job(args: KueueConfig, probe_image: str) -> dict[str, Any]:
     """The Job the chart waits for when the queues use a ProvisioningRequest check: it completes once the
     ProvisioningRequest CRD is Established, and fails at once, saying what to do, when
     ``readinessGate.crdTimeoutSeconds`` pass first (:func:`crd_wait_script`).
@@ -362,18 +365,18 @@ def crd_wait_job(args: KueueConfig) -> dict[str, Any]:
     https://github.com/pulumi/pulumi-kubernetes); it runs in Kueue's namespace, which exists before the chart.
     """
     gate = args.readiness_gate
-    wait = _container(CRD_WAIT_CONTAINER, gate.probe_image, ["bash", "-c", crd_wait_script()])
+    wait = _container(CRD_WAIT_CONTAINER, probe_image, ["bash", "-c", crd_wait_script()])
     wait["env"] = [{"name": CRD_WAIT_DEADLINE, "value": str(gate.crd_timeout_seconds)}]
     spec = {
         "backoffLimit": gate.backoff_limit,
-        "activeDeadlineSeconds": gate.crd_timeout_seconds + CRD_WAIT_START_SECONDS,
+        "activeDeadlineSeconds": crd_wait_deadline(args),
         "podFailurePolicy": {"rules": [crd_missing_fails_the_job(CRD_WAIT_CONTAINER)]},
         "template": {"metadata": {"labels": _labels(args)}, "spec": _pod_spec(args, [wait], mounts_probe=False)},
     }
     return _job(args, crd_wait_job_name(args), spec)
 
 
-def gate_job(args: KueueConfig, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
+def gate_job(args: KueueConfig, probe_image: str, *, check_provisioning_request_crd: bool) -> dict[str, Any]:
     """The readiness gate: completes once Kueue's webhooks admit a ResourceFlavor and a ClusterQueue.
 
     Each failed attempt is a failed pod; the Job controller retries with exponential backoff up to
@@ -382,9 +385,11 @@ def gate_job(args: KueueConfig, *, check_provisioning_request_crd: bool) -> dict
     (:data:`CRD_MISSING_EXIT_CODE`): Kueue only sets up its provisioning controller if the CRD exists when it starts
     (``ServerSupportsProvisioningRequest`` in https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/cmd/kueue/main.go).
     It is a container rather than an init container because pulumi-kubernetes reports the termination messages of
-    containers only. :data:`REPLACE_UNREADY` makes a failed gate re-run on the next ``pulumi up``.
+    containers only. :data:`REPLACE_UNREADY` makes a failed gate re-run on the next ``pulumi up``. ``probe_image`` is
+    the kubectl of the cluster's minor: a new one changes ``.spec.template``, which pulumi-kubernetes replaces the Job
+    for (provider/pkg/provider/diff.go), so the gate runs again after a cluster upgrade.
     """
-    pod_spec = _gate_pod_spec(args, check_provisioning_request_crd=check_provisioning_request_crd)
+    pod_spec = _gate_pod_spec(args, probe_image, check_provisioning_request_crd=check_provisioning_request_crd)
     spec: dict[str, Any] = {
         "backoffLimit": args.readiness_gate.backoff_limit,
         "activeDeadlineSeconds": args.readiness_gate.timeout_seconds,

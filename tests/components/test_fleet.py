@@ -18,7 +18,7 @@ from components.fleet import deploy
 from components.queue_wait import QueuesActiveProvider
 from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
-from tests.support.config import as_config
+from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config
 from tests.support.stacks import STACK_IDS, STACKS, environment_kind, run_stack
 from tools import mock_cloud, mock_runtime, render
 from tools.recording import Recording, Registration
@@ -109,10 +109,7 @@ def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
 
 
 def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
-    config = load_stack_config(
-        as_config({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}),
-        secret_keys={"elastic-capacity:kubeconfig"},
-    )
+    config = load_stack_config(as_config(ON_EXISTING_CLUSTER), secret_keys=KUBECONFIG_SECRET)
     recording = run_program(lambda: deploy(config))
     hint = recording.one(WAITER).inputs["hint"]
     assert "AKS" not in hint and "cluster autoscaler that serves ProvisioningRequests" in hint

@@ -13,7 +13,10 @@ CHART = "kubernetes:helm.sh/v4:Chart"
 JOB = "kubernetes:batch/v1:Job"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 KUEUE = "elastic-capacity:kueue:Kueue"
-KUBECONFIG_CLUSTER = {"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1\nkind: Config\n"}
+KUBECONFIG_CLUSTER = {
+    "existingCluster": {"source": "kubeconfig", "kubernetesVersion": "1.35"},
+    "kubeconfig": "apiVersion: v1\nkind: Config\n",
+}
 
 
 def test_kueue_starts_after_the_pools_and_the_crd_they_serve_when_queues_need_provisioning_requests(run_program):

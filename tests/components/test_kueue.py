@@ -26,23 +26,27 @@ SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 KUEUE_VERSION = "pulumi-python:dynamic/kueue:KueueVersion"
+PROBE = "registry.k8s.io/kubectl:v1.36.4"
 
 
-def install(check_crd: bool = True, protect: bool = False, **kueue: object) -> Recording:
+def install(check_crd: bool = True, protect: bool = False, probe: str = PROBE, **kueue: object) -> Recording:
     """Register the component once per settings (tests only read the recording)."""
-    return _install(check_crd, protect, json.dumps(kueue, sort_keys=True))
+    return _install(check_crd, protect, probe, json.dumps(kueue, sort_keys=True))
 
 
 @functools.cache
-def _install(check_crd: bool, protect: bool, kueue: str) -> Recording:
+def _install(check_crd: bool, protect: bool, probe: str, kueue: str) -> Recording:
     config = KueueConfig.model_validate_json(kueue)
 
     def program() -> None:
         provider = kubernetes.Provider("cluster", kubeconfig=pulumi.Output.secret("kubeconfig"))
+        # An Output, as an existing cluster's version read at deploy time hands it over.
+        image = provider.id.apply(lambda _: probe)
         component = Kueue(
             "kueue",
             config,
             check_provisioning_request_crd=check_crd,
+            probe_image=image,
             protect=protect,
             opts=pulumi.ResourceOptions(provider=provider),
         )
@@ -78,15 +82,26 @@ def test_an_https_repository_names_the_chart_and_the_repo():
 def test_the_gate_objects_are_the_builders(check_crd):
     recording, config = install(check_crd), KueueConfig()
     assert recording.one(JOB, "kueue-ready").inputs == kueue_gate.gate_job(
-        config, check_provisioning_request_crd=check_crd
+        config, PROBE, check_provisioning_request_crd=check_crd
     )
     waits = [job.inputs for job in recording.by_type(JOB) if job.name == "kueue-crd-wait"]
-    assert waits == ([kueue_gate.crd_wait_job(config)] if check_crd else [])
+    assert waits == ([kueue_gate.crd_wait_job(config, PROBE)] if check_crd else [])
     role = kueue_gate.gate_cluster_role(config, check_provisioning_request_crd=check_crd)
     assert recording.one(ROLE, "kueue-probe").inputs == role
     assert recording.one(BINDING, "kueue-probe").inputs == kueue_gate.gate_cluster_role_binding(config)
     assert recording.one(CONFIG_MAP, "kueue-probe").inputs == kueue_gate.gate_config_map(config)
     assert recording.one(SERVICE_ACCOUNT, "kueue-probe").inputs == kueue_gate.gate_service_account(config)
+
+
+def test_every_gate_container_runs_the_probe_image_it_is_given():
+    images = {
+        job.name: {c["image"] for c in job.inputs["spec"]["template"]["spec"]["containers"]}
+        for job in install(probe="mirror.example.com/kubectl:v1.35.9").by_type(JOB)
+    }
+    assert images == {
+        "kueue-ready": {"mirror.example.com/kubectl:v1.35.9"},
+        "kueue-crd-wait": {"mirror.example.com/kubectl:v1.35.9"},
+    }
 
 
 def test_ready_is_the_gate_job_and_it_waits_for_the_chart_and_its_rbac():
@@ -136,8 +151,9 @@ def after_a_stand_in(check_crd: bool = True, readiness_gate: bool = True) -> Rec
         before = kubernetes.core.v1.ConfigMap(
             "pool-stand-in", metadata={"name": "x"}, opts=pulumi.ResourceOptions(provider=provider)
         )
-        Kueue("kueue", KueueConfig(), check_provisioning_request_crd=check_crd, readiness_gate=readiness_gate,
-              chart_waits_for=[before], opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
+        Kueue("kueue", KueueConfig(), check_provisioning_request_crd=check_crd, probe_image=PROBE,
+              readiness_gate=readiness_gate, chart_waits_for=[before],
+              opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
 
     return mock_runtime.run(program, {})
 

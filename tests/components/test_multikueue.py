@@ -21,7 +21,7 @@ from tools.recording import Recording
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 SECRET = "kubernetes:core/v1:Secret"
 WAITER = "pulumi-python:dynamic/kueue:QueuesActive"
-MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s.m.daocloud.io/kubectl:v1.33.4"}
+MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s.m.daocloud.io/kubectl"}
 CONFIG = load_stack_config(
     as_config(
         {

@@ -16,6 +16,7 @@ import pulumi_kubernetes as kubernetes
 import yaml
 from pulumi_kubernetes.core import v1 as core
 
+from components.config.kubectl_image import kubectl_tag
 from components.config.multikueue_workers import WorkerPlan, worker_plans
 from components.config.stack import StackConfig, load_stack_config
 from components.manifests import kueue_gate, kueue_install
@@ -145,14 +146,20 @@ def test_every_child_is_on_the_workers_cluster():
 
 
 def test_kueue_is_the_plans_release_from_the_workers_mirrors_without_the_provisioning_request_check():
-    recording, kueue = record(), plan().kueue
-    assert kueue is not None
+    recording, worker = record(), plan()
+    kueue = worker.kueue
+    assert kueue is not None and worker.probe_image == f"{MIRROR['probeImage']}:{kubectl_tag((1, 35))}", (
+        "its ACK cluster's 1.35"
+    )
     chart = recording.one("kubernetes:helm.sh/v4:Chart", "hz-kueue-chart")
     assert chart.inputs["values"] == kueue_install.chart_values(kueue)
     assert chart.inputs["values"]["controllerManager"]["manager"]["image"]["repository"] == MIRROR["imageRepository"]
     gate = recording.one("kubernetes:batch/v1:Job", "hz-kueue-ready")
-    assert gate.inputs["spec"] == kueue_gate.gate_job(kueue, check_provisioning_request_crd=False)["spec"]
-    assert {c["image"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]} == {MIRROR["probeImage"]}
+    assert (
+        gate.inputs["spec"]
+        == kueue_gate.gate_job(kueue, worker.probe_image, check_provisioning_request_crd=False)["spec"]
+    )
+    assert {c["image"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]} == {worker.probe_image}
     assert recording.depends_on(chart, recording.named("nodes")), "Kueue's controller runs on the ECS nodes"
     assert recording.by_type("kubernetes:batch/v1:Job") == [gate], "no CRD wait: a worker has no autoscaler"
 

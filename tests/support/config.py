@@ -39,7 +39,7 @@ def model_error_keys(model: type[BaseModel] | TypeAdapter, data: Any, prefix: st
 
 
 ON_EXISTING_CLUSTER: dict[str, Any] = {
-    "existingCluster": {"source": "kubeconfig"},
+    "existingCluster": {"source": "kubeconfig", "kubernetesVersion": "1.35"},
     "kubeconfig": "apiVersion: v1\nkind: Config\n",
 }
 """The smallest stack with a Kueue target and no cloud: an existing cluster given by kubeconfig (a secret)."""

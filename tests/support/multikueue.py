@@ -10,7 +10,7 @@ import yaml
 
 from tests.support import ack as ack_data
 
-MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s.m.daocloud.io/kubectl:v1.33.4"}
+MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s.m.daocloud.io/kubectl"}
 """What a worker in mainland China pulls instead of registry.k8s.io."""
 WORKER = ack_data.cluster("worker", nodePool=ack_data.POOL)
 BURST = {"workers": [{"cluster": "worker", **MIRROR}]}

@@ -83,7 +83,7 @@ def test_an_ephemeral_suffix_renames_the_names_the_user_chose():
         ({"dispatcher": "External"}, "dispatcher"),
         ({"workers": [{"cluster": f"c{i}"} for i in range(21)]}, "workers"),
         ({"workers": [{"cluster": "hz", "chartRepository": "ftp://mirror"}]}, "workers[0].chartRepository"),
-        ({"workers": [{"cluster": "hz", "probeImage": "registry.example.com/kubectl"}]}, "workers[0].probeImage"),
+        ({"workers": [{"cluster": "hz", "probeImage": "registry.example.com/kubectl:shell"}]}, "workers[0].probeImage"),
         ({"quota": {"cpu": "-1", "memory": "1Gi"}}, "quota.cpu"),
         ({"workers": [{"source": "ack"}]}, "workers[0].cluster"),
         ({"workers": [{"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}]}, "workers[0].clusterQueue"),

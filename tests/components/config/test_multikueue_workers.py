@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from components.config.kubectl_image import kubectl_tag
 from components.config.kueue import KueueConfig
 from components.config.multikueue import MultiKueueConfig, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
@@ -18,7 +19,7 @@ from components.config.multikueue_workers import (
 )
 from components.config.queues import QueuesConfig
 from components.config.stack import load_stack_config
-from components.manifests import kueue_gate, kueue_install
+from components.manifests import kueue_install
 from components.manifests.queues import queue_manifests
 from tests.support import ack as ack_data
 from tests.support.config import as_config
@@ -56,7 +57,7 @@ MANAGER = KueueConfig.model_validate(
         "featureGates": {"PartialAdmission": True},
         "fairSharing": {},
         "waitForPodsReady": {"timeout": "5m"},
-        "readinessGate": {"probeImage": "registryk8s.azk8s.cn/kubectl:v1.33.4", "timeoutSeconds": 900},
+        "readinessGate": {"probeImage": "registryk8s.azk8s.cn/kubectl", "timeoutSeconds": 900},
         "managedJobsNamespaceSelector": {"matchLabels": {"team": "ml"}},
     }
 )
@@ -173,8 +174,7 @@ def test_a_worker_pulls_kueue_and_the_gate_from_its_own_mirrors_and_keeps_the_ga
     assert (kueue.image_repository, kueue.chart_repository) == (MIRROR["imageRepository"], MANAGER.chart_repository)
     assert kueue.readiness_gate.probe_image == MIRROR["probeImage"]
     assert kueue.readiness_gate.timeout_seconds == MANAGER.readiness_gate.timeout_seconds
-    gate = kueue_gate.gate_job(kueue, check_provisioning_request_crd=False)
-    assert {c["image"] for c in gate["spec"]["template"]["spec"]["containers"]} == {MIRROR["probeImage"]}
+    assert kueue.readiness_gate.image_for((1, 36)) == f"{MIRROR['probeImage']}:{kubectl_tag((1, 36))}"
 
 
 def test_the_plans_say_what_the_stack_builds_on_each_kind_of_worker():

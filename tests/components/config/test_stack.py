@@ -54,7 +54,8 @@ def test_kueue_sections_need_a_target_cluster(section):
 
 
 def test_existing_cluster_by_kubeconfig_reads_the_secret_value():
-    values = as_config({"existingCluster": {"source": "kubeconfig"}, "kubeconfig": "apiVersion: v1"})
+    cluster = {"source": "kubeconfig", "kubernetesVersion": "1.35"}
+    values = as_config({"existingCluster": cluster, "kubeconfig": "apiVersion: v1"})
     config = load_stack_config(values, secret_keys={"elastic-capacity:kubeconfig"})
     assert config.kueue_target == "existing"
     assert config.kubeconfig is not None
@@ -149,7 +150,7 @@ CHINA_MIRRORS = {
     "kueue": {
         "chartRepository": "oci://k8sgcr.azk8s.cn/kueue/charts/kueue",
         "imageRepository": "registryk8s.azk8s.cn/kueue/kueue",
-        "readinessGate": {"probeImage": "registryk8s.azk8s.cn/kubectl:v1.33.4"},
+        "readinessGate": {"probeImage": "registryk8s.azk8s.cn/kubectl"},
     },
     "smokeJob": {"image": "mcr.azk8s.cn/azurelinux/busybox:1.36"},
 }
@@ -181,13 +182,13 @@ def with_source(key: str, value: str, base: dict | None = None) -> dict:
 CHINA_ONLY = [
     ("kueue.chartRepository", "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"),
     ("kueue.imageRepository", "registryk8s.azk8s.cn/kueue/kueue"),
-    ("kueue.readinessGate.probeImage", "registryk8s.azk8s.cn/kubectl:v1.33.4"),
+    ("kueue.readinessGate.probeImage", "registryk8s.azk8s.cn/kubectl"),
     ("smokeJob.image", "mcr.azure.cn/azurelinux/busybox:1.36"),
 ]
 GLOBAL = [
     ("kueue.chartRepository", "oci://registry.k8s.io/kueue/charts/kueue"),
     ("kueue.imageRepository", "mcr.microsoft.com/oss/v2/kueue/kueue"),
-    ("kueue.readinessGate.probeImage", "registry.k8s.io/kubectl:v1.33.4"),
+    ("kueue.readinessGate.probeImage", "registry.k8s.io/kubectl"),
     ("smokeJob.image", "busybox:1.36"),
 ]
 
@@ -235,7 +236,7 @@ def test_a_registry_of_your_own_is_accepted_in_either_cloud(azure):
     own = {
         "chartRepository": "oci://registry.example.com/charts/kueue",
         "imageRepository": "registry.example.com/kueue/kueue",
-        "readinessGate": {"probeImage": "registry.example.com/kubectl:v1.33.4"},
+        "readinessGate": {"probeImage": "registry.example.com/kubectl"},
     }
     aks = CHINA_AKS if azure else {}
     sections = {"aks": aks, "kueue": own, "smokeJob": {"image": "registry.example.com/busybox:1.36"}}

@@ -16,10 +16,16 @@ from components.manifests import kueue_gate, kueue_install
 from tests.support.schemas import validate_core, validate_kueue
 
 DEFAULT = KueueConfig()
+IMAGE = "registry.k8s.io/kubectl:v1.36.4"
+"""The probe image the gate is handed: the kubectl of its cluster's minor."""
 
 
 def gate_job(check_crd: bool = True, config: KueueConfig = DEFAULT) -> dict:
-    return kueue_gate.gate_job(config, check_provisioning_request_crd=check_crd)
+    return kueue_gate.gate_job(config, IMAGE, check_provisioning_request_crd=check_crd)
+
+
+def crd_wait_job(config: KueueConfig = DEFAULT) -> dict:
+    return kueue_gate.crd_wait_job(config, IMAGE)
 
 
 def container(job: dict, name: str) -> dict:
@@ -43,7 +49,7 @@ def test_gate_job_probes_the_webhooks_from_the_nodes_kueue_runs_on():
     manager = kueue_install.chart_values(DEFAULT)["controllerManager"]
     assert (pod["tolerations"], pod["nodeSelector"]) == (manager["tolerations"], manager["nodeSelector"])
     probe = container(job, "webhook-probe")
-    assert probe["image"] == "registry.k8s.io/kubectl:v1.33.4"
+    assert probe["image"] == IMAGE
     assert probe["command"][:3] == ["kubectl", "create", "--dry-run=server"]
     for check_crd in (True, False):
         validate_core(gate_job(check_crd), "1.33")
@@ -193,7 +199,7 @@ def test_a_missing_crd_says_what_to_do_in_the_termination_message():
 
 @pytest.mark.parametrize("job", ["gate", "crd wait"])
 def test_every_gate_container_runs_non_root_on_a_read_only_root_filesystem(job):
-    pod = (gate_job(True) if job == "gate" else kueue_gate.crd_wait_job(DEFAULT))["spec"]["template"]["spec"]
+    pod = (gate_job(True) if job == "gate" else crd_wait_job())["spec"]["template"]["spec"]
     assert pod["securityContext"]["runAsNonRoot"] and pod["securityContext"]["runAsUser"] != 0
     assert pod["containers"]
     for c in pod["containers"]:
@@ -221,14 +227,14 @@ def test_gate_job_name_carries_the_chart_version_and_changes_with_the_install():
 
 
 def test_the_crd_wait_runs_as_the_gate_in_kueues_namespace_on_the_nodes_kueue_runs_on():
-    wait, gate = kueue_gate.crd_wait_job(DEFAULT), gate_job(True)
+    wait, gate = crd_wait_job(), gate_job(True)
     pod, gate_pod = wait["spec"]["template"]["spec"], gate["spec"]["template"]["spec"]
     assert wait["metadata"]["namespace"] == gate["metadata"]["namespace"] == "kueue-system"
     for key in ("serviceAccountName", "nodeSelector", "tolerations", "securityContext", "restartPolicy"):
         assert pod[key] == gate_pod[key], key
     [container] = pod["containers"]
     assert container["name"] == "wait-for-provisioningrequest-crd"
-    assert container["image"] == container_image(gate) == "registry.k8s.io/kubectl:v1.33.4"
+    assert container["image"] == container_image(gate) == IMAGE
     assert container["command"] == ["bash", "-c", kueue_gate.crd_wait_script()]
     assert "initContainers" not in pod, "pulumi reports only containers' messages"
     assert pod["volumes"] == [{"name": "tmp", "emptyDir": {}}], "it mounts no probe"
@@ -241,7 +247,7 @@ def container_image(job: dict) -> str:
 
 def test_the_crd_wait_is_bounded_by_its_config_key_and_only_its_deadline_fails_it_at_once():
     config = KueueConfig.model_validate({"readinessGate": {"crdTimeoutSeconds": 900, "backoffLimit": 3}})
-    spec = kueue_gate.crd_wait_job(config)["spec"]
+    spec = crd_wait_job(config)["spec"]
     [container] = spec["template"]["spec"]["containers"]
     assert container["env"] == [{"name": "DEADLINE_SECONDS", "value": "900"}]
     assert spec["activeDeadlineSeconds"] == 900 + 60, "the script's deadline, which says what to do, fires first"
@@ -251,19 +257,19 @@ def test_the_crd_wait_is_bounded_by_its_config_key_and_only_its_deadline_fails_i
             {"action": "FailJob", "onExitCodes": {"containerName": container["name"], "operator": "In", "values": [3]}}
         ]
     }
-    assert kueue_gate.crd_wait_job(DEFAULT)["spec"]["activeDeadlineSeconds"] == 600 + 60
+    assert crd_wait_job()["spec"]["activeDeadlineSeconds"] == 600 + 60
 
 
 def test_a_failed_crd_wait_is_replaced_on_the_next_up():
     """The chart never started, so running ``pulumi up`` again is the whole remedy."""
-    assert kueue_gate.crd_wait_job(DEFAULT)["metadata"]["annotations"] == {"pulumi.com/replaceUnready": "true"}
+    assert crd_wait_job()["metadata"]["annotations"] == {"pulumi.com/replaceUnready": "true"}
 
 
 def test_crd_wait_job_name_is_stable_and_changes_with_the_install_like_the_gates():
     """Unchanged, a Complete Job gives no diff; a change that restarts Kueue waits for the CRD again first."""
     name = kueue_gate.crd_wait_job_name
     default = name(DEFAULT)
-    assert default == kueue_gate.crd_wait_job(DEFAULT)["metadata"]["name"] == name(KueueConfig())
+    assert default == crd_wait_job()["metadata"]["name"] == name(KueueConfig())
     assert default.startswith("kueue-wait-crd-0-19-2-")
     assert default.rsplit("-", 1)[1] == gate_job()["metadata"]["name"].rsplit("-", 1)[1], "the gate's digest"
     assert name(KueueConfig(chart_version="0.17.1")) != default
