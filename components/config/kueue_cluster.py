@@ -30,7 +30,7 @@ def require_fits(kueue: KueueConfig, minor: tuple[int, int], *, version_key: str
     minimum = kueue.profile.min_kubernetes
     if minor < minimum:
         allowed = (
-            f"Kueue {kueue.profile.minor} (kueue.chartVersion {kueue.chart_version}) needs Kubernetes "
+            f"Kueue {kueue.profile.minor} (kueue.{kueue.version_key} {kueue.installed_version}) needs Kubernetes "
             f"{kubectl_image.minor_text(minimum)} or later ({KUEUE_INSTALLATION})"
         )
         raise RuleViolation(version_key, version, allowed)

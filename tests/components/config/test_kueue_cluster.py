@@ -30,6 +30,24 @@ def test_require_fits_names_the_version_key_for_kueues_minimum_and_the_probe_key
     kueue_cluster.require_fits(kueue, (1, 29), version_key="v", version="1.29", probe_key="p")
 
 
+@pytest.mark.parametrize(
+    ("sections", "named"),
+    [
+        ({"chartVersion": "0.18.6"}, "kueue.chartVersion 0.18.6"),
+        (
+            {"install": "aks-extension", "extension": {"version": "0.19.6-aks.0.4.4", "acceptPreview": True}},
+            "kueue.extension.version 0.19.6-aks.0.4.4",
+        ),
+    ],
+)
+def test_kueues_minimum_names_the_key_and_version_that_install_it(sections, named):
+    with pytest.raises(RuleViolation) as old:
+        kueue_cluster.require_fits(
+            KueueConfig.model_validate(sections), (1, 28), version_key="v", version="1.28", probe_key="p"
+        )
+    assert named in old.value.allowed
+
+
 def test_a_cluster_given_by_kubeconfig_states_its_minor_or_the_probe_image_its_tag():
     unstated = {"existingCluster": {"source": "kubeconfig"}}
     assert error_keys_on_existing_cluster(**unstated) == ["elastic-capacity:existingCluster.kubernetesVersion"]
