@@ -26,6 +26,7 @@ from components.config.multikueue_workers import (
     worker_plans,
 )
 from components.config.stack import StackConfig
+from components.crd_wait import CrdWaitTarget
 from components.existing_cluster import ExistingCluster, gate_image
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
@@ -69,9 +70,8 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
         kueue = Kueue(
             "kueue",
             config.kueue,
-            # A stack that accepts inactive checks (onInactive: warn) neither waits for the CRD nor fails without it.
-            check_provisioning_request_crd=uses_provisioning and config.queues.wait_until_active.on_inactive == "fail",
             probe_image=_probe_image(config, cluster),
+            crd_wait=_crd_wait(config, cluster),
             protect=config.environment.protect,
             readiness_gate=render_to is None,
             chart_waits_for=kueue_waits_for if uses_provisioning else None,
@@ -155,6 +155,19 @@ def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> 
     return cluster.current_version().apply(lambda version: gate_image(existing, config.kueue, version))
 
 
+def _crd_wait(config: StackConfig, cluster: AksCluster | ExistingCluster) -> CrdWaitTarget | None:
+    """How the chart's wait for the ProvisioningRequest CRD reads the cluster, when a queue needs the CRD. A stack
+    that accepts inactive checks (onInactive: warn) neither waits for it nor fails without it."""
+    needed = config.queues.uses_provisioning_requests and config.queues.wait_until_active.on_inactive == "fail"
+    return CrdWaitTarget(kubeconfig=cluster.kubeconfig, hint=_provisioning_hint(config)) if needed else None
+
+
+def _provisioning_hint(config: StackConfig) -> str:
+    """Where the ProvisioningRequest CRD comes from on the stack's Kueue cluster: AKS's own autoscaler, or any."""
+    on_aks = config.aks is not None or (config.existing_cluster is not None and config.existing_cluster.source == "aks")
+    return AKS_PROVISIONING_REQUESTS if on_aks else GENERIC_PROVISIONING_REQUESTS
+
+
 WATCHED = ("AdmissionCheck", "ClusterQueue")
 """The kinds the activation waiter reads."""
 
@@ -176,7 +189,6 @@ def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, q
         burst |= {("ClusterQueue", name) for name in dispatching_cluster_queues(config.multi_kueue, config.queues)}
     objects = [("AdmissionCheck", c.name) for c in config.queues.all_admission_checks]
     objects += [("ClusterQueue", q.name) for q in config.queues.cluster_queues]
-    on_aks = config.aks is not None or (config.existing_cluster is not None and config.existing_cluster.source == "aks")
     active = QueuesActive(
         "queues-active",
         objects=[{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst],
@@ -184,7 +196,7 @@ def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, q
         kueue_revision=_kueue_revision(config),
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
-        hint=AKS_PROVISIONING_REQUESTS if on_aks else GENERIC_PROVISIONING_REQUESTS,
+        hint=_provisioning_hint(config),
         kubeconfig=cluster.kubeconfig,
         # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
         opts=pulumi.ResourceOptions(depends_on=[r for (kind, _), r in queues.objects.items() if kind in WATCHED]),
@@ -198,8 +210,7 @@ def _kueue_revision(config: StackConfig) -> str:
     proof runs again; a cluster's own Kueue is taken as it is."""
     if not config.kueue.install:
         return EXISTING_KUEUE_REVISION
-    crd_check = config.queues.uses_provisioning_requests and config.queues.wait_until_active.on_inactive == "fail"
-    return kueue_gate.gate_job_name(config.kueue, check_provisioning_request_crd=crd_check)
+    return kueue_gate.gate_job_name(config.kueue)
 
 
 def _deploy_multikueue(

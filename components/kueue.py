@@ -14,6 +14,8 @@ from pulumi_kubernetes import batch, core, helm, rbac
 from components import kueue_extension
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
+from components.crd_wait import CrdEstablished, CrdWaitTarget
+from components.kube_wait import PROVISIONING_REQUEST_CRD
 from components.manifests import kueue_gate, kueue_install
 from components.version_pin import KueueVersion
 
@@ -23,9 +25,8 @@ class Kueue(pulumi.ComponentResource):
 
     The gate is a Job that dry-run-creates the kinds whose webhooks race Kueue's start-up, replaced when it failed
     once and named after the install so a changed install runs it again (docs/decisions/0002-readiness-gate.md). With
-    ``check_provisioning_request_crd`` the chart first waits for a Job that waits (bounded) for the
-    ProvisioningRequest CRD, and the gate fails at once, saying what to do, if the CRD is missing after all: Kueue only
-    sets up its provisioning controller when the CRD exists at its start.
+    a ``crd_wait`` target the chart first waits (bounded) until the ProvisioningRequest CRD is served
+    (:mod:`components.crd_wait`): Kueue only sets up its provisioning controller when the CRD exists at its start.
     """
 
     ready: pulumi.Resource
@@ -38,8 +39,8 @@ class Kueue(pulumi.ComponentResource):
         name: str,
         args: KueueConfig,
         *,
-        check_provisioning_request_crd: bool,
         probe_image: pulumi.Input[str],
+        crd_wait: CrdWaitTarget | None = None,
         protect: bool = False,
         readiness_gate: bool = True,
         chart_waits_for: list[pulumi.Resource] | None = None,
@@ -47,8 +48,9 @@ class Kueue(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``probe_image`` is the gate's kubectl, of the cluster's minor (``ReadinessGateConfig.image_for``; an Output
-        where the version is read at deploy time). ``readiness_gate=False`` leaves the gate and the CRD wait out, for
-        providers that render instead of applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the
+        where the version is read at deploy time). ``crd_wait``, when the queues need the ProvisioningRequest CRD, is
+        how the chart's wait for it reads the cluster. ``readiness_gate=False`` leaves the gate and the CRD wait out,
+        for providers that render instead of applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the
         chart: removing the chart would delete Kueue's CRDs, and with them every queue and workload, so a destroy or a
         replacement of it must fail first. With ``kueue.install: aks-extension`` AKS's managed extension on
         ``extension_on`` takes the chart's place (:mod:`components.kueue_extension`): after the namespace, protected
@@ -66,21 +68,13 @@ class Kueue(pulumi.ComponentResource):
         key = f"{PROJECT}:kueue.{args.version_key}"
         pin = KueueVersion(f"{name}-version", key=key, requested=args.installed_version, opts=child)
         before_kueue = [pin, *(chart_waits_for or [])]
-        access = (
-            self._gate_access(name, args, namespace, check_provisioning_request_crd=check_provisioning_request_crd)
-            if readiness_gate
-            else []
-        )
-        image = pulumi.Output.from_input(probe_image)
-        if readiness_gate and check_provisioning_request_crd:
-            before_kueue.append(self._crd_wait(name, args, image, [*access, *before_kueue]))
+        if readiness_gate and crd_wait is not None:
+            before_kueue.append(self._crd_wait(name, args, crd_wait, [*before_kueue]))
 
         chart = self._install(name, args, namespace, before_kueue, protect=protect, extension_on=extension_on)
         # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
         # objects follow.
-        crd = check_provisioning_request_crd
-        gate = (name, args, image, namespace, chart, access)
-        self.ready = self._readiness_gate(*gate, check_provisioning_request_crd=crd) if readiness_gate else chart
+        self.ready = self._readiness_gate(name, args, probe_image, namespace, chart) if readiness_gate else chart
         self.register_outputs({"namespace": namespace.metadata.name})
 
     def _install(
@@ -111,19 +105,15 @@ class Kueue(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=protect, depends_on=before_kueue),
         )
 
-    def _gate_access(
-        self, name: str, args: KueueConfig, namespace: core.v1.Namespace, *, check_provisioning_request_crd: bool
-    ) -> list[pulumi.Resource]:
-        """The identity the gate's Jobs run as: its ServiceAccount (which needs the namespace), ClusterRole and
+    def _gate_access(self, name: str, args: KueueConfig, namespace: core.v1.Namespace) -> list[pulumi.Resource]:
+        """The identity the gate's Job runs as: its ServiceAccount (which needs the namespace), ClusterRole and
         ClusterRoleBinding (a binding only names its role and account: it needs neither to exist first)."""
         account = core.v1.ServiceAccount(
             f"{name}-probe",
             metadata=kueue_gate.gate_service_account(args)["metadata"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
-        role_manifest = kueue_gate.gate_cluster_role(
-            args, check_provisioning_request_crd=check_provisioning_request_crd
-        )
+        role_manifest = kueue_gate.gate_cluster_role(args)
         role = rbac.v1.ClusterRole(
             f"{name}-probe",
             metadata=role_manifest["metadata"],
@@ -141,30 +131,29 @@ class Kueue(pulumi.ComponentResource):
         return [account, role, binding]
 
     def _crd_wait(
-        self, name: str, args: KueueConfig, image: pulumi.Output[str], waits_for: list[pulumi.Resource]
-    ) -> batch.v1.Job:
-        """The Job the chart waits for: it runs as the gate, after what Kueue must start after (on AKS the autoscaling
-        pools, after which AKS serves the CRD), and is awaited a minute longer than it may run."""
-        return self._awaited_job(
+        self, name: str, args: KueueConfig, target: CrdWaitTarget, waits_for: list[pulumi.Resource]
+    ) -> CrdEstablished:
+        """The wait the chart follows: after what Kueue must start after (on AKS the autoscaling pools, after which AKS
+        serves the CRD), and again whenever the install changes (the gate Job's name)."""
+        return CrdEstablished(
             f"{name}-crd-wait",
-            kueue_gate.job_metadata(args, kueue_gate.crd_wait_job_name(args)),
-            image.apply(lambda probe: kueue_gate.crd_wait_job(args, probe)["spec"]),
-            kueue_gate.crd_wait_deadline(args),
-            waits_for,
+            crd=PROVISIONING_REQUEST_CRD,
+            kueue_revision=kueue_gate.gate_job_name(args),
+            timeout_seconds=args.readiness_gate.crd_timeout_seconds,
+            target=target,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=waits_for),
         )
 
     def _readiness_gate(
         self,
         name: str,
         args: KueueConfig,
-        image: pulumi.Output[str],
+        probe_image: pulumi.Input[str],
         namespace: core.v1.Namespace,
         chart: pulumi.Resource,
-        access: list[pulumi.Resource],
-        *,
-        check_provisioning_request_crd: bool,
     ) -> batch.v1.Job:
-        """The gate's ConfigMap only needs the namespace; the Job itself waits for the chart and the gate's access."""
+        """The gate's identity and ConfigMap only need the namespace; the Job itself waits for the chart and them. It
+        is awaited a minute longer than it may run (its pod must start first)."""
         config_map = kueue_gate.gate_config_map(args)
         probe = core.v1.ConfigMap(
             f"{name}-probe",
@@ -172,33 +161,17 @@ class Kueue(pulumi.ComponentResource):
             data=config_map["data"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
-        crd = check_provisioning_request_crd
-        return self._awaited_job(
-            f"{name}-ready",
-            kueue_gate.job_metadata(args, kueue_gate.gate_job_name(args, check_provisioning_request_crd=crd)),
-            image.apply(lambda probe: kueue_gate.gate_job(args, probe, check_provisioning_request_crd=crd)["spec"]),
-            args.readiness_gate.timeout_seconds,
-            [chart, probe, *access],
-        )
-
-    def _awaited_job(
-        self,
-        name: str,
-        metadata: Any,
-        spec: pulumi.Output[Any],
-        deadline_seconds: int,
-        depends_on: list[pulumi.Resource],
-    ) -> batch.v1.Job:
-        """A Job of the gate, its spec holding the probe image, awaited a minute longer than it may run (its pod must
-        start first)."""
-        await_for = f"{deadline_seconds + 60}s"
+        await_for = f"{args.readiness_gate.timeout_seconds + 60}s"
+        # Plain dicts, the builders' form (docs/decisions/0005-manifests-as-plain-dicts.md): Any to the SDK's types.
+        metadata: Any = kueue_gate.job_metadata(args)
+        spec: Any = pulumi.Output.from_input(probe_image).apply(lambda image: kueue_gate.gate_job(args, image)["spec"])
         return batch.v1.Job(
-            name,
+            f"{name}-ready",
             metadata=metadata,
             spec=spec,
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=depends_on,
+                depends_on=[chart, probe, *self._gate_access(name, args, namespace)],
                 custom_timeouts=pulumi.CustomTimeouts(create=await_for, update=await_for),
             ),
         )

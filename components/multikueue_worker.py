@@ -63,11 +63,10 @@ class MultiKueueWorker(pulumi.ComponentResource):
         kueue = None
         if plan.kueue is not None:
             assert plan.probe_image is not None  # a worker's Kueue goes onto an ACK cluster of a stated version
-            # A worker only runs burst pods: there is no autoscaler, so no ProvisioningRequest CRD to insist on.
+            # A worker only runs burst pods: there is no autoscaler, so no ProvisioningRequest CRD to wait for.
             kueue = Kueue(
                 f"{name}-kueue",
                 plan.kueue,
-                check_provisioning_request_crd=False,
                 probe_image=plan.probe_image,
                 chart_waits_for=list(kueue_waits_for),
                 opts=child,

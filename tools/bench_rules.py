@@ -14,7 +14,6 @@ Each rule is a predicate over two plan.json resources and a :class:`Context` tha
 
 from __future__ import annotations
 
-from components.manifests.kueue_gate import CRD_WAIT_CONTAINER
 from tools.bench_plan import (
     CHART,
     JOB,
@@ -37,6 +36,7 @@ from tools.bench_plan import (
 from tools.bench_rules_ack import ACK_REQUIREMENTS
 
 KUEUE_COMPONENT = "elastic-capacity:kueue:Kueue"
+CRD_WAIT = "pulumi-python:dynamic/kueue:CrdEstablished"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER_TYPES = frozenset(
@@ -51,14 +51,13 @@ def parent_type(r: Resource, ctx: Context) -> str | None:
 
 
 def is_crd_wait(r: Resource, ctx: Context) -> bool:
-    """The Kueue component's Job that waits for the ProvisioningRequest CRD before the chart."""
-    containers = {c.get("name") for c in pod_spec(r).get("containers") or [] if isinstance(c, dict)}
-    return r["type"] == JOB and parent_type(r, ctx) == KUEUE_COMPONENT and CRD_WAIT_CONTAINER in containers
+    """The Kueue component's wait for the ProvisioningRequest CRD before the chart."""
+    return r["type"] == CRD_WAIT and parent_type(r, ctx) == KUEUE_COMPONENT
 
 
 def is_gate(r: Resource, ctx: Context) -> bool:
     """The Kueue readiness gate: the Job the Kueue component registers after the chart."""
-    return r["type"] == JOB and parent_type(r, ctx) == KUEUE_COMPONENT and not is_crd_wait(r, ctx)
+    return r["type"] == JOB and parent_type(r, ctx) == KUEUE_COMPONENT
 
 
 def is_kueue_chart(r: Resource, ctx: Context) -> bool:
@@ -87,8 +86,10 @@ def _gate_after_chart(r: Resource, d: Resource, ctx: Context) -> bool:
 def _kueue_after_provisioning_crd(r: Resource, d: Resource, ctx: Context) -> bool:
     if is_kueue_chart(r, ctx) and is_crd_wait(d, ctx):
         return same_parent(r, d)
-    starts_kueue = is_kueue_chart(r, ctx) or is_crd_wait(r, ctx)
-    if not (starts_kueue and d["type"] == AGENT_POOL and inputs(d).get("enableAutoScaling")):
+    autoscaling_pool = d["type"] == AGENT_POOL and bool(inputs(d).get("enableAutoScaling"))
+    if is_crd_wait(r, ctx):  # it exists only for a ProvisioningRequest check
+        return autoscaling_pool
+    if not (is_kueue_chart(r, ctx) and autoscaling_pool):
         return False
     return any(
         x["type"].endswith(":AdmissionCheck")

@@ -169,6 +169,9 @@ WEIGHTS: dict[str, Weight] = {
     "pulumi-python:dynamic/kueue:QueuesActive": Weight(
         10, 5, 60, "estimate", "Kueue reconciles the new checks and queues to Active; seconds"
     ),
+    "pulumi-python:dynamic/kueue:CrdEstablished": Weight(
+        5, 1, 600, "estimate", "one read when AKS already serves the CRD; up to crdTimeoutSeconds when it does not"
+    ),
     "pulumi-python:dynamic/clusters:ClusterVersion": VERSION_PIN,
     "pulumi-python:dynamic/kueue:KueueVersion": VERSION_PIN,
     "pulumi-python:dynamic/multikueue:WorkerToken": Weight(

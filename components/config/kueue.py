@@ -89,25 +89,21 @@ class ReadinessGateConfig(ConfigModel):
     """kubectl for the server-side dry-run probe: a repository, whose tag follows the Kubernetes minor of the cluster
     the gate runs on (``v<minor>.<patch>``, components/config/kubectl_image.py), as kubectl is supported within one
     minor of the API server. A tag or digest of your own is kept, and a tag is refused unless it is within one minor
-    of the cluster wherever the stack knows the cluster's version. The ProvisioningRequest CRD check and wait are
-    bash scripts, and registry.k8s.io/kubectl has no shell (it is built on a distroless base: bash was added by
-    https://github.com/kubernetes/kubernetes/pull/119592 and reverted by
-    https://github.com/kubernetes/kubernetes/pull/120219 before a release): docs/known-limits.md says what to set until
-    those checks need no shell. Its Azure China mirror is ``registryk8s.azk8s.cn/kubectl``."""
+    of the cluster wherever the stack knows the cluster's version. The probe runs kubectl alone, so a distroless image
+    such as registry.k8s.io/kubectl serves. Its Azure China mirror is ``registryk8s.azk8s.cn/kubectl``."""
     backoff_limit: int = Field(default=6, ge=1, le=20)
     """Failed probe pods before the gate gives up; the Job controller backs off 10 s, 20 s, 40 s ... between them,
     so the default covers the 10-30 s webhook window several times over."""
     timeout_seconds: int = Field(default=600, ge=60, le=3600)
     """Upper bound for the whole gate (the Job's ``activeDeadlineSeconds`` and Pulumi's await timeout)."""
     crd_timeout_seconds: int = Field(default=600, ge=60, le=3600)
-    """How long a Job waits, before the chart, for the ProvisioningRequest CRD to be created and Established, when a
-    queue uses a ProvisioningRequest check and ``queues.waitUntilActive.onInactive`` is ``fail``: Kueue sets up its
-    provisioning controller only if the CRD exists when it starts
-    (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/cmd/kueue/main.go), and nothing public says how soon after
-    the first autoscaling pool AKS serves it. Past this bound the Job fails saying what to do before Kueue is
+    """How long ``pulumi up`` waits, before the chart, for the ProvisioningRequest CRD to be created and Established,
+    when a queue uses a ProvisioningRequest check and ``queues.waitUntilActive.onInactive`` is ``fail``: Kueue sets up
+    its provisioning controller only if the CRD exists when it starts
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/cmd/kueue/main.go), and nothing public says how soon after
+    the first autoscaling pool AKS serves it. Past this bound the wait fails saying what to do before Kueue is
     installed, so running ``up`` again once the CRD exists is the whole remedy. Bounded so that a region without the
-    CRD fails the ``up``; the default is the gate's own ``timeoutSeconds``. The Job retries kubectl errors itself;
-    ``backoffLimit`` counts only its pods that die."""
+    CRD fails the ``up``; the default is the gate's own ``timeoutSeconds``."""
 
     def image_for(self, minor: tuple[int, int]) -> str:
         """The probe image on a cluster of Kubernetes ``minor``."""

@@ -83,8 +83,8 @@ class WaitUntilActiveConfig(ConfigModel):
     timeout_seconds: int = Field(default=600, ge=30, le=3600)
     """How long to wait; Kueue marks a reconciled object Active within seconds."""
     on_inactive: Literal["fail", "warn"] = "fail"
-    """``warn`` finishes ``up`` with a warning that names the inactive objects, and skips the readiness gate's
-    ProvisioningRequest CRD check, for a cluster whose autoscaler will only serve ProvisioningRequests later; Jobs in
+    """``warn`` finishes ``up`` with a warning that names the inactive objects, and installs Kueue without waiting for
+    the ProvisioningRequest CRD, for a cluster whose autoscaler will only serve ProvisioningRequests later; Jobs in
     those queues wait until then."""
 
 

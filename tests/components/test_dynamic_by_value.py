@@ -10,6 +10,7 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
 from components.access_wait import ClusterAccessProvider
+from components.crd_wait import CrdEstablishedProvider
 from components.dynamic_by_value import WaitProvider, reduce_by_value
 from components.job_wait import JobCompletionProvider
 from components.queue_wait import QueuesActiveProvider
@@ -20,9 +21,10 @@ LOAD_OUTSIDE_THE_PROJECT = """
 import base64, importlib.util, json, sys
 import dill
 provider = dill.loads(base64.b64decode(sys.stdin.read()))
-olds = {"jobUid": "a", "objects": [], "timeoutSeconds": 1, "roleAssignmentId": "/ra/1", "anchor": {"uid": "1"}}
+olds = {"jobUid": "a", "objects": [], "timeoutSeconds": 1, "roleAssignmentId": "/ra/1", "anchor": {"uid": "1"},
+        "crd": "a"}
 news = {**olds, "jobUid": "b", "objects": [{"kind": "ClusterQueue", "name": "q"}], "roleAssignmentId": "/ra/2",
-        "anchor": {"uid": "2"}}
+        "anchor": {"uid": "2"}, "crd": "b"}
 print(json.dumps({
     "class": type(provider).__module__ + "." + type(provider).__qualname__,
     "file": sys.modules[type(provider).__module__].__file__,
@@ -54,9 +56,10 @@ def load_in_a_fresh_process(serialized: str, cwd) -> dict:
         (QueuesActiveProvider(), ["objects"]),
         (ClusterAccessProvider(), ["roleAssignmentId"]),
         (WorkerTokenProvider(), ["anchor"]),
+        (CrdEstablishedProvider(), ["crd"]),
         (CLUSTER_PIN, []),
     ],
-    ids=["JobCompletion", "QueuesActive", "ClusterAccess", "WorkerToken", "VersionPin"],
+    ids=["JobCompletion", "QueuesActive", "ClusterAccess", "WorkerToken", "CrdEstablished", "VersionPin"],
 )
 def test_a_provider_loads_and_works_where_the_project_cannot_be_imported(provider, replaced, tmp_path):
     loaded = load_in_a_fresh_process(serialize_provider(provider), tmp_path)

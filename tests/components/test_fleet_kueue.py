@@ -1,16 +1,17 @@
 """How the composition root starts Kueue: after the autoscaling pools and the ProvisioningRequest CRD when the queues
-use a ProvisioningRequest check, on every kind of cluster, and with the CRD checked again by the readiness gate."""
+use a ProvisioningRequest check, on every kind of cluster, the wait reading it as the stack does."""
 
 from __future__ import annotations
 
 from components.config.stack import load_stack_config
 from components.fleet import deploy
+from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from tests.support import PROJECT_ROOT
 from tests.support.config import as_config
 from tests.support.stacks import run_stack
 
 CHART = "kubernetes:helm.sh/v4:Chart"
-JOB = "kubernetes:batch/v1:Job"
+CRD_WAIT = "pulumi-python:dynamic/kueue:CrdEstablished"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 KUEUE = "elastic-capacity:kueue:Kueue"
 KUBECONFIG_CLUSTER = {
@@ -22,24 +23,30 @@ KUBECONFIG_CLUSTER = {
 def test_kueue_starts_after_the_pools_and_the_crd_they_serve_when_queues_need_provisioning_requests(run_program):
     config = load_stack_config(as_config({"aks": {}}))
     recording = run_program(lambda: deploy(config))
-    chart, pool, wait = recording.one(CHART), recording.one(AGENT_POOL), recording.one(JOB, "kueue-crd-wait")
+    chart, pool, wait = recording.one(CHART), recording.one(AGENT_POOL), recording.one(CRD_WAIT, "kueue-crd-wait")
     assert recording.depends_on(chart, pool)
     assert wait.urn in chart.dependencies and pool.urn in wait.dependencies
-    gate = recording.one(JOB, "kueue-ready")
-    containers = [c["name"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]]
-    assert "check-provisioningrequest-crd" in containers, "the gate still asserts the CRD after the chart"
+    assert wait.is_secret("kubeconfig")
+    assert wait.inputs["hint"] == AKS_PROVISIONING_REQUESTS
+    cluster = recording.one("azure-native:containerservice:ManagedCluster")
+    assert cluster.urn in wait.property_dependencies["kubeconfig"], "the new cluster's own credentials"
 
 
 def test_kueue_on_an_existing_cluster_still_waits_for_the_crd_when_queues_need_provisioning_requests(run_program):
     """The CRD may be there already (the wait then ends at once); Kueue must still not start before it."""
     config = load_stack_config(as_config(KUBECONFIG_CLUSTER), secret_keys={"elastic-capacity:kubeconfig"})
     recording = run_program(lambda: deploy(config))
-    assert recording.one(JOB, "kueue-crd-wait").urn in recording.one(CHART).dependencies
+    wait = recording.one(CRD_WAIT, "kueue-crd-wait")
+    assert wait.urn in recording.one(CHART).dependencies
+    assert wait.inputs["kubeconfig"].strip() == KUBECONFIG_CLUSTER["kubeconfig"].strip() and wait.is_secret(
+        "kubeconfig"
+    )
+    assert wait.inputs["hint"] == GENERIC_PROVISIONING_REQUESTS, "a kubeconfig cluster may be any cluster"
 
 
 def test_only_the_managers_kueue_waits_for_the_provisioning_request_crd():
     """MultiKueue workers admit burst Jobs without a ProvisioningRequest check: their Kueue starts at once."""
     recording = run_stack(PROJECT_ROOT / "stacks/Pulumi.burst.yaml")
     assert {k.name for k in recording.by_type(KUEUE)} > {"kueue"}, "the workers install Kueue too"
-    waits = [job for job in recording.by_type(JOB) if job.name.endswith("-crd-wait")]
-    assert [recording.by_urn(job.parent).name for job in waits] == ["kueue"]
+    waits = recording.by_type(CRD_WAIT)
+    assert [recording.by_urn(wait.parent).name for wait in waits] == ["kueue"]

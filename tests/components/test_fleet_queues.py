@@ -37,5 +37,5 @@ def test_kueue_on_a_cluster_given_by_kubeconfig_is_scheduled_on_any_node(run_pro
     recording = run_program(lambda: deploy(config), {"kubeconfig": "k"}, ["elastic-capacity:kubeconfig"])
     assert recording.one("kubernetes:helm.sh/v4:Chart").inputs["values"]["controllerManager"]["nodeSelector"] == {}
     jobs = [r for r in recording.kubernetes_objects() if r.inputs["kind"] == "Job"]
-    assert {r.name for r in jobs} == {"kueue-ready", "kueue-crd-wait"}
+    assert {r.name for r in jobs} == {"kueue-ready"}
     assert all("nodeSelector" not in job.inputs["spec"]["template"]["spec"] for job in jobs)

@@ -13,6 +13,8 @@ import pulumi_kubernetes as kubernetes
 import pytest
 
 from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
+from components.crd_wait import CrdWaitTarget
+from components.kube_wait import PROVISIONING_REQUEST_CRD
 from components.kueue import Kueue
 from components.manifests import kueue_gate, kueue_install
 from tools import mock_runtime
@@ -26,16 +28,21 @@ SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 KUEUE_VERSION = "pulumi-python:dynamic/kueue:KueueVersion"
+CRD_WAIT = "pulumi-python:dynamic/kueue:CrdEstablished"
 PROBE = "registry.k8s.io/kubectl:v1.36.4"
 
 
-def install(check_crd: bool = True, protect: bool = False, probe: str = PROBE, **kueue: object) -> Recording:
+def crd_wait_target() -> CrdWaitTarget:
+    return CrdWaitTarget(kubeconfig="kubeconfig", hint="where the CRD comes from")
+
+
+def install(crd_wait: bool = True, protect: bool = False, probe: str = PROBE, **kueue: object) -> Recording:
     """Register the component once per settings (tests only read the recording)."""
-    return _install(check_crd, protect, probe, json.dumps(kueue, sort_keys=True))
+    return _install(crd_wait, protect, probe, json.dumps(kueue, sort_keys=True))
 
 
 @functools.cache
-def _install(check_crd: bool, protect: bool, probe: str, kueue: str) -> Recording:
+def _install(crd_wait: bool, protect: bool, probe: str, kueue: str) -> Recording:
     config = KueueConfig.model_validate_json(kueue)
 
     def program() -> None:
@@ -45,8 +52,8 @@ def _install(check_crd: bool, protect: bool, probe: str, kueue: str) -> Recordin
         component = Kueue(
             "kueue",
             config,
-            check_provisioning_request_crd=check_crd,
             probe_image=image,
+            crd_wait=crd_wait_target() if crd_wait else None,
             protect=protect,
             opts=pulumi.ResourceOptions(provider=provider),
         )
@@ -78,30 +85,32 @@ def test_an_https_repository_names_the_chart_and_the_repo():
     assert chart.inputs["repositoryOpts"] == {"repo": "https://kubernetes-sigs.github.io/kueue/charts"}
 
 
-@pytest.mark.parametrize("check_crd", [True, False])
-def test_the_gate_objects_are_the_builders(check_crd):
-    recording, config = install(check_crd), KueueConfig()
-    assert recording.one(JOB, "kueue-ready").inputs == kueue_gate.gate_job(
-        config, PROBE, check_provisioning_request_crd=check_crd
-    )
-    waits = [job.inputs for job in recording.by_type(JOB) if job.name == "kueue-crd-wait"]
-    assert waits == ([kueue_gate.crd_wait_job(config, PROBE)] if check_crd else [])
-    role = kueue_gate.gate_cluster_role(config, check_provisioning_request_crd=check_crd)
-    assert recording.one(ROLE, "kueue-probe").inputs == role
+def test_the_gate_objects_are_the_builders():
+    recording, config = install(), KueueConfig()
+    assert recording.one(JOB, "kueue-ready").inputs == kueue_gate.gate_job(config, PROBE)
+    assert recording.one(ROLE, "kueue-probe").inputs == kueue_gate.gate_cluster_role(config)
     assert recording.one(BINDING, "kueue-probe").inputs == kueue_gate.gate_cluster_role_binding(config)
     assert recording.one(CONFIG_MAP, "kueue-probe").inputs == kueue_gate.gate_config_map(config)
     assert recording.one(SERVICE_ACCOUNT, "kueue-probe").inputs == kueue_gate.gate_service_account(config)
 
 
-def test_every_gate_container_runs_the_probe_image_it_is_given():
-    images = {
-        job.name: {c["image"] for c in job.inputs["spec"]["template"]["spec"]["containers"]}
-        for job in install(probe="mirror.example.com/kubectl:v1.35.9").by_type(JOB)
+def test_the_crd_wait_reads_the_provisioning_request_crd_with_the_secret_kubeconfig_and_the_installs_revision():
+    wait = install(readinessGate={"crdTimeoutSeconds": 900}).one(CRD_WAIT, "kueue-crd-wait")
+    inputs = {key: wait.inputs[key] for key in ("crd", "kueueRevision", "timeoutSeconds", "hint", "kubeconfig")}
+    assert inputs == {
+        "crd": PROVISIONING_REQUEST_CRD,
+        "kueueRevision": kueue_gate.gate_job_name(KueueConfig()),
+        "timeoutSeconds": 900,
+        "hint": "where the CRD comes from",
+        "kubeconfig": "kubeconfig",
     }
-    assert images == {
-        "kueue-ready": {"mirror.example.com/kubectl:v1.35.9"},
-        "kueue-crd-wait": {"mirror.example.com/kubectl:v1.35.9"},
-    }
+    assert wait.is_secret("kubeconfig")
+
+
+def test_the_gate_runs_the_probe_image_it_is_given():
+    [job] = install(probe="mirror.example.com/kubectl:v1.35.9").by_type(JOB)
+    images = {c["image"] for c in job.inputs["spec"]["template"]["spec"]["containers"]}
+    assert images == {"mirror.example.com/kubectl:v1.35.9"}
 
 
 def test_ready_is_the_gate_job_and_it_waits_for_the_chart_and_its_rbac():
@@ -119,31 +128,30 @@ def test_the_gate_is_awaited_a_minute_longer_than_it_may_run():
     assert job.custom_timeouts == {"create": "960s", "update": "960s"}
 
 
-def test_the_gate_and_crd_wait_jobs_wait_for_their_role_account_and_binding_which_wait_for_nothing():
-    """A binding only names its role and account, so it is created alongside them; each Job's pod needs all three."""
+def test_the_gate_waits_for_its_role_account_and_binding_which_wait_for_nothing_and_the_crd_wait_for_none():
+    """A binding only names its role and account, so it is created alongside them; the gate's pod needs all three.
+    The CRD wait reads with the stack's kubeconfig, not as the gate."""
     recording = install()
     binding = recording.one(BINDING)
     assert list(binding.dependencies) == []
-    for job in (recording.one(JOB, "kueue-ready"), recording.one(JOB, "kueue-crd-wait")):
-        assert {recording.one(ROLE).urn, recording.one(SERVICE_ACCOUNT).urn, binding.urn} <= set(job.dependencies)
+    access = (recording.one(ROLE), recording.one(SERVICE_ACCOUNT), binding)
+    assert {r.urn for r in access} <= set(recording.one(JOB, "kueue-ready").dependencies)
+    assert not any(recording.depends_on(recording.one(CRD_WAIT), r) for r in access)
 
 
-def test_the_crd_wait_is_awaited_a_minute_longer_than_it_may_run():
-    """Its script fails with the remedy at ``crdTimeoutSeconds``; the Job's deadline and Pulumi's come after."""
-    job = install(readinessGate={"crdTimeoutSeconds": 900}).one(JOB, "kueue-crd-wait")
-    assert job.inputs["spec"]["activeDeadlineSeconds"] == 960
-    assert job.custom_timeouts == {"create": "1020s", "update": "1020s"}
+def test_the_crd_wait_has_no_custom_timeout_its_own_deadline_ends_it():
+    assert install().one(CRD_WAIT).custom_timeouts in ({}, None)
 
 
-def test_without_a_crd_check_nothing_waits_for_the_crd():
+def test_without_a_crd_wait_the_chart_waits_for_its_pin_and_namespace_only():
     """MultiKueue workers and stacks that accept inactive checks (``onInactive: warn``) install Kueue at once."""
-    recording = install(check_crd=False)
-    assert [job.name for job in recording.by_type(JOB)] == ["kueue-ready"]
+    recording = install(crd_wait=False)
+    assert recording.by_type(CRD_WAIT) == []
     pin, namespace = recording.one(KUEUE_VERSION).urn, recording.one(NAMESPACE).urn
     assert set(recording.one(CHART).dependencies) == {pin, namespace}, "its version pin; its namespace input"
 
 
-def after_a_stand_in(check_crd: bool = True, readiness_gate: bool = True) -> Recording:
+def after_a_stand_in(crd_wait: bool = True, readiness_gate: bool = True) -> Recording:
     """Kueue whose chart must start after a stand-in for the autoscaling pools."""
 
     def program() -> None:
@@ -151,39 +159,39 @@ def after_a_stand_in(check_crd: bool = True, readiness_gate: bool = True) -> Rec
         before = kubernetes.core.v1.ConfigMap(
             "pool-stand-in", metadata={"name": "x"}, opts=pulumi.ResourceOptions(provider=provider)
         )
-        Kueue("kueue", KueueConfig(), check_provisioning_request_crd=check_crd, probe_image=PROBE,
+        Kueue("kueue", KueueConfig(), probe_image=PROBE, crd_wait=crd_wait_target() if crd_wait else None,
               readiness_gate=readiness_gate, chart_waits_for=[before],
               opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
 
     return mock_runtime.run(program, {})
 
 
-@pytest.mark.parametrize("check_crd", [True, False])
-def test_only_the_chart_and_the_crd_wait_wait_for_what_kueue_must_start_after(check_crd):
-    recording = after_a_stand_in(check_crd)
+@pytest.mark.parametrize("crd_wait", [True, False])
+def test_only_the_chart_and_the_crd_wait_wait_for_what_kueue_must_start_after(crd_wait):
+    recording = after_a_stand_in(crd_wait)
     stand_in = recording.one(CONFIG_MAP, "pool-stand-in")
     chart = recording.one(CHART, "kueue-chart")
     assert stand_in.urn in chart.dependencies
     waiting = {
         r.name for r in recording.registrations if r.name.startswith("kueue-") and recording.depends_on(r, stand_in)
     }
-    assert waiting == {"kueue-chart", "kueue-ready", *(["kueue-crd-wait"] if check_crd else [])}
+    assert waiting == {"kueue-chart", "kueue-ready", *(["kueue-crd-wait"] if crd_wait else [])}
 
 
 def test_the_chart_starts_only_after_the_crd_wait_which_follows_the_pools_and_not_the_chart():
     """Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts."""
     recording = after_a_stand_in()
-    chart, wait = recording.one(CHART, "kueue-chart"), recording.one(JOB, "kueue-crd-wait")
+    chart, wait = recording.one(CHART, "kueue-chart"), recording.one(CRD_WAIT, "kueue-crd-wait")
     assert wait.urn in chart.dependencies
     assert recording.one(CONFIG_MAP, "pool-stand-in").urn in wait.dependencies
+    assert recording.one(KUEUE_VERSION).urn in wait.dependencies, "a refused version waits for nothing"
     assert not recording.depends_on(wait, chart)
-    assert recording.depends_on(wait, recording.one(NAMESPACE, "kueue-namespace")), "it runs in Kueue's namespace"
 
 
 def test_a_rendering_provider_gets_the_chart_after_the_pools_but_neither_gate_nor_crd_wait():
     """Rendered objects reach the cluster through a GitOps controller: there is nothing to wait for here."""
     recording = after_a_stand_in(readiness_gate=False)
-    assert recording.by_type(JOB) == []
+    assert recording.by_type(JOB) == recording.by_type(CRD_WAIT) == []
     assert recording.one(CONFIG_MAP, "pool-stand-in").urn in recording.one(CHART, "kueue-chart").dependencies
 
 
@@ -209,10 +217,11 @@ def test_every_child_is_on_the_callers_cluster_under_the_component():
         ROLE,
         BINDING,
         KUEUE_VERSION,
+        CRD_WAIT,
     }
     for child in children:
-        if child.type == KUEUE_VERSION:
-            continue  # state only: it reaches no cluster
+        if child.type in (KUEUE_VERSION, CRD_WAIT):
+            continue  # dynamic: state only, or it reads the cluster with the stack's kubeconfig
         if child.custom:
             assert recording.provider_of(child).name == "cluster", child.type
         else:

@@ -62,7 +62,7 @@ def test_the_chart_install_registers_no_extension():
 
 def test_the_extension_follows_the_namespace_and_the_crd_wait_which_follows_the_pools():
     recording = deployed(NEW_AKS)
-    extension, wait = recording.one(EXTENSION), recording.one(JOB, "kueue-crd-wait")
+    extension, wait = recording.one(EXTENSION), recording.one("pulumi-python:dynamic/kueue:CrdEstablished")
     assert recording.one(NAMESPACE, "kueue-namespace").urn in extension.dependencies
     assert wait.urn in extension.dependencies
     assert {pool.urn for pool in recording.by_type(AGENT_POOL)} <= set(wait.dependencies)

@@ -155,13 +155,13 @@ def test_kueue_is_the_plans_release_from_the_workers_mirrors_without_the_provisi
     assert chart.inputs["values"] == kueue_install.chart_values(kueue)
     assert chart.inputs["values"]["controllerManager"]["manager"]["image"]["repository"] == MIRROR["imageRepository"]
     gate = recording.one("kubernetes:batch/v1:Job", "hz-kueue-ready")
-    assert (
-        gate.inputs["spec"]
-        == kueue_gate.gate_job(kueue, worker.probe_image, check_provisioning_request_crd=False)["spec"]
-    )
+    assert gate.inputs["spec"] == kueue_gate.gate_job(kueue, worker.probe_image)["spec"]
     assert {c["image"] for c in gate.inputs["spec"]["template"]["spec"]["containers"]} == {worker.probe_image}
     assert recording.depends_on(chart, recording.named("nodes")), "Kueue's controller runs on the ECS nodes"
-    assert recording.by_type("kubernetes:batch/v1:Job") == [gate], "no CRD wait: a worker has no autoscaler"
+    assert recording.by_type("kubernetes:batch/v1:Job") == [gate]
+    assert not recording.by_type("pulumi-python:dynamic/kueue:CrdEstablished"), (
+        "no CRD wait: a worker has no autoscaler"
+    )
 
 
 def test_the_queue_objects_are_the_plans_and_pass_their_schemas():

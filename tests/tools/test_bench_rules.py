@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from components.manifests import kueue_gate
 from tests.support import PROJECT_ROOT
 from tests.support.bench import OTHER, res, rule_for
 from tools import bench_rules
@@ -43,11 +42,7 @@ def test_kueue_objects_and_queued_jobs_wait_for_the_readiness_gate_and_the_gate_
 
 
 def crd_wait(kueue: dict[str, Any]) -> dict[str, Any]:
-    pod = {"containers": [{"name": kueue_gate.CRD_WAIT_CONTAINER}]}
-    metadata = {"name": "w", "namespace": "kueue-system"}
-    return res(
-        "kubernetes:batch/v1:Job", "wait", parent=kueue["urn"], metadata=metadata, spec={"template": {"spec": pod}}
-    )
+    return res(bench_rules.CRD_WAIT, "wait", parent=kueue["urn"], provider=None)
 
 
 def test_the_chart_and_its_crd_wait_wait_for_autoscaling_pools_only_when_a_check_uses_provisioning_requests():
@@ -58,9 +53,11 @@ def test_the_chart_and_its_crd_wait_wait_for_autoscaling_pools_only_when_a_check
     check = res("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", metadata={"name": "ac"}, spec=spec)
     for starts_kueue in (chart, wait):
         assert rule_for(starts_kueue, pool, kueue, check) == "provisioning-crd"
-        assert rule_for(starts_kueue, pool, kueue) is None
+    assert rule_for(chart, pool, kueue) is None
+    assert rule_for(wait, pool, kueue) == "provisioning-crd", "the wait exists only for a provisioning check"
     fixed = res("azure-native:containerservice:AgentPool", "fixed", provider=None, enableAutoScaling=False)
-    assert rule_for(chart, fixed, kueue, check) is None
+    for starts_kueue in (chart, wait):
+        assert rule_for(starts_kueue, fixed, kueue, check) is None
 
 
 def test_the_chart_waits_for_its_crd_wait_which_is_no_readiness_gate():

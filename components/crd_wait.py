@@ -1,0 +1,112 @@
+"""Wait, before Kueue's chart, until the ProvisioningRequest CRD is served: created and ``Established``.
+
+Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts
+(``ServerSupportsProvisioningRequest`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/cmd/kueue/main.go),
+and nothing public says how soon after the first autoscaling pool AKS serves it, so the chart waits for this.
+Established, not merely created: Kueue looks the kind up through discovery, which lists a CRD only once it is
+Established (https://github.com/kubernetes/apiextensions-apiserver/blob/v0.33.0/pkg/apiserver/customresource_discovery_controller.go).
+
+A waiter of the program, not a Job in the cluster: it needs no image (the official kubectl image has no shell to
+tell a missing CRD from a failed read: https://github.com/kubernetes/kubernetes/pull/120219), no RBAC for a
+ServiceAccount, and it can wait on "not found" while failing at once, naming it, on any other error.
+
+Shipped by value (:mod:`components.dynamic_by_value`): imports nothing from the project but :data:`SHIPPED_MODULES`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pulumi
+from pulumi.dynamic import CreateResult
+
+from components.dynamic_by_value import WaitProvider
+from components.kube_wait import Cluster, RestCluster, condition, explained, is_not_found, is_true, poll
+
+SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.crd_wait")
+CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+WATCHED_INPUTS = ("crd", "kueueRevision", "timeoutSeconds")
+"""Another CRD, a changed install (which restarts Kueue) or another deadline is a new wait; a rotated kubeconfig is
+not."""
+
+
+@dataclasses.dataclass(frozen=True)
+class CrdWaitTarget:
+    """What the wait reads the cluster with, and what it tells the operator about where the CRD comes from."""
+
+    kubeconfig: pulumi.Input[str]
+    hint: str
+
+
+def observe(cluster: Cluster, crd: str) -> dict[str, Any] | None:
+    """The CRD, or ``None`` while it does not exist; any other error is raised."""
+    try:
+        found: dict[str, Any] = cluster.get(f"{CRD_PATH}/{crd}")
+    except Exception as error:
+        if is_not_found(error):
+            return None
+        raise
+    return found
+
+
+def is_established(found: dict[str, Any] | None) -> bool:
+    return found is not None and is_true((found.get("status") or {}).get("conditions"), "Established")
+
+
+def timeout_message(crd: str, found: dict[str, Any] | None, *, waited_seconds: float, hint: str) -> str:
+    """What the operator reads when the deadline passes: the chart waits for this, so Kueue has not started (or
+    restarted) without the CRD, and running ``up`` again once it is there is the whole remedy."""
+    if found is None:
+        state = "does not exist"
+    else:
+        established = condition((found.get("status") or {}).get("conditions"), "Established")
+        state = f"exists but is not Established{explained(established)}"
+    return (
+        f"Waited {waited_seconds:.0f}s (kueue.readinessGate.crdTimeoutSeconds): the CRD {crd} {state}, so Kueue is "
+        "not installed (or upgraded) yet: it sets up its ProvisioningRequest controller only if the CRD exists when "
+        f"it starts. {hint}. Check: kubectl get crd {crd}. Once the CRD is there, run pulumi up again; it installs "
+        "Kueue. To install Kueue without the CRD, set queues.waitUntilActive.onInactive: warn."
+    )
+
+
+class CrdNotServedError(Exception):
+    """The CRD was not created and Established within the deadline; the message says what to do."""
+
+
+class CrdEstablishedProvider(WaitProvider):
+    """Creating the resource means: wait until the CRD is Established, or fail with what to do."""
+
+    shipped_modules = SHIPPED_MODULES
+    watched_inputs = WATCHED_INPUTS
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        crd, timeout = props["crd"], float(props["timeoutSeconds"])
+        cluster = RestCluster(props["kubeconfig"])
+        found, established = poll(lambda: observe(cluster, crd), is_established, timeout, interval_seconds=5.0)
+        if not established:
+            raise CrdNotServedError(timeout_message(crd, found, waited_seconds=timeout, hint=props["hint"]))
+        return CreateResult(id_=props["kueueRevision"], outs={key: props.get(key) for key in WATCHED_INPUTS})
+
+
+class CrdEstablished(pulumi.dynamic.Resource, module="kueue", name="CrdEstablished"):
+    """Completes once ``crd`` is Established; fails after ``timeout_seconds`` saying what to do."""
+
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        crd: str,
+        kueue_revision: str,
+        timeout_seconds: int,
+        target: CrdWaitTarget,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        props = {
+            "crd": crd,
+            "kueueRevision": kueue_revision,
+            "timeoutSeconds": timeout_seconds,
+            "hint": target.hint,
+            "kubeconfig": pulumi.Output.secret(target.kubeconfig),
+        }
+        super().__init__(CrdEstablishedProvider(), resource_name, props, opts)

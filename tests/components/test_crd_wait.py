@@ -1,0 +1,82 @@
+"""The CRD wait before Kueue's chart: what counts as served, what is waited out, what fails at once, and what the
+operator reads at the deadline."""
+
+from __future__ import annotations
+
+import pytest
+
+from components import crd_wait
+from components.crd_wait import CrdEstablishedProvider, CrdNotServedError, is_established, observe, timeout_message
+from components.kube_wait import PROVISIONING_REQUEST_CRD
+from tests.support.fakes import FakeCluster, cond
+
+PATH = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVISIONING_REQUEST_CRD}"
+ESTABLISHED = {"status": {"conditions": [cond("NamesAccepted"), cond("Established")]}}
+NAMES_PENDING = {"status": {"conditions": [cond("Established", "False", "Installing", "the CRD is being installed")]}}
+PROPS = {
+    "crd": PROVISIONING_REQUEST_CRD,
+    "kueueRevision": "kueue-ready-0-19-2-abcdef12",
+    "timeoutSeconds": 0,
+    "hint": "AKS hint",
+    "kubeconfig": "kc",
+}
+
+
+class ForbiddenError(Exception):
+    status = 403
+
+
+def test_only_an_established_crd_counts_as_served():
+    assert is_established(observe(FakeCluster({PATH: ESTABLISHED}), PROVISIONING_REQUEST_CRD))
+    assert not is_established(observe(FakeCluster({PATH: NAMES_PENDING}), PROVISIONING_REQUEST_CRD))
+    assert not is_established(observe(FakeCluster({PATH: {}}), PROVISIONING_REQUEST_CRD))
+
+
+def test_a_missing_crd_is_waited_for_and_any_other_error_is_raised():
+    assert observe(FakeCluster({}), PROVISIONING_REQUEST_CRD) is None
+    with pytest.raises(ForbiddenError):
+        observe(FakeCluster({PATH: ForbiddenError()}), PROVISIONING_REQUEST_CRD)
+
+
+def test_the_deadline_message_names_the_key_the_state_the_hint_and_both_ways_on():
+    missing = timeout_message(PROVISIONING_REQUEST_CRD, None, waited_seconds=600, hint="AKS hint")
+    assert missing.startswith("Waited 600s (kueue.readinessGate.crdTimeoutSeconds): the CRD ")
+    assert f"{PROVISIONING_REQUEST_CRD} does not exist, so Kueue is not installed (or upgraded) yet" in missing
+    assert "AKS hint. Check: kubectl get crd provisioningrequests.autoscaling.x-k8s.io." in missing
+    assert "run pulumi up again" in missing and "queues.waitUntilActive.onInactive: warn" in missing
+    pending = timeout_message(PROVISIONING_REQUEST_CRD, NAMES_PENDING, waited_seconds=60, hint="h")
+    assert "exists but is not Established (Installing: the CRD is being installed)" in pending
+
+
+@pytest.fixture
+def cluster_with(monkeypatch):
+    def install(objects: dict) -> None:
+        monkeypatch.setattr(crd_wait, "RestCluster", lambda kubeconfig: FakeCluster(objects))
+
+    return install
+
+
+def test_create_completes_once_established_and_keeps_no_kubeconfig(cluster_with):
+    cluster_with({PATH: ESTABLISHED})
+    result = CrdEstablishedProvider().create(PROPS)
+    assert result.id == PROPS["kueueRevision"]
+    assert result.outs == {key: PROPS[key] for key in crd_wait.WATCHED_INPUTS}
+
+
+def test_create_fails_at_the_deadline_with_the_message(cluster_with):
+    cluster_with({})
+    with pytest.raises(CrdNotServedError, match=r"^Waited 0s \(kueue\.readinessGate\.crdTimeoutSeconds\)"):
+        CrdEstablishedProvider().create(PROPS)
+
+
+def test_create_fails_at_once_on_an_error_that_is_not_a_missing_crd(cluster_with):
+    cluster_with({PATH: ForbiddenError()})
+    with pytest.raises(ForbiddenError):
+        CrdEstablishedProvider().create({**PROPS, "timeoutSeconds": 3600})
+
+
+@pytest.mark.parametrize("key", crd_wait.WATCHED_INPUTS)
+def test_a_changed_install_deadline_or_crd_waits_again_and_a_rotated_kubeconfig_does_not(key):
+    provider = CrdEstablishedProvider()
+    assert provider.diff("id", PROPS, {**PROPS, key: "changed"}).replaces == [key]
+    assert not provider.diff("id", PROPS, {**PROPS, "kubeconfig": "rotated", "hint": "other"}).changes
