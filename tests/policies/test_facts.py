@@ -16,7 +16,11 @@ from elastic_capacity_policies.facts import (
     quantity,
     sequence,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+
+from components.config import kube
 
 KINDS = {
     "aks-kueue-dev": "dev",
@@ -78,3 +82,15 @@ def test_helpers_read_the_sdks_proxies_and_stop_only_at_an_unknown_they_are_aske
     with pytest.raises(UnknownValueError):
         dig(props, "later")
     assert number(3.0) == "3" and number(2.5) == "2.5"
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.from_regex(kube._QUANTITY, fullmatch=True))  # the grammar the model enforces
+def test_the_packs_quantity_and_the_config_models_agree_on_every_quantity_the_api_server_takes(text):
+    """The pack cannot import the program (it ships alone), so it has its own parser; both must read a quantity the
+    same, or a policy and the config model would judge one stack file differently."""
+    try:
+        expected = kube.quantity_value(text)
+    except kube.QuantityOutOfRange:
+        return  # refused by the model at load: the pack never sees it
+    assert quantity(text) == expected
