@@ -3,8 +3,11 @@
 Two independent halves: Kueue with provisioning-gated queues on an AKS (new or existing) or any cluster, and ACK
 Pro clusters with ACS workloads. A ``multiKueue`` section joins them: the AKS cluster's Kueue sends burst Jobs to
 ACK clusters whose capacity is ACS. Each half only wires components together; the components own the resources. The
-config arrives with its physical names resolved; what ``environment.kind`` changes beyond names (Pulumi's
-``protect``, ``delete_unreachable``, ACK delete options) is handed to the components here.
+config arrives with its physical names resolved except for new ACK clusters: their config ``name`` stays what
+workloads and outputs key by, and :class:`~components.ack.AckProCluster` adds ``environment.nameSuffix`` to the
+cluster's and its network's cloud names (the config only checks that the suffixed name fits). What
+``environment.kind`` changes beyond names (Pulumi's ``protect``, ``delete_unreachable``, ACK delete options) is
+handed to the components here.
 """
 
 from __future__ import annotations

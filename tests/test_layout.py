@@ -1,5 +1,9 @@
 """The codebase's shape, kept: tests mirror the source module for module, share code only through tests/support,
-and no file or function grows past what a reader can hold."""
+and no file or function grows into a monster.
+
+The size limits are a backstop, not a target: a module splits where its concept ends, not where a count is reached.
+So they sit well above the size a module of one concept reaches here, and catch only the file or function nobody can
+hold in their head any more."""
 
 from __future__ import annotations
 
@@ -14,9 +18,11 @@ from tests.support import PROJECT_ROOT
 SOURCES = sorted(
     p for d in ("components", "tools") for p in (PROJECT_ROOT / d).rglob("*.py") if p.name != "__init__.py"
 )
-PYTHON = sorted(p for d in ("components", "tools", "tests") for p in (PROJECT_ROOT / d).rglob("*.py"))
+PYTHON = sorted(p for d in ("components", "tools", "tests", "policies") for p in (PROJECT_ROOT / d).rglob("*.py"))
 ORACLES = {PROJECT_ROOT / "tests/support/seeds.py", PROJECT_ROOT / "tests/support/kueue_examples.py"}
 """The vendors' example objects typed in as test oracles: data, not code."""
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 80
 
 
 def relative(path: Path) -> str:
@@ -37,12 +43,13 @@ def test_tests_share_code_only_through_tests_support():
 
 
 @pytest.mark.parametrize("path", [p for p in PYTHON if p not in ORACLES], ids=relative)
-def test_no_file_over_400_lines_and_no_function_over_60(path):
+def test_no_file_over_600_lines_and_no_function_over_80(path):
     text = path.read_text()
-    assert len(text.splitlines()) <= 400
+    assert len(text.splitlines()) <= MAX_FILE_LINES
     long = [
         f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
         for node in ast.walk(ast.parse(text))
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > 60
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert long == []

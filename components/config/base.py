@@ -39,7 +39,8 @@ YAML string or float is named as such rather than silently converted."""
 class ConfigModel(BaseModel):
     """Base of every configuration section: camelCase keys, no unknown keys, frozen.
 
-    Attribute docstrings become field descriptions, which ``tools.config_reference`` turns into the README's tables.
+    Attribute docstrings become field descriptions, which ``tools.config_reference`` turns into the tables of
+    docs/config-reference.md.
     """
 
     model_config = ConfigDict(
@@ -242,7 +243,7 @@ def _unknown_key(root: type[BaseModel] | None, loc: tuple[str | int, ...]) -> st
         return f"unknown key `{loc[-1]}`; did you mean `{suggestion}`?"
     if aliases:
         return f"unknown key `{loc[-1]}`; allowed here: {', '.join(aliases)}"
-    return f"unknown key `{loc[-1]}`; check the spelling against the README's config reference"
+    return f"unknown key `{loc[-1]}`; check the spelling against docs/config-reference.md"
 
 
 def _misspelled_required_keys(items: list[Any], root: type[BaseModel] | None) -> set[tuple[str | int, ...]]:

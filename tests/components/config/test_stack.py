@@ -7,16 +7,18 @@ import json
 import pytest
 
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.stack import load_stack_config, read_stack_config
+from components.fleet import deploy
 from tests.support.config import as_config, stack_error_keys
 
 ARTICLE_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1, "maxCount": 5, "initialCount": 1}
 
 
-def test_empty_stack_deploys_nothing():
+def test_empty_stack_deploys_nothing(run_program):
     config = load_stack_config({})
-    assert config.kueue_target is None
-    assert config.ack is None
+    assert (config.kueue_target, config.ack) == (None, None)
+    recording = run_program(lambda: deploy(read_stack_config()))
+    assert (recording.registrations, recording.outputs, recording.invokes) == ([], {}, [])
 
 
 def test_aks_section_alone_targets_kueue_at_the_new_cluster_with_the_seed_queues():
