@@ -105,7 +105,8 @@ def test_a_set_up_kueue_refuses_is_refused_naming_the_key(refused: Refused, tmp_
     stack = edited_stack(GALLERY_DIR / "Pulumi.single-clusterqueue.yaml", express, tmp_path)
     assert render.main([str(stack), "--out", str(tmp_path / "out")]) == 2
     error = capsys.readouterr().err
-    assert error.startswith(f"error: elastic-capacity:{refused.key}: "), f"{refused.rule}: {error}"
+    assert error.startswith(f"error: {stack}:"), error
+    assert f": elastic-capacity:{refused.key}: " in error, f"{refused.rule}: {error}"
 
 
 def waits_on_something_made_elsewhere(objects: list[dict[str, Any]]) -> bool:

@@ -236,9 +236,8 @@ def test_the_production_stack_refuses_the_smoke_job_naming_its_key(tmp_path, cap
     )
     assert render.main([str(enabled), "--out", str(tmp_path / "out")]) == 2
     error = capsys.readouterr().err
-    assert error.startswith(
-        "error: elastic-capacity:smokeJob.enabled: True is not allowed; environment.kind production"
-    )
+    assert error.startswith(f"error: {enabled}:")
+    assert ": elastic-capacity:smokeJob.enabled: True is not allowed; environment.kind production" in error
 
 
 # --- acceptance: pull-request stacks on a shared cluster ------------------------------------------------------------

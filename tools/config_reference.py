@@ -31,6 +31,13 @@ HEADER = f"""# Configuration reference
 Keys are camelCase under the project namespace `{PROJECT}:`, one table per top-level key of a stack file. Unknown
 keys are errors, so a typo is never silently ignored. The Kueue sections default to the AKS walkthrough's objects;
 the `aks`, `existingCluster` and `ack` sections deploy nothing until present.
+
+Editors check a stack file as it is typed against `stacks/stack-file.schema.json`, the JSON Schema generated from
+the same model (`python -m tools.stack_schema --write`): each shipped stack file's first line,
+`# yaml-language-server: $schema=stack-file.schema.json`, points the YAML language server (VS Code's YAML
+extension, Neovim's yamlls) at it; copy that line into a new stack file (the CLI keeps comments when it edits one:
+https://github.com/pulumi/pulumi/pull/11456). Rules that span keys only `python -m tools.render` checks; it reports
+every mistake at its key's `file:line:column`.
 """
 
 

@@ -12,7 +12,8 @@ writes, at the same paths under ``out/<dir>/`` (:mod:`tools.gitops_preview`), th
 ``--kueue-chart`` (or ``KUEUE_CHART_DIR``) names the unpacked chart; without it one line says they are absent.
 
 A malformed stack file (:mod:`tools.stack_file`) or invalid configuration exits with code 2 and one line naming the
-file or the key; nothing is written then.
+file, and the key at its ``file:line:column`` (``stacks/Pulumi.x.yaml:12:7: elastic-capacity:aks.clustrName: ...``);
+nothing is written then.
 
 The output directory: a render must never mix with other files, nor leave a manifest of an object the stack no
 longer creates. So every render writes :data:`RENDER_MARKER`, holding the resolved path of its stack file, and the
@@ -44,7 +45,7 @@ from pulumi.runtime import rpc
 
 from components.config.base import ConfigError
 from components.config.stack import StackConfig, load_stack_config
-from tools import gitops_preview, mock_runtime, stack_file
+from tools import gitops_preview, mock_runtime, stack_file, stack_locations
 from tools.recording import REDACTED, UNKNOWN, Recording
 from tools.stack_file import StackFile
 
@@ -71,9 +72,13 @@ def read_stack_file(path: Path) -> tuple[str, dict[str, str], set[str]]:
 
 def validate(source: StackFile) -> StackConfig:
     """The stack file's configuration, validated as the program validates it, with the file's YAML-typed scalars
-    so a type error can name the exact text to quote; raises ``ConfigError``. Cheap: no resource is registered."""
+    so a type error can name the exact text to quote; raises ``ConfigError`` with each key's ``file:line:column``
+    (:mod:`tools.stack_locations`). Cheap: no resource is registered."""
     config = source.engine_config()
-    return load_stack_config(config, source.secret_keys, stack=source.stack, yaml_scalars=source.yaml_scalars)
+    try:
+        return load_stack_config(config, source.secret_keys, stack=source.stack, yaml_scalars=source.yaml_scalars)
+    except ConfigError as error:
+        raise stack_locations.locate(error, source) from None
 
 
 def run_main(stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False) -> Recording:
@@ -217,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     # A deploy-time check that fails inside an apply leaves sibling tasks unretrieved; Pulumi's language host
     # silences asyncio's report of them the same way, so the user sees only the one-line error.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    source: StackFile | None = None
     try:
         source = stack_file.read(args.stack_file)
         render_to = validate(source).gitops.render_to_directory
@@ -226,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
         recording = run_main(source.stack, source.engine_config(), set(source.secret_keys))
         gitops, absent = gitops_preview.files(recording, args.kueue_chart) if render_to else (None, [])
     except (ConfigError, OutputDirectoryError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        # The program's own deploy-time checks (a cloud's answer, the chart's objects) name keys too.
+        located = stack_locations.locate(error, source) if isinstance(error, ConfigError) and source else error
+        print(f"error: {located}", file=sys.stderr)
         return 2
     if stale:
         print(f"cleared the previous render of {args.stack_file} in {args.out}: {', '.join(stale)}")

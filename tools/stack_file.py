@@ -101,6 +101,9 @@ class StackFile:
     notes: tuple[str, ...] = ()
     """One line each for what the offline read stood in for or cannot see (a kubeconfig set per stack, Pulumi ESC
     imports): what a render prints, so it never looks more complete than it is."""
+    root: Node | None = field(default=None, compare=False, repr=False)
+    """The file's YAML node tree, which keeps every key's line and column: :mod:`tools.stack_locations` points a
+    configuration error at its key with it. ``None`` for an empty file."""
 
     def engine_config(self) -> dict[str, str]:
         """The config as the engine hands it to the program: strings, structured values as JSON."""
@@ -128,23 +131,22 @@ def parse(text: str, path: Path) -> StackFile:
     if document is None:
         document = {}
     if not isinstance(document, dict):
-        found = _kind(document)
-        raise StackFileError(
-            path, "", f"the top level must be a mapping of {', '.join(STACK_FILE_KEYS)}; found {found}"
-        )
+        message = f"the top level must be a mapping of {', '.join(STACK_FILE_KEYS)}; found {_kind(document)}"
+        raise StackFileError(path, "", message, node=builder.root)
     for key in document:
         if key not in STACK_FILE_KEYS:
             message = _unknown(f"unknown top-level key `{key}`", key, STACK_FILE_KEYS)
             if key.partition(":")[0] in CONFIG_NAMESPACES:
                 message = f"`{key}` is a config key: indent it under `config:`"
-            raise StackFileError(path, key, message, line=builder.lines.get((key,)))
+            raise StackFileError(path, key, message, node=builder.keys.get((key,)))
     config = document.get("config")
     if config is None:
         config = {}
     if not isinstance(config, dict):
-        raise StackFileError(path, "config", f"it must be a mapping of namespace:key entries; found {_kind(config)}")
+        message = f"it must be a mapping of namespace:key entries; found {_kind(config)}"
+        raise StackFileError(path, "config", message, node=builder.keys.get(("config",)))
     for key in config:
-        _check_config_key(path, key, builder.lines.get(("config", key)))
+        _check_config_key(path, key, builder.keys.get(("config", key)))
     return _stack_file(path, config, builder, document.get("environment"))
 
 
@@ -158,7 +160,8 @@ def _stack_file(path: Path, config: dict[str, Any], builder: _Builder, environme
     notes = [_kubeconfig_stand_in(values, secret_keys), _esc_note(environment)]
     scalars = {key_path(*where[1:]): text for where, text in builder.scalars.items() if where[0] == "config"}
     stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
-    return StackFile(path, stack, values, frozenset(secret_keys), scalars, tuple(note for note in notes if note))
+    kept = tuple(note for note in notes if note)
+    return StackFile(path, stack, values, frozenset(secret_keys), scalars, kept, builder.root)
 
 
 def _kubeconfig_stand_in(values: dict[str, Any], secret_keys: set[str]) -> str | None:
@@ -189,16 +192,16 @@ def _esc_note(environment: Any) -> str | None:
     )
 
 
-def _check_config_key(path: Path, key: str, line: int | None) -> None:
+def _check_config_key(path: Path, key: str, node: Node | None) -> None:
     namespace, colon, name = key.partition(":")
     if not colon:
         message = f"a config key needs its namespace: write `{CONFIG_NAMESPACES[0]}:{key}`"
-        raise StackFileError(path, key, message + " (Pulumi refuses keys without one)", line=line)
+        raise StackFileError(path, key, message + " (Pulumi refuses keys without one)", node=node)
     if namespace not in CONFIG_NAMESPACES:
         message = _unknown(f"unknown namespace `{namespace}`", namespace, CONFIG_NAMESPACES)
-        raise StackFileError(path, key, message, line=line)
+        raise StackFileError(path, key, message, node=node)
     if not name:
-        raise StackFileError(path, key, f"no key after the namespace; write e.g. `{namespace}:<key>`", line=line)
+        raise StackFileError(path, key, f"no key after the namespace; write e.g. `{namespace}:<key>`", node=node)
 
 
 def _unknown(what: str, word: str, allowed: tuple[str, ...]) -> str:
@@ -232,22 +235,23 @@ _Where = tuple[str | int, ...]
 
 
 class _Builder:
-    """Builds the document from YAML's node graph, checking as it goes; keeps each key's line and every YAML-typed
-    scalar's text, by path from the document root."""
+    """Builds the document from YAML's node graph, checking as it goes; keeps each key's node (its line and column)
+    and every YAML-typed scalar's text, by path from the document root."""
 
     def __init__(self, file: Path) -> None:
         self.file = file
         self.values = 0
-        self.lines: dict[_Where, int] = {}
+        self.keys: dict[_Where, Node] = {}
         self.scalars: dict[_Where, str] = {}
         self.loader: Any = None
         self.text = ""
+        self.root: Node | None = None
 
     def document(self, text: str) -> Any:
         self.text = text
         self.loader = _StackLoader(text)
         try:
-            node = self.loader.get_single_node()
+            node = self.root = self.loader.get_single_node()
             return None if node is None else self.value(node, (), frozenset())
         except yaml.MarkedYAMLError as error:
             raise self._syntax(error) from None
@@ -305,10 +309,10 @@ class _Builder:
                 continue
             key = self.key(key_node, path)
             if key in explicit:
-                first = self.lines[(*path, key)]
+                first = self.keys[(*path, key)].start_mark.line + 1
                 message = f"duplicate key `{key}` (first at line {first}): YAML keeps only the last; remove one"
                 raise self._fail((*path, key), key_node, message)
-            self.lines[(*path, key)] = key_node.start_mark.line + 1
+            self.keys[(*path, key)] = key_node
             explicit[key] = self.value(value_node, (*path, key), active)
         return {**merged, **explicit}
 

@@ -152,9 +152,11 @@ def _positive(text: str) -> str:
     return text
 
 
-Quantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_non_negative)]
+_AS_TEXT = BeforeValidator(_number_as_text, json_schema_input_type=str | int | float)
+"""Numbers become text; the JSON Schema (``tools.stack_schema``) says a number is accepted too."""
+Quantity = Annotated[str, _AS_TEXT, AfterValidator(_non_negative)]
 """A quantity of at least zero, written as a YAML number or a string; the text is kept as the manifests emit it."""
-PositiveQuantity = Annotated[str, BeforeValidator(_number_as_text), AfterValidator(_positive)]
+PositiveQuantity = Annotated[str, _AS_TEXT, AfterValidator(_positive)]
 """A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
