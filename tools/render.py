@@ -12,8 +12,8 @@ writes, at the same paths under ``out/<dir>/`` (:mod:`tools.gitops_preview`), th
 ``--kueue-chart`` (or ``KUEUE_CHART_DIR``) names the unpacked chart; without it one line says they are absent.
 
 A malformed stack file (:mod:`tools.stack_file`) or invalid configuration exits with code 2 and one line naming the
-file, and the key at its ``file:line:column`` (``stacks/Pulumi.x.yaml:12:7: elastic-capacity:aks.clustrName: ...``);
-nothing is written then.
+file, and the key at its ``file:line:column``
+(``stacks/Pulumi.<stack>.yaml:12:7: elastic-capacity:aks.clustrName: ...``); nothing is written then.
 
 The output directory: a render must never mix with other files, nor leave a manifest of an object the stack no
 longer creates. So every render writes :data:`RENDER_MARKER`, holding the resolved path of its stack file, and the

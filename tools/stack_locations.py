@@ -1,4 +1,4 @@
-"""Point a configuration error at its key in the stack file: ``stacks/Pulumi.x.yaml:12:7: <key>: <message>``.
+"""Point a configuration error at its key in the stack file: ``stacks/Pulumi.<stack>.yaml:12:7: <key>: <message>``.
 
 The config model names a key by its path (``elastic-capacity:aks.userPools[0].minCount``, ``azure-native:location``),
 as the engine hands the values over, with no idea of the file. The stack file's YAML node tree
