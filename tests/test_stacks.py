@@ -35,7 +35,6 @@ from tests.support.stacks import (
     of_type,
     recorded,
     rendered,
-    run_stack,
 )
 from tools import render
 from tools.recording import Recording, Registration
@@ -397,5 +396,5 @@ def test_every_autoscaled_pool_of_every_shipped_stack_leaves_its_count_to_the_au
 )
 def test_an_autoscaled_system_pool_or_ack_node_pool_ignores_its_count_too(tmp_path, change, pool):
     """No shipped stack autoscales those two kinds yet: the production stack, edited to, shows they would."""
-    count, ignored = autoscaled_pools(run_stack(edited_stack(MULTICLOUD_STACK, change, tmp_path)))[pool]
+    count, ignored = autoscaled_pools(recorded(edited_stack(MULTICLOUD_STACK, change, tmp_path)))[pool]
     assert count in ignored

@@ -16,12 +16,12 @@ from tools.recording import RecordingMonitor
 
 @pytest.fixture
 def collector() -> Iterator[tuple[tuple[int, int, int], int]]:
-    """The collector's thresholds and frozen count before the test; both as they were after it."""
-    thresholds = gc.get_threshold()
-    gc.unfreeze()
-    yield thresholds, gc.get_freeze_count()
-    gc.unfreeze()
-    gc.set_threshold(*thresholds)
+    """CPython's default thresholds, not the tuned ones the suite runs with (tests/conftest.py), so a tuning shows,
+    and the frozen count; the suite's thresholds again afterwards."""
+    suite = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield gc.get_threshold(), gc.get_freeze_count()
+    gc.set_threshold(*suite)
 
 
 class EngineMonitor(RecordingMonitor, resource_pb2_grpc.ResourceMonitorStub):
@@ -32,7 +32,8 @@ def test_a_program_run_in_process_leaves_the_collector_as_it_was(collector):
     thresholds, frozen = collector
     render.run_main("dev", {}, set())
     assert not gc_tuning.under_the_language_host()
-    assert (gc.get_threshold(), gc.get_freeze_count()) == (thresholds, frozen)
+    assert gc.get_threshold() == thresholds
+    assert gc.get_freeze_count() <= frozen, "nothing more frozen (frozen objects may still be freed)"
 
 
 def test_under_the_language_host_the_program_freezes_its_imports_and_collects_less_often(collector, monkeypatch):
