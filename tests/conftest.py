@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from components import gc_tuning
 from tests.support.config import as_config
 from tests.support.stacks import ACK_STACK, AKS_STACK, rendered
 from tools import mock_runtime
 from tools.recording import Recording
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The suite runs hundreds of programs in one process: the collector tuned once, as a pulumi up process is, after
+    every import and before any test, so no test's garbage is frozen and the same tuning holds for every test."""
+    gc.collect()
+    gc_tuning.tune()
 
 
 @pytest.fixture(autouse=True)

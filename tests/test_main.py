@@ -15,7 +15,7 @@ from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
 from pulumi_azure_native import containerservice
 
-from tests.support.stacks import STACKS, run_stack
+from tests.support.stacks import STACKS, recorded, run_stack
 from tools import mock_runtime
 from tools.recording import UNKNOWN, Recording, Registration
 
@@ -99,8 +99,8 @@ def input_differences(first: Recording, second: Recording) -> list[str]:
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
 def test_preview_registers_what_up_registers(stack_file):
     """Unknown values during preview must not change the shape of the program (no logic hidden in an apply)."""
-    up = run_stack(stack_file, preview=False)
-    preview = run_stack(stack_file, preview=True)
+    up = recorded(stack_file, preview=False)
+    preview = recorded(stack_file, preview=True)
     assert preview_differences(preview, up) == []
     assert len(up.registrations) > 10
     assert any(r.id == UNKNOWN for r in preview.registrations), "preview must leave new ids unknown"
@@ -109,7 +109,7 @@ def test_preview_registers_what_up_registers(stack_file):
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
 def test_a_second_run_registers_every_resource_with_the_same_inputs(stack_file):
     """The offline stand-in for "a second `pulumi preview` shows no changes": two runs, identical inputs."""
-    first = run_stack(stack_file, preview=False)
+    first = recorded(stack_file, preview=False)
     second = run_stack(stack_file, preview=False)
     assert any(r.type.startswith("pulumi:providers:") for r in first.registrations)
     differences = input_differences(first, second)

@@ -33,8 +33,8 @@ from tests.support.stacks import (
     edited_stack,
     kueue_version,
     of_type,
+    recorded,
     rendered,
-    run_stack,
 )
 from tools import render
 from tools.recording import Recording, Registration
@@ -196,7 +196,7 @@ def physical_identity(recording: Recording, registration: Registration) -> tuple
 
 def test_two_ephemeral_stacks_name_every_cloud_resource_apart():
     """Two pull-request stacks from one template share no physical name: no collision in a subscription or account."""
-    first, second = (run_stack(EPHEMERAL_STACK, stack=name) for name in ("pr-101", "pr-102"))
+    first, second = (recorded(EPHEMERAL_STACK, stack=name) for name in ("pr-101", "pr-102"))
     identities = [{physical_identity(run, r) for r in cloud_resources(run)} for run in (first, second)]
     assert len(identities[0]) == len(cloud_resources(first)) > 10, "every cloud resource has its own identity"
     assert identities[0].isdisjoint(identities[1])
@@ -206,7 +206,7 @@ def test_two_ephemeral_stacks_name_every_cloud_resource_apart():
 
 
 def test_the_production_stack_protects_its_clusters_and_the_kueue_install_and_nothing_else():
-    recording = run_stack(MULTICLOUD_STACK)
+    recording = recorded(MULTICLOUD_STACK)
     assert {(r.type, r.name) for r in recording.registrations if r.protect} == PROTECTED_IN_PRODUCTION
     clusters = recording.by_type(ACK_CLUSTER)
     assert [c.inputs["deletionProtection"] for c in clusters] == [True, True]
@@ -216,7 +216,7 @@ def test_the_production_stack_protects_its_clusters_and_the_kueue_install_and_no
 
 
 def test_the_ephemeral_stack_protects_nothing_and_leaves_nothing_behind():
-    recording = run_stack(EPHEMERAL_STACK)
+    recording = recorded(EPHEMERAL_STACK)
     assert not [r.name for r in recording.registrations if r.protect]
     [cluster] = recording.by_type(ACK_CLUSTER)
     assert cluster.inputs["deletionProtection"] is False
@@ -276,7 +276,7 @@ def test_shared_cluster_stacks_create_only_their_own_queue_objects(source, tmp_p
             ),
             tmp_path,
         )
-    runs = {name: run_stack(stack_file, stack=name) for name in ("pr-201", "pr-202")}
+    runs = {name: recorded(stack_file, stack=name) for name in ("pr-201", "pr-202")}
     objects = {name: kubernetes_objects(run) for name, run in runs.items()}
     assert objects["pr-201"].isdisjoint(objects["pr-202"])
     for name, run in runs.items():
@@ -304,7 +304,7 @@ WEEKLY = {"Sunday": "aksManagedAutoUpgradeSchedule", "Saturday": "aksManagedNode
 
 @pytest.fixture(scope="module")
 def production() -> Recording:
-    return run_stack(MULTICLOUD_STACK)
+    return recorded(MULTICLOUD_STACK)
 
 
 def test_the_production_stack_registers_every_secure_default_of_aks(production):
@@ -374,7 +374,7 @@ NOT_AUTOSCALED = {"Pulumi.ack-acs-dev.yaml", "Pulumi.ephemeral-shared.yaml", "Pu
 
 @pytest.mark.parametrize("stack_file", STACKS, ids=lambda path: path.name)
 def test_every_autoscaled_pool_of_every_shipped_stack_leaves_its_count_to_the_autoscaler(stack_file):
-    recording = run_stack(stack_file)
+    recording = recorded(stack_file)
     pools = autoscaled_pools(recording)
     assert sorted(pools) == ([] if stack_file.name in NOT_AUTOSCALED else ["aks-scalepool"])
     assert [name for name, (count, ignored) in pools.items() if count not in ignored] == []
@@ -395,5 +395,5 @@ def test_every_autoscaled_pool_of_every_shipped_stack_leaves_its_count_to_the_au
 )
 def test_an_autoscaled_system_pool_or_ack_node_pool_ignores_its_count_too(tmp_path, change, pool):
     """No shipped stack autoscales those two kinds yet: the production stack, edited to, shows they would."""
-    count, ignored = autoscaled_pools(run_stack(edited_stack(MULTICLOUD_STACK, change, tmp_path)))[pool]
+    count, ignored = autoscaled_pools(recorded(edited_stack(MULTICLOUD_STACK, change, tmp_path)))[pool]
     assert count in ignored

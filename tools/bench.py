@@ -5,8 +5,9 @@
 prints, in one run (docs/bench.md explains every table):
 
 1. the weighted critical path of every shipped stack (``stacks/Pulumi.*.yaml``) from the waits in its plan, beside
-   the seeds' manual flow done in series (every create one after the other) and the minimal chain (only the waits
-   that are really needed), the waits that are not needed, and the time to ready of both ephemeral modes;
+   the time of all its creates done in series (each one after the other, as a step-by-step manual set-up does them)
+   and the minimal chain (only the waits that are really needed), the waits that are not needed, and the time to
+   ready of both ephemeral modes;
 2. the render wall time and peak memory of every shipped stack and of synthetic fleets of N queues, workloads and
    clusters, each in a fresh process, against a flat replay of the same resources measured in the same run, with the
    ratio and the marginal cost per resource;
@@ -143,7 +144,7 @@ def print_paths(paths: dict[str, dict[str, Any]]) -> None:
         ]
         for name, p in paths.items()
     ]
-    headers = ["stack", "resources", "seeds' flow in series", "critical path", "minimal chain", "excess", "branches"]
+    headers = ["stack", "resources", "all creates in series", "critical path", "minimal chain", "excess", "branches"]
     print(table(headers, rows))
     print("\n## Time to ready of the ephemeral modes\n")
     rows = [

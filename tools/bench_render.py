@@ -108,6 +108,7 @@ def real_child(spec_path: Path, plan_path: Path, preload: Path | None = None) ->
     started = time.perf_counter()
     import logging
 
+    from components import gc_tuning
     from tools import render
     from tools.bench_fleets import Spec
 
@@ -116,6 +117,7 @@ def real_child(spec_path: Path, plan_path: Path, preload: Path | None = None) ->
     imported = time.perf_counter()
     spec = Spec.from_json(json.loads(spec_path.read_text()))
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    gc_tuning.tune()  # one program per process, as under the language host, which __main__.py alone tunes for
     recording = render.run_main(spec.stack, spec.config, set(spec.secret_keys))
     ran = time.perf_counter()
     plan_path.write_text(json.dumps(annotated_plan(spec.stack, recording)))

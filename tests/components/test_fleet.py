@@ -4,7 +4,6 @@ may set."""
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import re
@@ -19,7 +18,7 @@ from components.queue_wait import QueuesActiveProvider
 from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
 from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config
-from tests.support.stacks import STACK_IDS, STACKS, environment_kind, run_stack
+from tests.support.stacks import STACK_IDS, STACKS, environment_kind, recorded
 from tools import mock_cloud, mock_runtime, render
 from tools.recording import Recording, Registration
 
@@ -199,14 +198,9 @@ ACK_STACKS = [s.name for s in STACKS if "ack" in sections(s.name)]
 KUEUE = "kubernetes:kueue.x-k8s.io"
 
 
-@functools.cache
-def recorded(stack_file: str) -> Recording:
-    return run_stack(PROJECT_ROOT / "stacks" / stack_file)
-
-
 @pytest.fixture(params=STACK_IDS)
 def shipped(request) -> tuple[str, Recording]:
-    return request.param, recorded(request.param)
+    return request.param, recorded(PROJECT_ROOT / "stacks" / request.param)
 
 
 def top_component(recording: Recording, registration: Registration) -> str:
@@ -271,7 +265,7 @@ def test_every_documented_output_exists_with_its_secrecy(shipped):
 @pytest.mark.parametrize("stack_file", AKS_STACKS)
 def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
     """Every stack with a new AKS cluster; a production stack has no smoke Job (it refuses one)."""
-    recording = recorded(stack_file)
+    recording = recorded(PROJECT_ROOT / "stacks" / stack_file)
     chart, pool = recording.one(CHART, "kueue-chart"), recording.one(AGENT_POOL)
     waiter = recording.one(WAITER, "queues-active")
     gate = next(r for r in recording.by_type(GATE) if r.name == "kueue-ready")
@@ -295,7 +289,7 @@ def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
 
 @pytest.mark.parametrize("stack_file", ACK_STACKS)
 def test_acs_workloads_wait_for_their_namespace_and_their_clusters_addons(stack_file):
-    recording = recorded(stack_file)
+    recording = recorded(PROJECT_ROOT / "stacks" / stack_file)
     deployments = recording.by_type("kubernetes:apps/v1:Deployment")
     vnodes = [a for a in recording.by_type(ADDON_TYPE) if a.inputs["name"] == "ack-virtual-node"]
     _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
@@ -315,7 +309,7 @@ def test_acs_workloads_wait_for_their_namespace_and_their_clusters_addons(stack_
 
 
 def test_ack_clusters_output_says_what_each_cluster_runs_and_where_it_answers():
-    recording = recorded("Pulumi.ack-acs-dev.yaml")
+    recording = recorded(PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml")
     clusters = recording.outputs["ackClusters"]
     assert sorted(clusters) == ["acs-beijing", "acs-hangzhou", "acs-hpn"]
     for name, cluster in clusters.items():

@@ -8,7 +8,7 @@ from components.fleet import deploy
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from tests.support import PROJECT_ROOT
 from tests.support.config import as_config
-from tests.support.stacks import run_stack
+from tests.support.stacks import recorded
 
 CHART = "kubernetes:helm.sh/v4:Chart"
 CRD_WAIT = "pulumi-python:dynamic/kueue:CrdEstablished"
@@ -46,7 +46,7 @@ def test_kueue_on_an_existing_cluster_still_waits_for_the_crd_when_queues_need_p
 
 def test_only_the_managers_kueue_waits_for_the_provisioning_request_crd():
     """MultiKueue workers admit burst Jobs without a ProvisioningRequest check: their Kueue starts at once."""
-    recording = run_stack(PROJECT_ROOT / "stacks/Pulumi.burst.yaml")
+    recording = recorded(PROJECT_ROOT / "stacks/Pulumi.burst.yaml")
     assert {k.name for k in recording.by_type(KUEUE)} > {"kueue"}, "the workers install Kueue too"
     waits = recording.by_type(CRD_WAIT)
     assert [recording.by_urn(wait.parent).name for wait in waits] == ["kueue"]

@@ -28,7 +28,7 @@ from pulumi_policy.deserialize import SPECIAL_SECRET_SIG, SPECIAL_SIG_KEY, deser
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from tests.support import PROJECT_ROOT
-from tests.support.stacks import STACKS, run_stack
+from tests.support.stacks import STACKS, recorded
 from tools import render
 from tools.recording import Recording, Registration
 
@@ -185,4 +185,4 @@ def stack_name(path: Path) -> str:
 def engine() -> Engine:
     """Every shipped stack, run once as ``pulumi preview`` would run it, ready to hand to the policies."""
     files = {stack_name(path): path for path in STACKS}
-    return Engine({name: run_stack(path, preview=True) for name, path in files.items()}, files)
+    return Engine({name: recorded(path, preview=True) for name, path in files.items()}, files)

@@ -6,11 +6,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import yaml
 
 from components.config.kueue_profiles import LATEST_CHART_VERSION
-from tests.support import PROJECT_ROOT
+from tests.support import PROJECT_ROOT, run_cache
 from tools import render
 from tools.recording import Recording
 
@@ -31,16 +32,32 @@ def environment_kind(stack_file: Path) -> str:
 
 
 def run_stack(stack_file: Path, *, preview: bool = False, stack: str | None = None) -> Recording:
-    """Run ``__main__.py`` with the stack file's config, as the stack named by the file or as ``stack``.
+    """Run ``__main__.py`` afresh with the stack file's config, as the stack named by the file or as ``stack``.
 
-    A stack with Kueue also gets its smoke Job enabled, except a production stack, which refuses it.
+    A stack with Kueue also gets its smoke Job enabled, except a production stack, which refuses it. For a test whose
+    point is a run of its own (two runs compared); every other test reads :func:`recorded`.
     """
+    return render.run_main(*_with_opt_ins(stack_file, stack), preview=preview)
+
+
+def recorded(stack_file: Path, *, preview: bool = False, stack: str | None = None) -> Recording:
+    """:func:`run_stack`, made once per session (:mod:`tests.support.run_cache`): read it, never change it."""
+    return run_cache.run_main(*_with_opt_ins(stack_file, stack), preview=preview)
+
+
+def _with_opt_ins(stack_file: Path, stack: str | None) -> tuple[str, dict[str, str], set[str]]:
     name, config, secret_keys = render.read_stack_file(stack_file)
     has_kueue = any(key in config for key in ("elastic-capacity:aks", "elastic-capacity:existingCluster"))
     if has_kueue and environment_kind(stack_file) != "production":
         smoke_job = json.loads(config.get("elastic-capacity:smokeJob", "{}"))
         config["elastic-capacity:smokeJob"] = json.dumps({**smoke_job, "enabled": True})
-    return render.run_main(stack or name, config, secret_keys, preview=preview)
+    return stack or name, config, secret_keys
+
+
+def as_shipped(stack_file: Path) -> tuple[str, Recording]:
+    """:func:`tools.render.render`: the stack file as it is, made once per session; read it, never change it."""
+    name, config, secret_keys = render.read_stack_file(stack_file)
+    return name, run_cache.run_main(name, config, secret_keys)
 
 
 def edited_stack(path: Path, change: Callable[[dict[str, Any]], None], out: Path) -> Path:
@@ -59,8 +76,10 @@ def kueue_version(stack: Path) -> str:
 
 
 def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Run ``python -m tools.render`` in-process; return plan.json and every manifest file, by relative path."""
-    assert render.main([str(stack), "--out", str(out)]) == 0
+    """Run ``python -m tools.render`` in-process, its program run made once per session (:mod:`.run_cache`); return
+    plan.json and every manifest file, by relative path."""
+    with mock.patch.object(render, "run_main", run_cache.run_main):
+        assert render.main([str(stack), "--out", str(out)]) == 0
     plan = json.loads((out / "plan.json").read_text())
     manifests = {str(p.relative_to(out / "manifests")): yaml.safe_load(p.read_text()) for p in out.rglob("*.yaml")}
     return plan, manifests

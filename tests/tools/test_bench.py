@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.stacks import STACKS
-from tools import bench, bench_weights, render
+from tests.support.stacks import STACKS, as_shipped
+from tools import bench, bench_weights
 from tools.bench_render import Measured, annotated_plan
 
 
@@ -25,7 +25,7 @@ def shipped() -> dict[str, dict[str, Any]]:
     try:
         plans = {}
         for path in STACKS:
-            stack, recording = render.render(path)
+            stack, recording = as_shipped(path)
             plans[path.name.removeprefix("Pulumi.").removesuffix(".yaml")] = annotated_plan(stack, recording)
         return plans
     finally:

@@ -14,7 +14,7 @@ from pulumi.runtime import rpc
 from pulumi_azure_native import containerservice, resources
 
 from components.version_pin import ClusterVersion
-from tests.support.stacks import STACKS, run_stack
+from tests.support.stacks import STACKS, recorded
 from tools import mock_cloud, mock_runtime, render
 from tools.recording import REDACTED, UNKNOWN, Recording
 
@@ -112,7 +112,7 @@ def test_preview_runs_an_invoke_only_when_its_arguments_are_known():
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])
 def test_a_plan_rendered_from_a_preview_is_json_with_unknowns_and_secrets_marked(stack_file, tmp_path):
     stack = render.read_stack_file(stack_file)[0]
-    render.write(tmp_path, stack, run_stack(stack_file, preview=True))
+    render.write(tmp_path, stack, recorded(stack_file, preview=True))
     text = (tmp_path / "plan.json").read_text()
     plan = json.loads(text)
 

@@ -14,7 +14,7 @@ import yaml
 
 from components.cluster_access import SYNC_WAVE
 from tests.support import PROJECT_ROOT
-from tests.support.stacks import AKS_STACK, STACKS, edited_stack, run_stack
+from tests.support.stacks import AKS_STACK, STACKS, edited_stack, recorded
 from tools import gitops_preview, render, stack_file
 from tools.recording import Registration
 
@@ -167,7 +167,7 @@ def test_the_charts_objects_are_added_to_the_kueue_layer_as_chart_v4_registers_t
     (fake_helm / "version").write_text(chart_version(AKS_STACK))
     monkeypatch.setenv("KUEUE_CHART_DIR", str(fake_helm))
     assert render.main([str(edited_stack(AKS_STACK, rendering, tmp_path)), "--out", str(tmp_path / "out")]) == 0
-    chart = next(r for r in run_stack(AKS_STACK).registrations if r.type == "kubernetes:helm.sh/v4:Chart")
+    chart = next(r for r in recorded(AKS_STACK).registrations if r.type == "kubernetes:helm.sh/v4:Chart")
     assert FakeChart.asked == {
         "values": chart.inputs["values"],
         "name": chart.inputs["name"],

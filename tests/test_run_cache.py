@@ -1,0 +1,45 @@
+"""The session's one cache of program runs (tests/support/run_cache.py): a distinct run is made once, and a run made
+while a test patches the mocks or the program is never served from it, nor kept in it."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.config import kueue_extension
+from tests.support import run_cache
+from tests.support.stacks import SHARED_STACK, recorded
+from tools import mock_cloud, mock_engine, mock_runtime
+
+PATCHES = {
+    "mock data edited in place": lambda mp: mp.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0"),
+    "mock data replaced": lambda mp: mp.setattr(mock_cloud, "EXISTING_AKS_VERSION", "1.32.7"),
+    "a stateful engine": lambda mp: mp.setattr(mock_engine, "VERSION_PIN_STATE", {}),
+    "a mock's method": lambda mp: mp.setattr(mock_cloud.ProgramMocks, "_answer", lambda *_: {}),
+    "the recording monitor": lambda mp: mp.setattr(mock_runtime, "RecordingMonitor", type("Kept", (), {})),
+    "a program module's constant": lambda mp: mp.setattr(kueue_extension, "MIN_KUBERNETES", (1, 36)),
+}
+
+
+def test_a_run_is_made_once_and_leaves_the_state_the_cache_is_used_in():
+    first = recorded(SHARED_STACK)
+    made = run_cache.runs_made()
+    assert recorded(SHARED_STACK) is first and run_cache.runs_made() == made
+    assert recorded(SHARED_STACK, preview=True) is not first, "preview is part of the key"
+    assert not run_cache.patched(), "no run changes the state: later runs are cached too"
+
+
+@pytest.mark.parametrize("patch", PATCHES.values(), ids=PATCHES.keys())
+def test_every_kind_of_patch_a_test_makes_changes_the_state(patch, monkeypatch):
+    patch(monkeypatch)
+    assert run_cache.patched()
+
+
+def test_a_run_under_patched_mocks_is_made_afresh_and_not_kept(monkeypatch):
+    cached = recorded(SHARED_STACK)
+    monkeypatch.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0")
+    made = run_cache.runs_made()
+    patched = recorded(SHARED_STACK)
+    assert patched is not cached and recorded(SHARED_STACK) is not patched
+    assert run_cache.runs_made() == made
+    monkeypatch.undo()
+    assert recorded(SHARED_STACK) is cached
