@@ -37,6 +37,8 @@ from tools.bench_rules_ack import ACK_REQUIREMENTS
 
 KUEUE_COMPONENT = "elastic-capacity:kueue:Kueue"
 CRD_WAIT = "pulumi-python:dynamic/kueue:CrdEstablished"
+KUEUE_VERSION_PIN = "pulumi-python:dynamic/kueue:KueueVersion"
+KUEUE_EXTENSION = "azure-native:kubernetesconfiguration:Extension"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER_TYPES = frozenset(
@@ -81,6 +83,12 @@ def _after_kueue_gate(r: Resource, d: Resource, ctx: Context) -> bool:
 
 def _gate_after_chart(r: Resource, d: Resource, ctx: Context) -> bool:
     return is_gate(r, ctx) and is_kueue_chart(d, ctx) and same_parent(r, d)
+
+
+def _after_its_version_pin(r: Resource, d: Resource, ctx: Context) -> bool:
+    """What installs Kueue (the chart, the AKS extension) and the CRD wait before it, after their Kueue's pin."""
+    installs = is_kueue_chart(r, ctx) or is_crd_wait(r, ctx) or r["type"] == KUEUE_EXTENSION
+    return installs and d["type"] == KUEUE_VERSION_PIN and same_parent(r, d)
 
 
 def _kueue_after_provisioning_crd(r: Resource, d: Resource, ctx: Context) -> bool:
@@ -245,6 +253,13 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "the gate probes the chart's webhooks",
         "docs/decisions/0002-readiness-gate.md",
         _gate_after_chart,
+    ),
+    Requirement(
+        "version-pin",
+        "the Kueue chart (or AKS extension) and its CRD wait after the Kueue version pin",
+        "a refused Kueue version (a skipped minor, a minor down) must fail before anything is installed or waited for",
+        "docs/kueue-upgrades.md",
+        _after_its_version_pin,
     ),
     Requirement(
         "provisioning-crd",

@@ -171,3 +171,16 @@ def test_every_requirement_is_named_once_and_cites_a_source_that_exists():
         assert re.search(r"https://|docs/", requirement.source), requirement.name
         for path in re.findall(r"(docs/[\w./-]+\.md)", requirement.source):
             assert (PROJECT_ROOT / path).is_file(), path
+
+
+def test_what_installs_kueue_and_its_crd_wait_wait_for_their_own_version_pin_only():
+    kueue, chart, gate = kueue_install()
+    pin = res(bench_rules.KUEUE_VERSION_PIN, "pin", parent=kueue["urn"], provider=None)
+    extension = res(bench_rules.KUEUE_EXTENSION, "ext", parent=kueue["urn"], provider=None)
+    for installs in (chart, crd_wait(kueue), extension):
+        assert rule_for(installs, pin, kueue) == "version-pin"
+    assert rule_for(gate, pin, kueue) is None, "the gate follows the chart, not the pin"
+    other = res("elastic-capacity:kueue:Kueue", "worker-kueue", provider=None)
+    other["custom"] = False
+    foreign_pin = res(bench_rules.KUEUE_VERSION_PIN, "other-pin", parent=other["urn"], provider=None)
+    assert rule_for(chart, foreign_pin, kueue, other) is None, "another Kueue's pin"
