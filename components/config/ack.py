@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import zoneinfo
 from ipaddress import IPv4Network
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
@@ -33,6 +33,7 @@ from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.ack_rbac import RbacGrant, check_grants
 from components.config.acs import GPU_MODEL_SERIES, GPU_SCHEDULER_TABLES, AcsWorkloadConfig
 from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
+from components.config.kube import KubernetesVersionText
 from components.versions import (
     ACK_MIN_KUBERNETES,
     VIRTUAL_NODE_MIN,
@@ -67,7 +68,7 @@ class AckClusterConfig(ConfigModel):
     """The ACK cluster name."""
     region: Region
     """Alibaba Cloud region, e.g. ``cn-hangzhou``; each cluster gets its own provider for it."""
-    kubernetes_version: str
+    kubernetes_version: KubernetesVersionText
     """A minor such as ``1.35``, resolved when the cluster is created to the newest patch ACK offers for it, or an
     exact ``1.35.1-aliyun.1``, checked against what ACK offers; kept after that, whatever ACK offers, until this key
     changes (one minor at a time, ``components/version_pin.py``). ACS needs 1.26 or later. Supported minors and
@@ -143,13 +144,6 @@ class AckClusterConfig(ConfigModel):
     """``kubeconfigMode: temporary`` only: lifetime of the kubeconfig fetched on every run. ``pulumi destroy`` reuses
     the copy in state, so it must still be valid then: one day covers a work day's up/destroy cycle. With
     ``environment.kind: ephemeral`` it defaults to 60: destroy such a stack with ``pulumi destroy --run-program``."""
-
-    @field_validator("kubernetes_version", mode="before")
-    @classmethod
-    def _quoted(cls, value: Any) -> Any:
-        if isinstance(value, float):
-            raise ValueError('quote the version, e.g. "1.30": YAML reads an unquoted 1.30 as the number 1.3')
-        return value
 
     @field_validator("kubernetes_version")
     @classmethod

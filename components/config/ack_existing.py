@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import StringConstraints, field_validator, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey
+from components.config.kube import KubernetesVersionText
 from components.versions import ACK_MIN_KUBERNETES, KubernetesVersion
 
 ClusterId = Annotated[str, StringConstraints(pattern=r"^c[0-9a-z]{8,63}$")]
@@ -33,7 +34,7 @@ class AckExistingClusterConfig(ConfigModel):
     """ACK's id of the cluster (``c`` followed by letters and digits, in the ACK console's cluster list)."""
     region: Annotated[str, StringConstraints(pattern=r"^[a-z]{2}(-[a-z0-9]+)+$")]
     """The Alibaba Cloud region of the cluster, e.g. ``cn-hangzhou``."""
-    kubernetes_version: str
+    kubernetes_version: KubernetesVersionText
     """The cluster's Kubernetes minor, e.g. ``"1.35"``: the key of the GPU kube-scheduler tables. ``up`` fails,
     naming this key, when ACK reports another minor for the cluster."""
 
@@ -50,13 +51,6 @@ class AckExistingClusterConfig(ConfigModel):
                 "it, or the ACK console): this stack's destroy would revoke them for every stack that shares it",
             )
         return data
-
-    @field_validator("kubernetes_version", mode="before")
-    @classmethod
-    def _quoted(cls, value: Any) -> Any:
-        if isinstance(value, float):
-            raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
-        return value
 
     @field_validator("kubernetes_version")
     @classmethod

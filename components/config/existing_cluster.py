@@ -9,6 +9,7 @@ from pydantic import field_validator, model_validator
 
 from components.config.base import ConfigModel, MisplacedKey, RuleViolation
 from components.config.entra_id import KubeloginConfig
+from components.config.kube import KubernetesVersionText
 
 
 class ExistingClusterConfig(ConfigModel):
@@ -27,7 +28,7 @@ class ExistingClusterConfig(ConfigModel):
     cluster_name: str | None = None
     """``source: aks``: the name of the AKS cluster; its Kubernetes version must be 1.33 or later when the queues use
     ProvisioningRequests."""
-    kubernetes_version: str | None = None
+    kubernetes_version: KubernetesVersionText | None = None
     """``source: kubeconfig``: the cluster's Kubernetes minor, such as ``"1.35"``, which nothing can read before the
     deployment: the readiness gate's kubectl follows it and Kueue's minimum Kubernetes is checked against it. Required
     when the stack installs Kueue, unless ``kueue.readinessGate.probeImage`` carries its own tag. An AKS cluster's
@@ -49,13 +50,6 @@ class ExistingClusterConfig(ConfigModel):
         elif self.resource_group_name or self.cluster_name:
             raise RuleViolation("source", self.source, "resourceGroupName/clusterName only go with source 'aks'")
         return self
-
-    @field_validator("kubernetes_version", mode="before")
-    @classmethod
-    def _quoted(cls, value: object) -> object:
-        if isinstance(value, float):
-            raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
-        return value
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -159,6 +159,16 @@ Quantity = Annotated[str, _AS_TEXT, AfterValidator(_non_negative)]
 PositiveQuantity = Annotated[str, _AS_TEXT, AfterValidator(_positive)]
 """A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
 
+
+def _quoted_version(value: object) -> object:
+    if isinstance(value, float):
+        raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
+    return value
+
+
+KubernetesVersionText = Annotated[str, BeforeValidator(_quoted_version)]
+"""A Kubernetes version as the stack file writes it: quoted, since YAML reads an unquoted ``1.30`` as a number."""
+
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 """The label the API server puts on every namespace: what a namespaceSelector can match a namespace by name with."""
 HOSTNAME_LABEL = "kubernetes.io/hostname"

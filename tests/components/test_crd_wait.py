@@ -8,7 +8,7 @@ import pytest
 from components import crd_wait
 from components.crd_wait import CrdEstablishedProvider, CrdNotServedError, is_established, observe, timeout_message
 from components.kube_wait import PROVISIONING_REQUEST_CRD
-from tests.support.fakes import FakeCluster, cond
+from tests.support.fakes import FakeCluster, cond, serve_from
 
 PATH = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVISIONING_REQUEST_CRD}"
 ESTABLISHED = {"status": {"conditions": [cond("NamesAccepted"), cond("Established")]}}
@@ -50,10 +50,7 @@ def test_the_deadline_message_names_the_key_the_state_the_hint_and_both_ways_on(
 
 @pytest.fixture
 def cluster_with(monkeypatch):
-    def install(objects: dict) -> None:
-        monkeypatch.setattr(crd_wait, "RestCluster", lambda kubeconfig: FakeCluster(objects))
-
-    return install
+    return serve_from(monkeypatch, crd_wait)
 
 
 def test_create_completes_once_established_and_keeps_no_kubeconfig(cluster_with):

@@ -6,7 +6,7 @@ import pytest
 
 from components import queue_wait
 from components.queue_wait import QueuesActiveProvider, QueuesInactiveError, diagnose, inactive, observe
-from tests.support.fakes import FakeCluster, cond
+from tests.support.fakes import FakeCluster, cond, serve_from
 
 CHECK = "/apis/kueue.x-k8s.io/v1beta2/admissionchecks/cas-provisioning"
 QUEUE = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cas-cluster-queue"
@@ -60,10 +60,7 @@ PROPS = {
 
 @pytest.fixture
 def cluster_with(monkeypatch):
-    def install(objects: dict) -> None:
-        monkeypatch.setattr(queue_wait, "RestCluster", lambda kubeconfig: FakeCluster(objects))
-
-    return install
+    return serve_from(monkeypatch, queue_wait)
 
 
 def test_create_fails_with_the_diagnosis_when_something_stays_inactive(cluster_with):

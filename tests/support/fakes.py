@@ -42,6 +42,15 @@ class FakeCluster:
         return self._found(path)
 
 
+def serve_from(monkeypatch: Any, waiter_module: Any) -> Callable[[dict[str, Any]], None]:
+    """``install(objects)``: the waiter module's ``RestCluster`` reads ``objects`` instead of a cluster."""
+
+    def install(objects: dict[str, Any]) -> None:
+        monkeypatch.setattr(waiter_module, "RestCluster", lambda kubeconfig: FakeCluster(objects))
+
+    return install
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0
