@@ -20,7 +20,7 @@ from components import ack_addons, ack_checks
 from components.ack_access import api_server_endpoint, cluster_kubeconfig, rbac_grants
 from components.ack_json import canonical_json
 from components.ack_network import AckNetwork, ack_network
-from components.cluster_access import ClusterObjects, cluster_objects
+from components.cluster_access import ClusterTarget, cluster_target
 from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
@@ -129,7 +129,7 @@ class AckClusterHandle(pulumi.ComponentResource):
     """What ACS workloads depend on, released once the installed addon versions passed the checks."""
     kubeconfig: pulumi.Output[str]
     """Always a secret; see ``components/ack_access.py`` for its two modes."""
-    objects: ClusterObjects
+    target: ClusterTarget
     """Where everything created on this cluster goes: its Kubernetes provider, or per layer a rendering one."""
     ecs_nodes: list[pulumi.Resource]
     """What pods that must run on ECS nodes (Kueue's controller) wait for: the stack's node pool, if it has one."""
@@ -146,7 +146,7 @@ class AckClusterHandle(pulumi.ComponentResource):
         of both kinds of cluster, once ``cluster_id``, ``kubernetes_version``, ``api_server_endpoint`` and
         ``kubeconfig`` are set. The provider depends on the RBAC ``grants``: the identity running ``pulumi`` may be
         one of them, so its objects are created after its role and deleted before the role is revoked."""
-        self.objects = cluster_objects(
+        self.target = cluster_target(
             name,
             self.kubeconfig,
             parent=self,

@@ -14,8 +14,7 @@ from pulumi_azure_native import authorization, containerservice, resources
 
 from components import aks_catalogue
 from components.access_wait import ClusterAccess
-from components.cluster_access import ClusterObjects, cluster_objects
-from components.config import environment_rules
+from components.cluster_access import ClusterTarget, cluster_target
 from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
 from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
@@ -132,7 +131,7 @@ class AksCluster(pulumi.ComponentResource):
 
     kubeconfig: pulumi.Output[str]
     """Cluster-user kubeconfig (secret); depends on the cluster only, not on the user pools."""
-    objects: ClusterObjects
+    target: ClusterTarget
     """Where every object on the cluster goes (its Kubernetes provider, or per layer a rendering one); with
     ``entraId`` the applying provider waits until the deployer's cluster-admin role works."""
     cluster_name: pulumi.Output[str]
@@ -161,7 +160,7 @@ class AksCluster(pulumi.ComponentResource):
     ) -> None:
         """``protect`` (production stacks) puts Pulumi's ``protect`` on the managed cluster only: a destroy or a
         replacement of it fails before anything is deleted; the pools and the rest stay changeable.
-        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_objects`)."""
+        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_target`)."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
         self.resource_group_name = self._resource_group(name, args)
         self.kubernetes_version = self._pinned_version(name, args)
@@ -175,15 +174,12 @@ class AksCluster(pulumi.ComponentResource):
             config_name: self._maintenance(name, config_name, window, cluster)
             for config_name, window in args.maintenance_windows().items()
         }
-        if protect:  # a production stack: what it accepts but should not be left that way
-            for key, message in environment_rules.aks_production_warnings(args):
-                pulumi.log.warn(f"aks.{key}: {message}", resource=self)
 
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
         # The deployer's cluster-admin role is only for Pulumi's own Kubernetes calls: a rendering provider makes none.
         access = self._deployer_access(name, args, cluster) if args.entra_id is not None and render_to is None else None
-        self.objects = cluster_objects(
+        self.target = cluster_target(
             name,
             self.kubeconfig,
             parent=self,

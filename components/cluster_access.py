@@ -1,12 +1,13 @@
 """How every cluster component hands out its cluster: where its Kubernetes objects go, layer by layer.
 
-AKS, existing and ACK clusters all end in the same :class:`ClusterObjects`, named the same way, so the components
-that create Kubernetes objects never need to know which cloud the cluster came from, nor whether the objects are
-applied or rendered. Applying, every layer goes through one provider built from the secret kubeconfig (why it is
-keyed by the cluster id: docs/decisions/0004-providers-keyed-by-cluster-id.md). Rendering for a GitOps controller,
-each layer has a provider of its own writing ``<dir>/<cluster>/<NN-layer>/``, every object there carries its layer's
-Argo CD sync wave, and each layer gets a Flux Kustomization that waits for the layer before it
-(docs/decisions/0006-gitops-layers.md).
+AKS, existing and ACK clusters all end in the same :class:`ClusterTarget`, named the same way, so the components that
+create Kubernetes objects never need to know which cloud the cluster came from; whether the objects are applied or
+rendered is decided here once per cluster (the stack's ``gitops.renderToDirectory``), and a component that must behave
+differently when rendering (no waiter, no gate Job) asks :attr:`ClusterTarget.live`. Applying, every layer goes through
+one provider built from the secret kubeconfig (why it is keyed by the cluster id:
+docs/decisions/0004-providers-keyed-by-cluster-id.md). Rendering for a GitOps controller, each layer has a provider of
+its own writing ``<dir>/<cluster>/<NN-layer>/``, every object there carries its layer's Argo CD sync wave, and each
+layer gets a Flux Kustomization that waits for the layer before it (docs/decisions/0006-gitops-layers.md).
 """
 
 from __future__ import annotations
@@ -101,15 +102,26 @@ def _layer_transform(layer: Layer) -> pulumi.ResourceTransform:
     return transform
 
 
-class ClusterObjects:
-    """Where one cluster's Kubernetes objects go: :meth:`on` gives the options a component creating them takes."""
+class ClusterTarget:
+    """One cluster as the components that put Kubernetes objects on it see it: :meth:`on` gives the options such a
+    component takes, :attr:`kubeconfig` is what its waiters read the cluster with, and :attr:`live` says whether the
+    objects are applied (a waiter can watch them) or rendered for a GitOps controller (nothing here can)."""
 
-    def __init__(self, name: str, parent: pulumi.Resource, provider: KubernetesProvider | None, render_to: str | None):
+    def __init__(
+        self,
+        name: str,
+        parent: pulumi.Resource,
+        kubeconfig: pulumi.Input[str],
+        provider: KubernetesProvider | None,
+        render_to: str | None,
+    ):
         self._name = name
         self._parent = parent
         self._provider = provider
         self._render_to = render_to
         self._layers: dict[Layer, tuple[KubernetesProvider, pulumi.ResourceTransform]] = {}
+        self.kubeconfig = kubeconfig
+        """The program's own secret kubeconfig of the cluster: what waiters and token requests sign in with."""
 
     @property
     def provider(self) -> KubernetesProvider:
@@ -118,8 +130,9 @@ class ClusterObjects:
         return self._provider
 
     @property
-    def renders(self) -> bool:
-        return self._render_to is not None
+    def live(self) -> bool:
+        """Objects are applied to the cluster during ``up``: something can wait for them there."""
+        return self._render_to is None
 
     def on(self, layer: Layer, depends_on: list[pulumi.Resource] | None = None) -> pulumi.ResourceOptions:
         """The provider (and, rendering, the transform) for objects of ``layer``, with ``depends_on``; a layer's
@@ -170,7 +183,7 @@ def _rendering_provider(name: str, directory: str, parent: pulumi.Resource) -> K
     )
 
 
-def cluster_objects(
+def cluster_target(
     name: str,
     kubeconfig: pulumi.Input[str],
     *,
@@ -180,7 +193,7 @@ def cluster_objects(
     secrets_mutable: bool = False,
     depends_on: list[pulumi.Resource] | None = None,
     render_to: str | None = None,
-) -> ClusterObjects:
+) -> ClusterTarget:
     """Where every Kubernetes object on the cluster goes: the applying provider built from ``kubeconfig``, or, with
     ``render_to`` (a directory), one rendering provider per layer, which holds no kubeconfig and reaches no cluster
     (https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/#renderyamltodirectory_python).
@@ -199,7 +212,7 @@ def cluster_objects(
     provider can act, such as the role assignment that lets the deployer in.
     """
     if render_to is not None:
-        return ClusterObjects(name, parent, None, render_to)
+        return ClusterTarget(name, parent, kubeconfig, None, render_to)
     provider = KubernetesProvider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
@@ -208,4 +221,4 @@ def cluster_objects(
         enable_secret_mutable=True if secrets_mutable else None,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
     )
-    return ClusterObjects(name, parent, provider, None)
+    return ClusterTarget(name, parent, kubeconfig, provider, None)

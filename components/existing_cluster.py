@@ -11,7 +11,7 @@ import pulumi
 from pulumi_azure_native import containerservice
 
 from components.aks import aks_user_kubeconfig
-from components.cluster_access import ClusterObjects, cluster_objects
+from components.cluster_access import ClusterTarget, cluster_target
 from components.config import kueue_cluster
 from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
 from components.config.base import PROJECT, ConfigError, RuleViolation
@@ -30,7 +30,7 @@ class ExistingCluster(pulumi.ComponentResource):
 
     kubeconfig: pulumi.Output[str]
     """Always a secret, whichever source it came from."""
-    objects: ClusterObjects
+    target: ClusterTarget
     """Where every object on the cluster goes: its Kubernetes provider, or per layer a rendering one."""
 
     def __init__(
@@ -44,7 +44,7 @@ class ExistingCluster(pulumi.ComponentResource):
         render_to: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_objects`).
+        """``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_target`).
         The provider never gets ``delete_unreachable``, whatever the environment: pulumi-kubernetes calls a cluster
         unreachable whenever signing in or reading its API fails, and the cluster is never the stack's to delete, so a
         ``destroy`` or ``refresh`` would then drop the stack's objects from the state and leave them on the shared
@@ -69,7 +69,7 @@ class ExistingCluster(pulumi.ComponentResource):
             given = pulumi.Output.from_input(kubeconfig)
             self.kubeconfig = pulumi.Output.secret(given.apply(lambda text: non_interactive(text, args.kubelogin)))
             identifier = None  # only the kubeconfig names the cluster: keep the provider's own heuristics
-        self.objects = cluster_objects(
+        self.target = cluster_target(
             name,
             self.kubeconfig,
             parent=self,

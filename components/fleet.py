@@ -18,7 +18,7 @@ from components.ack import AckClusterHandle, AckProCluster
 from components.ack_existing import ExistingAckCluster
 from components.acs import AcsNamespace, AcsWorkload
 from components.aks import AksCluster
-from components.cluster_access import KUEUE, QUEUES, WORKLOADS
+from components.cluster_access import WORKLOADS, ClusterTarget
 from components.config.ack import AckConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import (
@@ -54,7 +54,7 @@ def deploy(config: StackConfig) -> None:
     manager = _deploy_kueue(config) if config.kueue_target is not None else None
     ack_clusters = _deploy_ack(config, config.ack) if config.ack is not None else {}
     for ack_cluster in ack_clusters.values():  # rendering: each cluster's Flux order, once its objects are placed
-        ack_cluster.objects.flux_kustomizations()
+        ack_cluster.target.flux_kustomizations()
     if config.multi_kueue is not None:
         assert manager is not None  # multikueue_rules: the manager is the stack's Kueue cluster, with Kueue installed
         cluster, kueue = manager
@@ -66,42 +66,37 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
     cluster, kueue_waits_for = _kueue_cluster(config)
     pulumi.export("kubeconfig", cluster.kubeconfig)
 
-    render_to = config.gitops.render_to_directory
+    target = cluster.target
     kueue = None
     if config.kueue.install:
-        uses_provisioning = config.queues.uses_provisioning_requests
         kueue = Kueue(
             "kueue",
             config.kueue,
+            target,
             probe_image=_probe_image(config, cluster),
-            crd_wait=_crd_wait(config, cluster),
+            crd_wait=_crd_wait(config, target),
             protect=config.environment.protect,
-            readiness_gate=render_to is None,
-            chart_waits_for=kueue_waits_for if uses_provisioning else None,
+            chart_waits_for=kueue_waits_for if config.queues.uses_provisioning_requests else None,
             extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
-            opts=cluster.objects.on(KUEUE),
         )
     queues = KueueQueues(
         "queues",
         config.queues,
+        target,
         kueue_ready=kueue.ready if kueue else None,
         namespace_labels=config.kueue.managed_namespace_labels,
-        opts=cluster.objects.on(QUEUES),
     )
     pulumi.export("localQueues", [f"{q.namespace}/{q.name}" for q in config.queues.local_queues])
     # Rendered objects reach a cluster only through the GitOps controller: nothing here can wait for them there.
-    active = _queues_active(config, cluster, queues) if render_to is None else queues
+    active = _queues_active(config, target, queues) if target.live else queues
     if config.smoke_job.enabled:
         SmokeJob(
             "smoke-job",
             config.smoke_job,
-            kubeconfig=cluster.kubeconfig,
-            wait=render_to is None,
-            opts=cluster.objects.on(
-                WORKLOADS, depends_on=[active, *kueue_waits_for, *_smoke_job_queue(config, queues)]
-            ),
+            target,
+            opts=pulumi.ResourceOptions(depends_on=[active, *kueue_waits_for, *_smoke_job_queue(config, queues)]),
         )
-    cluster.objects.flux_kustomizations()
+    target.flux_kustomizations()
     return cluster, kueue
 
 
@@ -158,11 +153,10 @@ def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> 
     return cluster.current_version().apply(lambda version: gate_image(existing, config.kueue, version))
 
 
-def _crd_wait(config: StackConfig, cluster: AksCluster | ExistingCluster) -> CrdWaitTarget | None:
-    """How the chart's wait for the ProvisioningRequest CRD reads the cluster, when a queue needs the CRD. A stack
-    that accepts inactive checks (onInactive: warn) neither waits for it nor fails without it."""
-    needed = config.queues.uses_provisioning_requests and config.queues.wait_until_active.on_inactive == "fail"
-    return CrdWaitTarget(kubeconfig=cluster.kubeconfig, hint=_provisioning_hint(config)) if needed else None
+def _crd_wait(config: StackConfig, target: ClusterTarget) -> CrdWaitTarget | None:
+    """How the chart's wait for the ProvisioningRequest CRD reads the cluster, when Kueue must find it at start."""
+    needed = config.queues.needs_provisioning_crd_at_start
+    return CrdWaitTarget(kubeconfig=target.kubeconfig, hint=_provisioning_hint(config)) if needed else None
 
 
 def _provisioning_hint(config: StackConfig) -> str:
@@ -182,7 +176,7 @@ def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Re
     return [queues.objects[key] for key in wanted if key in queues.objects]
 
 
-def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, queues: KueueQueues) -> QueuesActive:
+def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueues) -> QueuesActive:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
     wait = config.queues.wait_until_active
     # MultiKueue's checks and the queues that carry them are Active once a worker connects: the burst set-up's own
@@ -200,7 +194,7 @@ def _queues_active(config: StackConfig, cluster: AksCluster | ExistingCluster, q
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
         hint=_provisioning_hint(config),
-        kubeconfig=cluster.kubeconfig,
+        kubeconfig=target.kubeconfig,
         # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
         opts=pulumi.ResourceOptions(depends_on=[r for (kind, _), r in queues.objects.items() if kind in WATCHED]),
     )
@@ -237,7 +231,7 @@ def _deploy_multikueue(
             checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
             cluster_queues=dispatching_cluster_queues(burst, config.queues),
         ),
-        opts=pulumi.ResourceOptions(provider=manager.objects.provider),
+        opts=pulumi.ResourceOptions(provider=manager.target.provider),
     )
 
 
@@ -262,13 +256,7 @@ def _worker_access(
         cluster, kueue_waits_for, addons = handle, handle.ecs_nodes, handle.addons
         name = f"ack-{plan.label}-multikueue"
     on_worker = MultiKueueWorker(
-        name,
-        burst,
-        plan,
-        cluster_kubeconfig=cluster.kubeconfig,
-        kueue_waits_for=kueue_waits_for,
-        placement_waits_for=addons,
-        opts=pulumi.ResourceOptions(provider=cluster.objects.provider),
+        name, burst, plan, cluster.target, kueue_waits_for=kueue_waits_for, placement_waits_for=addons
     )
     return WorkerAccess(on_worker.kubeconfig, on_worker.token_expires_at, on_worker.ready)
 
@@ -305,14 +293,14 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
             namespaces[key] = AcsNamespace(
                 f"ack-{workload.cluster}-ns-{workload.namespace}",
                 workload.namespace,
-                opts=cluster.objects.on(WORKLOADS),
+                opts=cluster.target.on(WORKLOADS),
             )
         namespace = namespaces.get(key)
         acs = AcsWorkload(
             f"acs-{workload.cluster}-{workload.namespace}-{workload.name}",
             workload,
             addons=cluster.addons,
-            opts=cluster.objects.on(WORKLOADS, depends_on=[namespace] if namespace else None),
+            opts=cluster.target.on(WORKLOADS, depends_on=[namespace] if namespace else None),
         )
         if acs.billed_spec is not None:
             billed[f"{workload.cluster}/{workload.namespace}/{workload.name}"] = acs.billed_spec

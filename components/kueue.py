@@ -12,6 +12,7 @@ import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
 from components import kueue_extension
+from components.cluster_access import KUEUE, ClusterTarget
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
 from components.crd_wait import CrdEstablished, CrdWaitTarget
@@ -38,24 +39,26 @@ class Kueue(pulumi.ComponentResource):
         self,
         name: str,
         args: KueueConfig,
+        target: ClusterTarget,
         *,
         probe_image: pulumi.Input[str],
         crd_wait: CrdWaitTarget | None = None,
         protect: bool = False,
-        readiness_gate: bool = True,
         chart_waits_for: list[pulumi.Resource] | None = None,
         extension_on: kueue_extension.ManagedCluster | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``probe_image`` is the gate's kubectl, of the cluster's minor (``ReadinessGateConfig.image_for``; an Output
         where the version is read at deploy time). ``crd_wait``, when the queues need the ProvisioningRequest CRD, is
-        how the chart's wait for it reads the cluster. ``readiness_gate=False`` leaves the gate and the CRD wait out,
-        for providers that render instead of applying. ``protect`` (production stacks) puts Pulumi's ``protect`` on the
-        chart: removing the chart would delete Kueue's CRDs, and with them every queue and workload, so a destroy or a
-        replacement of it must fail first. With ``kueue.install: aks-extension`` AKS's managed extension on
-        ``extension_on`` takes the chart's place (:mod:`components.kueue_extension`): after the namespace, protected
-        and gated the same."""
-        super().__init__("elastic-capacity:kueue:Kueue", name, None, opts)
+        how the chart's wait for it reads the cluster. On a ``target`` that renders for a GitOps controller there is no
+        cluster to probe: the gate and the CRD wait are left out. ``protect`` (production stacks) puts Pulumi's
+        ``protect`` on the chart: removing the chart would delete Kueue's CRDs, and with them every queue and workload,
+        so a destroy or a replacement of it must fail first. With ``kueue.install: aks-extension`` AKS's managed
+        extension on ``extension_on`` takes the chart's place (:mod:`components.kueue_extension`): after the namespace,
+        protected and gated the same."""
+        super().__init__(
+            "elastic-capacity:kueue:Kueue", name, None, pulumi.ResourceOptions.merge(target.on(KUEUE), opts)
+        )
         child = pulumi.ResourceOptions(parent=self)
 
         ns = kueue_install.kueue_namespace(args)
@@ -68,13 +71,12 @@ class Kueue(pulumi.ComponentResource):
         key = f"{PROJECT}:kueue.{args.version_key}"
         pin = KueueVersion(f"{name}-version", key=key, requested=args.installed_version, opts=child)
         before_kueue = [pin, *(chart_waits_for or [])]
-        if readiness_gate and crd_wait is not None:
+        if target.live and crd_wait is not None:
             before_kueue.append(self._crd_wait(name, args, crd_wait, [*before_kueue]))
 
         chart = self._install(name, args, namespace, before_kueue, protect=protect, extension_on=extension_on)
-        # Without a gate (objects rendered for a GitOps controller, no cluster to probe) the chart is what the queue
-        # objects follow.
-        self.ready = self._readiness_gate(name, args, probe_image, namespace, chart) if readiness_gate else chart
+        # Without a gate (objects rendered for a GitOps controller) the chart is what the queue objects follow.
+        self.ready = self._readiness_gate(name, args, probe_image, namespace, chart) if target.live else chart
         self.register_outputs({"namespace": namespace.metadata.name})
 
     def _install(

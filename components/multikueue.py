@@ -9,7 +9,7 @@ gate (its webhooks admit them). A MultiKueueCluster waits for its Secret and for
 after a failed connection, and a MultiKueueCluster whose Secret is missing stays ``BadKubeConfig``, which Kueue treats
 unlike a lost connection (its Workloads are never retried after a manager restart,
 https://github.com/kubernetes-sigs/kueue/issues/13238). The manager's provider updates Secrets in place
-(``enableSecretMutable``, see :func:`components.cluster_access.cluster_objects`), so a new token never leaves a
+(``enableSecretMutable``, see :func:`components.cluster_access.cluster_target`), so a new token never leaves a
 MultiKueueCluster without its Secret. Each object waits for the objects it names, so Kueue's in-use finalizers never
 hold a deletion up.
 """

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import pulumi
 from pulumi_kubernetes import apiextensions, core, rbac
 
+from components.cluster_access import ClusterTarget
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import WorkerPlan
 from components.kueue import Kueue
@@ -47,17 +48,18 @@ class MultiKueueWorker(pulumi.ComponentResource):
         name: str,
         burst: MultiKueueConfig,
         plan: WorkerPlan,
+        target: ClusterTarget,
         *,
-        cluster_kubeconfig: pulumi.Input[str],
         kueue_waits_for: Sequence[pulumi.Resource] = (),
         placement_waits_for: pulumi.Input[Sequence[pulumi.Resource]] = (),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``cluster_kubeconfig`` is the program's own kubeconfig of the worker: the token is issued through it, and
-        the manager's kubeconfig uses its endpoint and CA. ``kueue_waits_for`` is what the Kueue chart waits for (an
-        ACK cluster's ECS node pool: Kueue's controller and webhook cannot run on the virtual node);
+        """``target`` is the worker cluster (MultiKueue is never rendered): the token is issued through its kubeconfig,
+        and the manager's kubeconfig uses that one's endpoint and CA. ``kueue_waits_for`` is what the Kueue chart waits
+        for (an ACK cluster's ECS node pool: Kueue's controller and webhook cannot run on the virtual node);
         ``placement_waits_for`` what the ResourcePolicies wait for (the ACK scheduler and virtual node addons)."""
-        super().__init__("elastic-capacity:multikueue:Worker", name, None, opts)
+        on_worker = pulumi.ResourceOptions.merge(pulumi.ResourceOptions(provider=target.provider), opts)
+        super().__init__("elastic-capacity:multikueue:Worker", name, None, on_worker)
         assert plan.queues is not None  # only workers the stack sets up get this component
         child = pulumi.ResourceOptions(parent=self)
         kueue = None
@@ -67,6 +69,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             kueue = Kueue(
                 f"{name}-kueue",
                 plan.kueue,
+                target,
                 probe_image=plan.probe_image,
                 chart_waits_for=list(kueue_waits_for),
                 opts=child,
@@ -74,14 +77,15 @@ class MultiKueueWorker(pulumi.ComponentResource):
         queues = KueueQueues(
             f"{name}-queues",
             plan.queues,
+            target,
             kueue_ready=kueue.ready if kueue else None,
             namespace_labels=plan.namespace_labels,
             opts=child,
         )
         placement = self._acs_placement(name, burst, plan, queues, placement_waits_for)
-        bindings, token = self._manager_identity(name, burst, plan, queues, kueue, cluster_kubeconfig)
+        bindings, token = self._manager_identity(name, burst, plan, queues, kueue, target.kubeconfig)
         self.kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(cluster_kubeconfig, token.token).apply(
+            pulumi.Output.all(target.kubeconfig, token.token).apply(
                 lambda values: manifests.manager_kubeconfig(values[0], values[1], plan.cluster_name)
             )
         )

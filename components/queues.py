@@ -15,6 +15,7 @@ from typing import Any
 import pulumi
 from pulumi_kubernetes.core import v1 as core
 
+from components.cluster_access import QUEUES, ClusterTarget
 from components.config.queues import QueuesConfig
 from components.manifests.queues import namespace_label_patches, queue_manifests, references
 
@@ -28,17 +29,19 @@ def kueue_object(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptio
 
 
 class KueueQueues(pulumi.ComponentResource):
-    """The ``queues`` section on one cluster; the Kubernetes provider comes in through ``opts``."""
+    """The ``queues`` section on one cluster, in its queues layer."""
 
     def __init__(
         self,
         name: str,
         args: QueuesConfig,
+        target: ClusterTarget,
         kueue_ready: pulumi.Resource | None,
         namespace_labels: dict[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        super().__init__("elastic-capacity:kueue:KueueQueues", name, None, opts)
+        on_cluster = pulumi.ResourceOptions.merge(target.on(QUEUES), opts)
+        super().__init__("elastic-capacity:kueue:KueueQueues", name, None, on_cluster)
         created: dict[tuple[str, str], pulumi.Resource] = {}
         for patch in namespace_label_patches(args, namespace_labels):
             # Server-side apply of the labels alone: destroy removes them again and leaves the namespace be.

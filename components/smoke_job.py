@@ -5,6 +5,7 @@ from __future__ import annotations
 import pulumi
 from pulumi_kubernetes import batch
 
+from components.cluster_access import WORKLOADS, ClusterTarget
 from components.config.smoke_job import SmokeJobConfig
 from components.job_wait import JobCompletion
 from components.manifests import jobs
@@ -25,13 +26,13 @@ class SmokeJob(pulumi.ComponentResource):
         self,
         name: str,
         args: SmokeJobConfig,
-        kubeconfig: pulumi.Input[str],
+        target: ClusterTarget,
         opts: pulumi.ResourceOptions | None = None,
-        *,
-        wait: bool = True,
     ) -> None:
-        """``wait=False`` registers the Job only, for providers that render it for a GitOps controller to apply."""
-        super().__init__("elastic-capacity:kueue:SmokeJob", name, None, opts)
+        """On a ``target`` that renders for a GitOps controller, the Job is only registered: nothing here can wait
+        for it on the cluster."""
+        on_cluster = pulumi.ResourceOptions.merge(target.on(WORKLOADS), opts)
+        super().__init__("elastic-capacity:kueue:SmokeJob", name, None, on_cluster)
         manifest = jobs.smoke_job(args)
         job = batch.v1.Job(
             f"{name}-job",
@@ -41,7 +42,7 @@ class SmokeJob(pulumi.ComponentResource):
                 parent=self, ignore_changes=["spec.suspend"], replace_on_changes=["*"], delete_before_replace=True
             ),
         )
-        if not wait:
+        if not target.live:
             self.register_outputs({})
             return
         completion = JobCompletion(
@@ -50,7 +51,7 @@ class SmokeJob(pulumi.ComponentResource):
             job_name=args.name,
             job_uid=job.metadata.apply(lambda m: m.uid if m else None),
             timeout_seconds=args.timeout_seconds,
-            kubeconfig=kubeconfig,
+            kubeconfig=target.kubeconfig,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[job]),
         )
         self.register_outputs({"succeeded": completion.succeeded})

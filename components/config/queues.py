@@ -186,6 +186,13 @@ class QueuesConfig(ConfigModel):
         start-up)."""
         return any(check.runs_provisioning_requests for check in self.all_admission_checks)
 
+    @property
+    def needs_provisioning_crd_at_start(self) -> bool:
+        """Whether Kueue must find the ProvisioningRequest CRD when it starts, so its install waits for it: a stack
+        that accepts inactive checks (``waitUntilActive.onInactive: warn``) neither waits for it nor fails without
+        it."""
+        return self.uses_provisioning_requests and self.wait_until_active.on_inactive == "fail"
+
     @model_validator(mode="after")
     def _names(self) -> QueuesConfig:
         queues_rules.require_new_namespaces(self)

@@ -267,7 +267,12 @@ class StackConfig(ConfigModel):
     def warnings(self) -> list[tuple[str, str]]:
         """``(key, message)`` for settings that will likely not work; the fleet logs them as warnings."""
         ack = self.ack.warnings() if self.ack is not None else []
-        return [*feasibility.warnings(self), *ack]
+        production = (
+            [(f"aks.{key}", message) for key, message in environment_rules.aks_production_warnings(self.aks)]
+            if self.aks is not None and self.environment.protect
+            else []
+        )
+        return [*feasibility.warnings(self), *ack, *production]
 
     @model_validator(mode="after")
     def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:

@@ -174,22 +174,6 @@ def test_a_window_is_configured_or_opted_out() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    ("protect", "access", "warned"),
-    [
-        (True, {}, True),
-        (True, {"authorizedIpRanges": ["20.30.40.0/24"]}, False),
-        (True, {"allowUnrestricted": True}, False),
-        (False, {}, False),  # only production stacks are held to it
-    ],
-)
-def test_a_production_cluster_with_an_open_api_server_warns(run_program, caplog, protect, access, warned) -> None:
-    config = AksConfig.model_validate({"apiServerAccess": access})
-    run_program(lambda: AksCluster("demo", config, protect=protect))
-    logged = [r.getMessage() for r in caplog.records if "aks.apiServerAccess:" in r.getMessage()]
-    assert len(logged) == (1 if warned else 0)
-
-
 def test_managed_cluster_autoscaler_and_upgrades_are_the_configured_ones(configured) -> None:
     cluster, _ = configured
     assert cluster["autoScalerProfile"] == {

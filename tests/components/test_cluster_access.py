@@ -13,9 +13,9 @@ from components.cluster_access import (
     QUEUES,
     SYNC_WAVE,
     WORKLOADS,
-    ClusterObjects,
+    ClusterTarget,
     Layer,
-    cluster_objects,
+    cluster_target,
     layer_of,
     placed_in,
 )
@@ -47,7 +47,7 @@ def provide(**options) -> Recording:
         holder = Holder("cluster")
         access = Access("access")
         depends_on = [access] if options.pop("wait_for_access", False) else None
-        cluster_objects(
+        cluster_target(
             "cluster", pulumi.Output.secret(FAKE_KUBECONFIG), parent=holder, depends_on=depends_on, **options
         )
 
@@ -117,7 +117,7 @@ class Placed(pulumi.ComponentResource):
 
 
 def rendered_cluster(layers: list[Layer]) -> None:
-    objects = cluster_objects("cluster", "ignored", parent=Holder("cluster"), render_to="out/gitops")
+    objects = cluster_target("cluster", "ignored", parent=Holder("cluster"), render_to="out/gitops")
     for layer in layers:
         Placed(f"in-{layer.name}", objects.on(layer))
     objects.flux_kustomizations()
@@ -168,7 +168,7 @@ def test_an_applying_cluster_has_one_provider_no_transform_and_no_flux(monkeypat
     transforms = record_transforms(monkeypatch)
 
     def program() -> None:
-        objects = cluster_objects("cluster", pulumi.Output.secret(FAKE_KUBECONFIG), parent=Holder("cluster"))
+        objects = cluster_target("cluster", pulumi.Output.secret(FAKE_KUBECONFIG), parent=Holder("cluster"))
         for layer in LAYERS:
             Placed(f"in-{layer.name}", objects.on(layer))
         objects.flux_kustomizations()
@@ -180,7 +180,7 @@ def test_an_applying_cluster_has_one_provider_no_transform_and_no_flux(monkeypat
 
 
 def test_a_rendering_cluster_has_no_applying_provider_to_hand_out():
-    objects = ClusterObjects("cluster", parent=None, provider=None, render_to="out")  # type: ignore[arg-type]
+    objects = ClusterTarget("cluster", parent=None, kubeconfig="", provider=None, render_to="out")  # type: ignore[arg-type]
     with pytest.raises(AssertionError, match="one provider per layer"):
         _ = objects.provider
 

@@ -17,6 +17,7 @@ from components.crd_wait import CrdWaitTarget
 from components.kube_wait import PROVISIONING_REQUEST_CRD
 from components.kueue import Kueue
 from components.manifests import kueue_gate, kueue_install
+from tests.support.targets import live_target, rendering_target
 from tools import mock_runtime
 from tools.recording import Recording
 
@@ -52,10 +53,10 @@ def _install(crd_wait: bool, protect: bool, probe: str, kueue: str) -> Recording
         component = Kueue(
             "kueue",
             config,
+            live_target(provider),
             probe_image=image,
             crd_wait=crd_wait_target() if crd_wait else None,
             protect=protect,
-            opts=pulumi.ResourceOptions(provider=provider),
         )
         pulumi.export("readyUrn", component.ready.urn)
 
@@ -151,7 +152,7 @@ def test_without_a_crd_wait_the_chart_waits_for_its_pin_and_namespace_only():
     assert set(recording.one(CHART).dependencies) == {pin, namespace}, "its version pin; its namespace input"
 
 
-def after_a_stand_in(crd_wait: bool = True, readiness_gate: bool = True) -> Recording:
+def after_a_stand_in(crd_wait: bool = True, live: bool = True) -> Recording:
     """Kueue whose chart must start after a stand-in for the autoscaling pools."""
 
     def program() -> None:
@@ -159,9 +160,9 @@ def after_a_stand_in(crd_wait: bool = True, readiness_gate: bool = True) -> Reco
         before = kubernetes.core.v1.ConfigMap(
             "pool-stand-in", metadata={"name": "x"}, opts=pulumi.ResourceOptions(provider=provider)
         )
-        Kueue("kueue", KueueConfig(), probe_image=PROBE, crd_wait=crd_wait_target() if crd_wait else None,
-              readiness_gate=readiness_gate, chart_waits_for=[before],
-              opts=pulumi.ResourceOptions(provider=provider))  # fmt: skip
+        target = live_target(provider) if live else rendering_target(provider)
+        Kueue("kueue", KueueConfig(), target, probe_image=PROBE, crd_wait=crd_wait_target() if crd_wait else None,
+              chart_waits_for=[before])  # fmt: skip
 
     return mock_runtime.run(program, {})
 
@@ -190,7 +191,7 @@ def test_the_chart_starts_only_after_the_crd_wait_which_follows_the_pools_and_no
 
 def test_a_rendering_provider_gets_the_chart_after_the_pools_but_neither_gate_nor_crd_wait():
     """Rendered objects reach the cluster through a GitOps controller: there is nothing to wait for here."""
-    recording = after_a_stand_in(readiness_gate=False)
+    recording = after_a_stand_in(live=False)
     assert recording.by_type(JOB) == recording.by_type(CRD_WAIT) == []
     assert recording.one(CONFIG_MAP, "pool-stand-in").urn in recording.one(CHART, "kueue-chart").dependencies
 

@@ -27,6 +27,7 @@ from tests.support import ack as ack_data
 from tests.support.config import as_config
 from tests.support.multikueue import MIRROR
 from tests.support.schemas import validate_core, validate_kueue
+from tests.support.targets import live_target
 from tools import mock_cloud, mock_runtime
 from tools.mock_cloud import FAKE_KUBECONFIG
 from tools.recording import UNKNOWN, Recording
@@ -99,10 +100,9 @@ def _record(settings: str, preview: bool) -> Recording:
             "hz",
             burst,
             worker_plan,
-            cluster_kubeconfig=pulumi.Output.secret(CLUSTER_KUBECONFIG),
+            live_target(provider, CLUSTER_KUBECONFIG),
             kueue_waits_for=[nodes],
             placement_waits_for=pulumi.Output.from_input([addons]),
-            opts=pulumi.ResourceOptions(provider=provider),
         )
         manager = kubernetes.Provider("manager", kubeconfig=FAKE_KUBECONFIG)
         core.Secret(

@@ -12,6 +12,7 @@ from components.queues import KueueQueues
 from tests.support.queues import EVERY_KIND, GENERAL
 from tests.support.schemas import validate_core, validate_kueue
 from tests.support.seeds import KUEUE_SEED_OBJECTS
+from tests.support.targets import live_target
 from tools import mock_runtime
 from tools.mock_cloud import FAKE_KUBECONFIG
 from tools.recording import Recording
@@ -29,7 +30,7 @@ def record(config: QueuesConfig, *, gated: bool = True, labels: dict[str, str] |
             metadata={"name": "kueue-ready", "namespace": "default"},
             opts=pulumi.ResourceOptions(provider=provider),
         )
-        KueueQueues("queues", config, gate if gated else None, labels, opts=pulumi.ResourceOptions(provider=provider))
+        KueueQueues("queues", config, live_target(provider), gate if gated else None, labels)
 
     return mock_runtime.run(program, {})
 

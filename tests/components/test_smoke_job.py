@@ -14,6 +14,7 @@ from components.config.smoke_job import SmokeJobConfig
 from components.job_wait import JobCompletionProvider
 from components.manifests.jobs import smoke_job
 from components.smoke_job import SmokeJob
+from tests.support.targets import live_target
 from tools import mock_runtime
 from tools.recording import REDACTED, Recording
 
@@ -32,8 +33,8 @@ def registered() -> Recording:
         SmokeJob(
             "smoke-job",
             CONFIG,
-            kubeconfig=pulumi.Output.secret("apiVersion: v1\nkind: Config\n"),
-            opts=pulumi.ResourceOptions(provider=provider, depends_on=[queues]),
+            live_target(provider),
+            opts=pulumi.ResourceOptions(depends_on=[queues]),
         )
 
     return mock_runtime.run(program, {})

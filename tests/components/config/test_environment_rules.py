@@ -275,3 +275,19 @@ def test_only_aks_targets_default_kueue_to_the_system_pool_and_a_written_selecto
     """A cluster given by kubeconfig may be any cluster, where no node may carry AKS's system-pool label."""
     config = load_stack_config(as_config({**target, "kueue": kueue}), KUBECONFIG_SECRET)
     assert config.kueue.node_selector == selector
+
+
+@pytest.mark.parametrize(
+    ("kind", "access", "warned"),
+    [
+        ("production", {}, True),
+        ("production", {"authorizedIpRanges": ["20.30.40.0/24"]}, False),
+        ("production", {"allowUnrestricted": True}, False),
+        ("dev", {}, False),  # only production stacks are held to it
+    ],
+)
+def test_a_production_cluster_with_an_open_api_server_is_a_config_warning(kind, access, warned) -> None:
+    """The one channel the fleet logs (test_config_warnings_are_logged_with_their_full_keys)."""
+    config = load(kind, aks={"apiServerAccess": access})
+    keys = [key for key, _ in config.warnings() if key.startswith("aks.apiServerAccess")]
+    assert keys == (["aks.apiServerAccess"] if warned else [])
