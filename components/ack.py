@@ -25,7 +25,6 @@ from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.base import key_path
-from components.config.environment import EnvironmentConfig
 from components.version_pin import pinned_version
 from components.versions import ClusterNeeds
 
@@ -48,27 +47,12 @@ DELETE_OPTIONS_DOC = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-a
 """ACK's page on ``delete_options``: what each resource type covers and whether ACK keeps it by default."""
 
 
-def delete_options(
-    args: AckClusterConfig, environment: EnvironmentConfig
-) -> list[cs.ManagedKubernetesDeleteOptionArgsDict]:
-    """For an ephemeral cluster, what ACK deletes with it besides the cluster: the load balancers it created for
-    Services (``SLB``) and for the ALB Ingress controller (``ALB``, kept by default), and the Simple Log Service
-    projects it created for the logging feature and the control-plane logs (``SLS_Data``, ``SLS_ControlPlane``, kept
-    by default; :data:`DELETE_OPTIONS_DOC`). A log project the stack file names may be shared, so it is kept.
-
-    The provider reads them from the state when it deletes the cluster
-    (``resourceAlicloudCSKubernetesDelete`` in
+def delete_options(args: AckClusterConfig) -> list[cs.ManagedKubernetesDeleteOptionArgsDict]:
+    """``deleteWithCluster`` as ACK's ``delete_options`` (:data:`DELETE_OPTIONS_DOC`). The provider reads them from
+    the state when it deletes the cluster (``resourceAlicloudCSKubernetesDelete`` in
     https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes.go),
-    so they are sent from the first ``up`` on. Other kinds send none and keep ACK's defaults.
-    """
-    if not environment.ephemeral:
-        return []
-    types = ["SLB", "ALB"]
-    if args.audit_log is None or args.audit_log.sls_project_name is None:
-        types.append("SLS_Data")
-    if args.control_plane_logs is None or args.control_plane_logs.project is None:
-        types.append("SLS_ControlPlane")
-    return [{"delete_mode": "delete", "resource_type": resource_type} for resource_type in types]
+    so they are sent from the first ``up`` on; none keeps ACK's defaults."""
+    return [{"delete_mode": "delete", "resource_type": kind} for kind in args.delete_with_cluster or []]
 
 
 def security_settings(args: AckClusterConfig) -> dict[str, Any]:
@@ -177,25 +161,20 @@ class AckProCluster(AckClusterHandle):
         config_key: str,
         opts: pulumi.ResourceOptions | None = None,
         *,
-        environment: EnvironmentConfig | None = None,
         render_to: str | None = None,
     ) -> None:
         """``needs`` is what the cluster's workloads need of its addons; ``config_key`` (``elastic-capacity:ack.
-        clusters[0]``) prefixes the keys that deploy-time errors name. ``environment`` adds its name suffix to the
-        cluster's and the network's names; ephemeral clusters get :func:`delete_options` and a Kubernetes provider
-        that forgets the objects of a vanished cluster."""
+        clusters[0]``) prefixes the keys that deploy-time errors name. Names and deletion settings are the resolved
+        config's (``cloud_name``, ``network_name``, ``deleteUnreachable``, ``deleteWithCluster``)."""
         super().__init__("elastic-capacity:alicloud:AckProCluster", name, None, opts)
-        environment = environment or EnvironmentConfig()
         region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
         child = pulumi.ResourceOptions(parent=self, provider=region)
         on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
         tags = dict(args.tags)
 
-        network = ack_network(
-            name, args.network, tags, child, config_key, physical_name=f"{name}{environment.name_suffix}"
-        )
+        network = ack_network(name, args.network, tags, child, config_key, physical_name=args.network_name)
         self.kubernetes_version = _pinned_version(name, args, config_key, on_region, self)
-        cluster = _cluster(name, args, self.kubernetes_version, network, tags, environment, child)
+        cluster = _cluster(name, args, self.kubernetes_version, network, tags, child)
         node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
         self.ecs_nodes = [node_pool] if node_pool else []
 
@@ -216,7 +195,7 @@ class AckProCluster(AckClusterHandle):
         self._hand_out(
             name,
             cluster.id,
-            delete_unreachable=environment.ephemeral,
+            delete_unreachable=args.delete_unreachable,
             render_to=render_to,
             grants=rbac_grants(name, cluster, args.rbac, child),
         )
@@ -248,12 +227,11 @@ def _cluster(
     version: pulumi.Output[str],
     network: AckNetwork,
     tags: dict[str, str],
-    environment: EnvironmentConfig,
     opts: pulumi.ResourceOptions,
 ) -> cs.ManagedKubernetes:
     return cs.ManagedKubernetes(
         f"{name}-cluster",
-        name=f"{args.name}{environment.name_suffix}",
+        name=args.cloud_name,
         cluster_spec=args.cluster_spec,
         version=version,
         vswitch_ids=network.vswitch_ids,
@@ -262,7 +240,7 @@ def _cluster(
         timezone=args.timezone,
         proxy_mode=args.proxy_mode,
         deletion_protection=args.deletion_protection,
-        delete_options=delete_options(args, environment) or None,
+        delete_options=delete_options(args) or None,
         # Egress comes from the NAT built here (new VPC) or already exists (existing vSwitches).
         new_nat_gateway=False,
         slb_internet_enabled=args.slb_internet_enabled,

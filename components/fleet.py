@@ -3,11 +3,9 @@
 Two independent halves: Kueue with provisioning-gated queues on an AKS (new or existing) or any cluster, and ACK
 Pro clusters with ACS workloads. A ``multiKueue`` section joins them: the AKS cluster's Kueue sends burst Jobs to
 ACK clusters whose capacity is ACS. Each half only wires components together; the components own the resources. The
-config arrives with its physical names resolved except for new ACK clusters: their config ``name`` stays what
-workloads and outputs key by, and :class:`~components.ack.AckProCluster` adds ``environment.nameSuffix`` to the
-cluster's and its network's cloud names (the config only checks that the suffixed name fits). What
-``environment.kind`` changes beyond names (Pulumi's ``protect``, ``delete_unreachable``, ACK delete options) is
-handed to the components here.
+config arrives resolved for its environment (:mod:`components.config.environment_rules`): every physical name and
+every per-resource flag is a config value (a new ACK cluster's ``name`` stays what workloads and outputs key by; its
+``clusterName`` is its name in ACK); only Pulumi's ``protect`` is handed to the components here, as a plain flag.
 """
 
 from __future__ import annotations
@@ -263,14 +261,13 @@ def _worker_access(
 
 def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
     """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons."""
-    environment, render_to = stack.environment, stack.gitops.render_to_directory
+    render_to = stack.gitops.render_to_directory
     clusters: AckClusters = {
         c.name: AckProCluster(
             f"ack-{c.name}",
             c,
             needs=with_worker_needs(config.needs(c), stack, c.name),
             config_key=config.cluster_key(index),
-            environment=environment,
             render_to=render_to,
         )
         for index, c in enumerate(config.clusters)

@@ -54,6 +54,8 @@ ProClusterSpec = Literal["ack.pro.small", "ack.pro.xlarge", "ack.pro.2xlarge", "
 KubeconfigMode = Literal["exec-plugin", "temporary"]
 """How ``pulumi`` authenticates to the cluster; see :attr:`AckClusterConfig.kubeconfig_mode`."""
 
+DeletedWithCluster = Literal["SLB", "ALB", "SLS_Data", "SLS_ControlPlane"]
+"""The ``resource_type`` values of ACK's ``delete_options`` this program sends."""
 _ACK_VERSION = re.compile(r"^\d+\.\d+(\.\d+-aliyun\.\d+)?$")
 _URL = re.compile(r"https?://")
 
@@ -65,7 +67,11 @@ class AckClusterConfig(ConfigModel):
     """One ACK managed Pro cluster with the virtual node (and optionally a managed scheduler) for ACS compute."""
 
     name: DnsLabel
-    """The ACK cluster name."""
+    """What the stack calls the cluster: workloads, burst workers and the ``ackClusters`` output refer to it by this
+    name, and it is the cluster's name in ACK unless ``clusterName`` says otherwise."""
+    cluster_name: DnsLabel | None = None
+    """The cluster's name in ACK; its network's names are ``ack-<clusterName>``. Unset: ``name``. With
+    ``environment.nameSuffix`` the suffix is appended to it (and so to the network's names)."""
     region: Region
     """Alibaba Cloud region, e.g. ``cn-hangzhou``; each cluster gets its own provider for it."""
     kubernetes_version: KubernetesVersionText
@@ -140,6 +146,18 @@ class AckClusterConfig(ConfigModel):
     """ECS nodes for CoreDNS and other system pods; without one the cluster has no cluster DNS (a warning says so)."""
     tags: dict[str, str] = Field(default_factory=lambda: {"project": PROJECT})
     """On the cluster, its nodes and the network, so every resource this project created can be found."""
+    delete_unreachable: bool = False
+    """Let ``pulumi destroy`` and ``refresh`` drop the cluster's Kubernetes objects from the state when the cluster is
+    unreachable (https://github.com/pulumi/pulumi-kubernetes/pull/2489). Unset: true with ``environment.kind:
+    ephemeral`` (which refuses false), false otherwise; ``production`` refuses true. False is not sent to the
+    provider, so ``PULUMI_K8S_DELETE_UNREACHABLE=true`` still works once the cluster is gone."""
+    delete_with_cluster: list[DeletedWithCluster] | None = None
+    """What ACK deletes together with the cluster (``delete_options``): the load balancers it created for Services
+    (``SLB``) and for the ALB Ingress controller (``ALB``), the Simple Log Service projects it created for the
+    logging feature (``SLS_Data``) and the control-plane logs (``SLS_ControlPlane``); ACK keeps ALB and SLS by
+    default (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/use-terraform-to-delete-an-ack-cluster).
+    Unset: with ``environment.kind: ephemeral`` all four, except a log project the stack file names (it may be
+    shared); otherwise none, keeping ACK's defaults."""
     credential_minutes: int = Field(1440, ge=15, le=4320)
     """``kubeconfigMode: temporary`` only: lifetime of the kubeconfig fetched on every run. ``pulumi destroy`` reuses
     the copy in state, so it must still be valid then: one day covers a work day's up/destroy cycle. With
@@ -240,6 +258,38 @@ class AckClusterConfig(ConfigModel):
     @model_validator(mode="after")
     def _rbac_grants(self) -> AckClusterConfig:
         check_grants(self.rbac)
+        return self
+
+    @property
+    def cloud_name(self) -> str:
+        """The cluster's name in ACK."""
+        return self.cluster_name or self.name
+
+    @property
+    def network_name(self) -> str:
+        """The stem of the names of the cluster's VPC, vSwitches, NAT gateway and EIP."""
+        return f"ack-{self.cloud_name}"
+
+    @property
+    def named_log_projects(self) -> set[str]:
+        """The ``delete_with_cluster`` types whose log project the stack file names: such a project may be shared."""
+        named = set()
+        if self.audit_log is not None and self.audit_log.sls_project_name is not None:
+            named.add("SLS_Data")
+        if self.control_plane_logs is not None and self.control_plane_logs.project is not None:
+            named.add("SLS_ControlPlane")
+        return named
+
+    @model_validator(mode="after")
+    def _named_log_projects_kept(self) -> AckClusterConfig:
+        for index, deleted in enumerate(self.delete_with_cluster or []):
+            if deleted in self.named_log_projects:
+                raise RuleViolation(
+                    key_path("deleteWithCluster", index),
+                    deleted,
+                    "the stack file names that log project (auditLog.slsProjectName or controlPlaneLogs.project), "
+                    "which may be shared: it is never deleted with the cluster",
+                )
         return self
 
     @model_validator(mode="after")

@@ -3,15 +3,16 @@
 :func:`check` holds the rules (a production stack refuses the smoke Job, an ephemeral one refuses anything that
 would survive ``pulumi destroy``), each naming the key it is about; :func:`resolve` turns the validated stack into
 the one the components build: physical names with ``environment.nameSuffix`` and the environment's defaults for the
-keys whose default depends on it (``aks.deleteUnreachable`` and ``ack.clusters[].credentialMinutes``; in
+keys whose default depends on it (``deleteUnreachable`` of both clouds, ``ack.clusters[].deleteWithCluster`` and
+``ack.clusters[].credentialMinutes``; in
 production the secure values of :data:`PRODUCTION_AKS_DEFAULTS` and :func:`production_ack_defaults`, ACK deletion
 protection among them, for keys the stack file leaves unset, where writing the key is the opt-out); ACS workloads on
 an ``ack.existingClusters`` entry get the suffix on their namespace; a cluster given by kubeconfig gets no default
 ``kueue.nodeSelector`` (the AKS system pool's is for AKS). :func:`aks_production_warnings` names what a production
-stack accepts but should not leave that way. Settings that are not config keys (Pulumi's ``protect`` of the AKS
-cluster and Kueue, ACK delete options, ``delete_unreachable`` of a new ACK cluster's Kubernetes provider) follow
-``environment`` in the components; an ACK cluster's ``protect`` follows its ``deletionProtection``, and a shared
-cluster's provider never gets ``delete_unreachable``.
+stack accepts but should not leave that way. Every physical name (ACK's ``clusterName`` included) and every
+per-resource flag is a value of the resolved config: components never read ``environment``, except Pulumi's
+``protect`` of the AKS cluster and Kueue, which the fleet hands them as a plain flag; an ACK cluster's ``protect``
+follows its ``deletionProtection``, and a shared cluster's provider never gets ``delete_unreachable``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from components.config.environment import EnvironmentConfig, suffixed
 from components.config.queues_naming import renamed_namespaces
 
 if TYPE_CHECKING:
-    from components.config.ack import AckConfig
+    from components.config.ack import AckClusterConfig, AckConfig, DeletedWithCluster
     from components.config.acs import AcsWorkloadConfig
     from components.config.aks import AksConfig
     from components.config.stack import StackConfig
@@ -71,13 +72,14 @@ def _production(config: StackConfig) -> None:
             "environment.kind production refuses the smoke Job: it scales an autoscaling pool up and holds "
             "`pulumi up` on every change; prove admission on a dev or ephemeral stack",
         )
-    if config.aks is not None and config.aks.delete_unreachable:
-        raise RuleViolation(
-            "aks.deleteUnreachable",
-            True,
-            "environment.kind production keeps Kubernetes objects in its state while their cluster is unreachable: "
-            "a network failure during `pulumi refresh` would otherwise make it forget the Kueue install",
-        )
+    for key, section in _new_clusters(config):
+        if section.delete_unreachable:
+            raise RuleViolation(
+                key_path(key, "deleteUnreachable"),
+                True,
+                "environment.kind production keeps Kubernetes objects in its state while their cluster is "
+                "unreachable: a network failure during `pulumi refresh` would otherwise make it forget them",
+            )
     for index, cluster in enumerate(config.ack.clusters if config.ack else []):
         if "deletion_protection" in cluster.model_fields_set and not cluster.deletion_protection:
             raise RuleViolation(
@@ -87,14 +89,22 @@ def _production(config: StackConfig) -> None:
             )
 
 
+def _new_clusters(config: StackConfig) -> list[tuple[str, AksConfig | AckClusterConfig]]:
+    """``(key, section)`` of every cluster the stack creates: the ones whose provider may forget unreachable objects."""
+    clusters: list[tuple[str, AksConfig | AckClusterConfig]] = [("aks", config.aks)] if config.aks else []
+    return clusters + [
+        (key_path("ack.clusters", i), c) for i, c in enumerate(config.ack.clusters if config.ack else [])
+    ]
+
+
 def _ephemeral(config: StackConfig) -> None:
-    aks = config.aks
-    if aks is not None and "delete_unreachable" in aks.model_fields_set and not aks.delete_unreachable:
-        raise RuleViolation(
-            "aks.deleteUnreachable",
-            False,
-            "environment.kind ephemeral must stay destroyable after its cluster is gone: leave it unset (true)",
-        )
+    for key, section in _new_clusters(config):
+        if "delete_unreachable" in section.model_fields_set and not section.delete_unreachable:
+            raise RuleViolation(
+                key_path(key, "deleteUnreachable"),
+                False,
+                "environment.kind ephemeral must stay destroyable after its cluster is gone: leave it unset (true)",
+            )
     for index, cluster in enumerate(config.ack.clusters if config.ack else []):
         key = key_path("ack.clusters", index)
         if "deletion_protection" in cluster.model_fields_set and cluster.deletion_protection:
@@ -213,20 +223,32 @@ def aks_production_warnings(aks: AksConfig) -> list[tuple[str, str]]:
 
 
 def _ack(ack: AckConfig, environment: EnvironmentConfig) -> AckConfig:
-    """ACK names get their suffix in the components (the config ``name`` is also what workloads and outputs use);
-    only their room is checked here. An ephemeral cluster defaults to :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which
-    only a temporary kubeconfig uses); a production one to :func:`production_ack_defaults`."""
-    clusters = []
-    for index, cluster in enumerate(ack.clusters):
-        key = key_path("ack.clusters", index, "name")
-        suffixed(key, cluster.name, environment.name_suffix, ACK_CLUSTER_NAME_MAX)
-        if environment.ephemeral:
-            defaults = {"credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES}
-            cluster = cluster.model_copy(update=_unset(cluster, defaults))
-        if environment.protect:
-            cluster = cluster.model_copy(update=_unset(cluster, production_ack_defaults()))
-        clusters.append(cluster)
+    clusters = [resolved_ack_cluster(index, cluster, environment) for index, cluster in enumerate(ack.clusters)]
     return ack.model_copy(update={"clusters": clusters, "workloads": _workloads(ack, environment.name_suffix)})
+
+
+def resolved_ack_cluster(index: int, cluster: AckClusterConfig, environment: EnvironmentConfig) -> AckClusterConfig:
+    """``ack.clusters[index]`` as built: its ACK name with the suffix (its config ``name``, what workloads and outputs
+    use, stays); an ephemeral cluster defaults to a provider that forgets a vanished cluster's objects, to deleting
+    what ACK created for it (:func:`ephemeral_deletions`) and to :data:`EPHEMERAL_CREDENTIAL_MINUTES` (which only a
+    temporary kubeconfig uses); a production one to :func:`production_ack_defaults`."""
+    key = key_path("ack.clusters", index, "clusterName" if cluster.cluster_name else "name")
+    name = suffixed(key, cluster.cloud_name, environment.name_suffix, ACK_CLUSTER_NAME_MAX)
+    deletions = ephemeral_deletions(cluster) if environment.ephemeral else []
+    cluster = cluster.model_copy(update={"cluster_name": name, **_unset(cluster, {"delete_with_cluster": deletions})})
+    if environment.ephemeral:
+        defaults = {"credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES, "delete_unreachable": True}
+        cluster = cluster.model_copy(update=_unset(cluster, defaults))
+    if environment.protect:
+        cluster = cluster.model_copy(update=_unset(cluster, production_ack_defaults()))
+    return cluster
+
+
+def ephemeral_deletions(cluster: AckClusterConfig) -> list[DeletedWithCluster]:
+    """What an ephemeral cluster's deletion takes with it: every kind ACK created for it, but no log project the stack
+    file names."""
+    kinds: list[DeletedWithCluster] = ["SLB", "ALB", "SLS_Data", "SLS_ControlPlane"]
+    return [kind for kind in kinds if kind not in cluster.named_log_projects]
 
 
 def _workloads(ack: AckConfig, suffix: str) -> list[AcsWorkloadConfig]:

@@ -5,12 +5,16 @@ modules and tests."""
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from components.ack import delete_options
 from components.config.ack import AckClusterConfig
 from components.config.environment import EnvironmentConfig
+from components.config.environment_rules import resolved_ack_cluster
 from tests.support.ack import (
     ADDON_TYPE,
     CLUSTER_TYPE,
@@ -329,9 +333,27 @@ def test_the_environment_decides_name_delete_options_and_forgetting(run_program,
 
 def test_an_ephemeral_cluster_takes_what_ack_made_for_it_but_never_a_log_project_it_was_given():
     ephemeral = EnvironmentConfig(kind="ephemeral", name_suffix="-pr7")
-    everything = ["SLB", "ALB", "SLS_Data", "SLS_ControlPlane"]
-    assert [o["resource_type"] for o in delete_options(cluster_config(), ephemeral)] == everything
+
+    def deleted(environment: EnvironmentConfig, **fields: Any) -> list[str]:
+        options = delete_options(resolved_ack_cluster(0, cluster_config(**fields), environment))
+        assert {o["delete_mode"] for o in options} <= {"delete"}
+        return [o["resource_type"] for o in options]
+
+    assert deleted(ephemeral) == ["SLB", "ALB", "SLS_Data", "SLS_ControlPlane"]
     logs = {"auditLog": {"slsProjectName": "audit"}, "controlPlaneLogs": {"components": ["kcm"], "project": "ops"}}
-    assert [o["resource_type"] for o in delete_options(cluster_config(**logs), ephemeral)] == ["SLB", "ALB"]
-    assert {o["delete_mode"] for o in delete_options(cluster_config(), ephemeral)} == {"delete"}
-    assert delete_options(cluster_config(), EnvironmentConfig()) == []
+    assert deleted(ephemeral, **logs) == ["SLB", "ALB"]
+    assert deleted(EnvironmentConfig()) == [], "other kinds keep ACK's defaults"
+    assert deleted(EnvironmentConfig(), deleteWithCluster=["SLB"]) == ["SLB"], "any kind may ask for it"
+    assert deleted(ephemeral, deleteWithCluster=[]) == [], "a written list is the opt-out"
+
+
+def test_a_log_project_the_stack_names_is_never_deleted_with_the_cluster():
+    with pytest.raises(ValidationError, match=re.escape("deleteWithCluster[1]")):
+        cluster_config(auditLog={"slsProjectName": "audit"}, deleteWithCluster=["SLB", "SLS_Data"])
+
+
+def test_a_cluster_name_of_its_own_names_the_cluster_and_its_network_in_ack(run_program):
+    recording = build(run_program, cluster_config(clusterName="prod-hz"), kind="dev", name_suffix="-pr7")
+    assert recording.one(CLUSTER_TYPE).inputs["name"] == "prod-hz-pr7"
+    assert recording.one("alicloud:vpc/network:Network").inputs["vpcName"] == "ack-prod-hz-pr7"
+    assert recording.one("elastic-capacity:alicloud:AckProCluster").name == "ack-demo", "config name keys Pulumi"

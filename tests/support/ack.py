@@ -19,6 +19,7 @@ from components.config.ack import AckClusterConfig
 from components.config.acs import AcsWorkloadConfig
 from components.config.base import ConfigError
 from components.config.environment import EnvironmentConfig
+from components.config.environment_rules import resolved_ack_cluster
 from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
 from tools import mock_runtime
 from tools.recording import Recording, RecordingMonitor, Registration
@@ -155,13 +156,15 @@ GPU_HPN_NEEDS = ClusterNeeds(
 def program_for(
     *configs: AckClusterConfig, needs: ClusterNeeds = ACS_ONLY, environment: EnvironmentConfig | None = None
 ):
-    """A program registering one component per config (named ``ack-<name>``) and exporting its outputs, and a
+    """A program registering one component per config (named ``ack-<name>``, resolved for ``environment`` as the
+    loader resolves it) and exporting its outputs, and a
     stand-in for an ACS workload (``<name>-workload``) that waits for the component's addons as the real ones do."""
 
     def program() -> None:
-        for index, cfg in enumerate(configs):
+        for index, given in enumerate(configs):
             key = f"elastic-capacity:ack.clusters[{index}]"
-            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, key, environment=environment)
+            cfg = resolved_ack_cluster(index, given, environment) if environment is not None else given
+            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, key)
             pulumi.export(f"{cfg.name}-kubeconfig", component.kubeconfig)
             pulumi.export(f"{cfg.name}-endpoint", component.api_server_endpoint)
             pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)
