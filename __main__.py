@@ -1,7 +1,7 @@
 """Entry point of `pulumi up`: read the stack's configuration, then build what it asks for."""
 
 from components import gc_tuning
-from components.config.stack import read_stack_config
+from components.config.loader import read_stack_config
 from components.fleet import deploy
 
 if gc_tuning.under_the_language_host():

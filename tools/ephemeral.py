@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from components.kube_wait import Cluster
 from tools.ephemeral_burst import RestWriter
 from tools.ephemeral_checks import check_all, plan_checks

@@ -44,7 +44,8 @@ import yaml
 from pulumi.runtime import rpc
 
 from components.config.base import ConfigError
-from components.config.stack import StackConfig, load_stack_config
+from components.config.loader import load_stack_config
+from components.config.stack import StackConfig
 from tools import gitops_preview, mock_runtime, stack_file, stack_locations
 from tools.recording import REDACTED, UNKNOWN, Recording
 from tools.stack_file import StackFile

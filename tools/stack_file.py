@@ -9,7 +9,7 @@ every one PyYAML would silently let through, is refused here with the file, the 
   or a ``config`` that is not a mapping; a misspelled key gets the closest valid one.
 - Duplicate keys at any depth: PyYAML keeps the last one without a word, Pulumi refuses the file.
 - Config keys without a namespace (Pulumi refuses them) or in a namespace nobody reads (a typo that would leave a
-  whole section unset): :data:`~components.config.stack.CONFIG_NAMESPACES`, with the closest one suggested.
+  whole section unset): :data:`~components.config.loader.CONFIG_NAMESPACES`, with the closest one suggested.
 - Scalars YAML types against the writer's intent: PyYAML reads YAML 1.1, where ``2026-01-01`` is a date and
   ``yes``/``on`` are booleans, while Pulumi's Go reader follows YAML 1.2. No config key takes a date, so a date is
   refused with the quoted text to write; every other unquoted boolean or number is recorded in
@@ -39,7 +39,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from components.config.base import PROJECT, ConfigError, closest, key_path, one_line
-from components.config.stack import CONFIG_NAMESPACES, KUBECONFIG_KEY, KUBECONFIG_SECRET_KEYS
+from components.config.loader import CONFIG_NAMESPACES, KUBECONFIG_SECRET_KEYS
+from components.config.stack import KUBECONFIG_KEY
 from tools import mock_cloud
 
 STACK_FILE_KEYS = ("config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment")

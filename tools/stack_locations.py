@@ -18,7 +18,7 @@ import re
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from components.config.base import ConfigError
-from components.config.stack import CONFIG_NAMESPACES
+from components.config.loader import CONFIG_NAMESPACES
 from tools.stack_file import StackFile, StackFileError
 
 _INDEX = re.compile(r"^\[(\d+)\]")

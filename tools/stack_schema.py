@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from components.config.base import PROJECT
-from components.config.stack import CONFIG_NAMESPACES, StackConfig
+from components.config.loader import CONFIG_NAMESPACES
+from components.config.stack import StackConfig
 from tools.stack_file import STACK_FILE_KEYS
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "stacks" / "stack-file.schema.json"

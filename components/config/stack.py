@@ -2,20 +2,15 @@
 
 Each top-level key of the stack file (``elastic-capacity:<key>``) is one section; the sections' own rules live in
 their modules, and the rules that span sections (a flavor naming a node pool, the smoke Job naming a LocalQueue,
-what the environment kind allows) live here. :func:`load_stack_config` is the single entry point: it returns a valid
-:class:`StackConfig` whose names are the physical ones (:meth:`StackConfig.for_environment`), or raises one
-:class:`ConfigError` naming every bad key, before any resource is registered.
+what the environment kind allows) live here. :func:`components.config.loader.load_stack_config` builds it from the
+raw config values.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Collection, Mapping
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
-import pulumi
-from pydantic import SecretStr, ValidationError, ValidationInfo, model_validator
+from pydantic import SecretStr, ValidationInfo, model_validator
 
 from components.config import (
     environment_rules,
@@ -28,15 +23,10 @@ from components.config import (
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
 from components.config.base import (
-    PROJECT,
-    ConfigError,
     ConfigModel,
     MisplacedKey,
     RuleViolation,
-    closest,
     key_path,
-    one_line,
-    problems_from,
 )
 from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
@@ -49,16 +39,7 @@ from components.config.smoke_job import SmokeJobConfig
 
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
-KUBECONFIG_SECRET_KEYS = {
-    KUBECONFIG_KEY: "pulumi config set --secret kubeconfig < kubeconfig",
-    multikueue_rules.KUBECONFIGS_KEY: "pulumi config set --secret --path 'multiKueueKubeconfigs.<name>' < kubeconfig",
-}
-"""Config keys that hold kubeconfigs, and how to set each as a secret: a plain-text value is refused."""
 
-AZURE_ENVIRONMENT_KEY = "azure-native:environment"
-"""The azure-native provider's cloud: ``public`` (the default), ``usgovernment`` or ``china``."""
-AZURE_LOCATION_KEY = "azure-native:location"
-"""The azure-native provider's default region."""
 _EXAMPLE_REGION = {True: "chinanorth3", False: "eastus2"}
 
 
@@ -80,22 +61,6 @@ class AzureCloud(NamedTuple):
     def regions_allowed(self) -> str:
         """What a location setting in another cloud is told."""
         return f"{self.because} targets {self.name}; use one of its regions, e.g. {_EXAMPLE_REGION[self.china]}"
-
-
-def azure_provider_cloud(values: Mapping[str, Any]) -> AzureCloud | None:
-    """The cloud the azure-native provider settings of the stack name; ``None`` when they name none.
-
-    Raises :class:`ConfigError` on ``azure-native:location`` when it lies outside ``azure-native:environment``.
-    """
-    environment, location = values.get(AZURE_ENVIRONMENT_KEY), values.get(AZURE_LOCATION_KEY)
-    clouds = []
-    if environment:
-        clouds.append(AzureCloud(environment.strip().lower() == "china", f"{AZURE_ENVIRONMENT_KEY} {environment!r}"))
-    if location:
-        clouds.append(AzureCloud(is_azure_china_region(location), f"{AZURE_LOCATION_KEY} {location!r}"))
-    if len(clouds) == 2 and clouds[0].china != clouds[1].china:
-        raise ConfigError([(AZURE_LOCATION_KEY, f"{location!r} is not allowed; {clouds[0].regions_allowed()}")])
-    return clouds[0] if clouds else None
 
 
 class StackConfig(ConfigModel):
@@ -314,90 +279,3 @@ class StackConfig(ConfigModel):
                     f"China mirror {AZURE_CHINA_MIRRORS[host]} or a registry of your own; see {AZURE_CHINA_PROXIES}",
                 )
         return self
-
-
-CONFIG_NAMESPACES = (PROJECT, "azure-native", "alicloud", "kubernetes", "pulumi")
-"""The namespaces a stack's config keys may use: this project's, its providers' and Pulumi's own. A key in any
-other namespace is read by nobody, so a misspelled one (``elastc-capacity:aks``) would leave its section unset."""
-_INT64 = 2**63 - 1
-
-
-def _parse_value(raw: Any) -> Any:
-    """Structured config arrives as JSON strings; plain strings stay strings."""
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        return raw
-
-
-def _stray_key_problems(keys: Collection[str]) -> list[tuple[str, str]]:
-    """Keys without a namespace (the engine refuses them in a stack file) or in one nobody reads."""
-    problems = []
-    for key in keys:
-        namespace, colon, _ = key.partition(":")
-        if not colon:
-            problems.append((key, f"a config key needs its namespace: write `{PROJECT}:{key}`"))
-        elif namespace not in CONFIG_NAMESPACES:
-            suggestion = closest(namespace, CONFIG_NAMESPACES)
-            hint = f"; did you mean `{suggestion}`?" if suggestion else ""
-            problems.append((key, f"unknown namespace `{namespace}`{hint} (allowed: {', '.join(CONFIG_NAMESPACES)})"))
-    return problems
-
-
-def _absurd_number_problems(value: Any, key: str) -> list[tuple[str, str]]:
-    """Infinity, NaN and integers beyond 64 bits: no key holds one, and JSON writers disagree on how to spell them."""
-    if isinstance(value, dict):
-        return [problem for k, v in value.items() for problem in _absurd_number_problems(v, key_path(key, str(k)))]
-    if isinstance(value, list):
-        return [problem for i, v in enumerate(value) for problem in _absurd_number_problems(v, key_path(key, i))]
-    if isinstance(value, float) and not math.isfinite(value):
-        return [(key, f"{value!r} is out of range; write a finite number")]
-    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 - 1 <= value <= _INT64:
-        return [(key, f"{value!r} is out of range; integers must fit in 64 bits")]
-    return []
-
-
-def load_stack_config(
-    values: Mapping[str, Any],
-    secret_keys: Collection[str] = (),
-    *,
-    stack: str | None = None,
-    yaml_scalars: Mapping[str, str] | None = None,
-) -> StackConfig:
-    """Validate the ``elastic-capacity:*`` config values of ``stack``; raise :class:`ConfigError` naming every bad key.
-
-    The stack name is what unset names derive from (``aks`` names, an ephemeral ``environment.nameSuffix``); without
-    one, the walkthrough's names are used and an ephemeral stack must set its suffix. ``yaml_scalars`` (full key ->
-    text, from :mod:`tools.stack_file`) lets a type error quote the exact text of an unquoted YAML scalar.
-    """
-    prefix = f"{PROJECT}:"
-    section_values = {key.removeprefix(prefix): _parse_value(v) for key, v in values.items() if key.startswith(prefix)}
-    problems = _stray_key_problems(list(values))
-    for section, value in section_values.items():
-        problems += _absurd_number_problems(value, prefix + section)
-    if problems:
-        raise ConfigError([(one_line(key), one_line(message)) for key, message in problems])
-    for key, how in KUBECONFIG_SECRET_KEYS.items():
-        if prefix + key in values and prefix + key not in secret_keys:
-            raise ConfigError([(prefix + key, f"must be a secret: {how}")])
-    if KUBECONFIG_KEY in section_values:
-        section_values[KUBECONFIG_KEY] = values[prefix + KUBECONFIG_KEY]
-    context = {"azure_cloud": azure_provider_cloud(values), "stack": stack}
-    try:
-        return StackConfig.model_validate(section_values, context=context).for_environment()
-    except ValidationError as error:
-        scalars = {k.removeprefix(prefix): text for k, text in (yaml_scalars or {}).items() if k.startswith(prefix)}
-        found = problems_from(error, "", root=StackConfig, yaml_scalars=scalars)
-        raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in found]) from None
-
-
-def read_stack_config() -> StackConfig:
-    """Load the running program's configuration from the Pulumi runtime (real engine or mocks)."""
-    from pulumi.runtime import config as runtime_config
-
-    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
-    secret_keys = set(runtime_config.get_config_secret_keys_env())
-    secret_keys.update(key for key in values if runtime_config.is_config_secret(key))
-    return load_stack_config(values, secret_keys, stack=pulumi.get_stack())

@@ -10,7 +10,7 @@ import pytest
 
 from components.ack_existing import kubeconfig_server
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support import ack as ack_data
 from tests.support.config import as_config

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from components.fleet import deploy
 from components.queue_wait import QueuesActiveProvider
 from tests.support import PROJECT_ROOT

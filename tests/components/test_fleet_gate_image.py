@@ -11,8 +11,8 @@ import yaml
 
 from components.config.base import ConfigError
 from components.config.kubectl_image import kubectl_tag
+from components.config.loader import load_stack_config
 from components.config.multikueue_workers import worker_plans
-from components.config.stack import load_stack_config
 from components.fleet import deploy
 from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data

@@ -7,7 +7,7 @@ import pytest
 
 from components.cluster_access import SYNC_WAVE, layer_of
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support import ack as ack_data
 from tests.support.config import as_config

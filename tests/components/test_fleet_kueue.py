@@ -3,7 +3,7 @@ use a ProvisioningRequest check, on every kind of cluster, the wait reading it a
 
 from __future__ import annotations
 
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from components.fleet import deploy
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from tests.support import PROJECT_ROOT

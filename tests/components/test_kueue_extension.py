@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support.config import as_config
 from tools import mock_cloud, mock_engine, mock_runtime

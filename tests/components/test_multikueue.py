@@ -8,8 +8,8 @@ import pulumi_kubernetes as kubernetes
 import pytest
 from pulumi_kubernetes.core import v1 as core
 
+from components.config.loader import load_stack_config
 from components.config.multikueue_workers import worker_plans
-from components.config.stack import load_stack_config
 from components.manifests.multikueue_worker import token_kubeconfig
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, connection_hint, given_kubeconfig
 from tests.support import ack as ack_data

@@ -17,8 +17,9 @@ import yaml
 from pulumi_kubernetes.core import v1 as core
 
 from components.config.kubectl_image import kubectl_tag
+from components.config.loader import load_stack_config
 from components.config.multikueue_workers import WorkerPlan, worker_plans
-from components.config.stack import StackConfig, load_stack_config
+from components.config.stack import StackConfig
 from components.manifests import kueue_gate, kueue_install
 from components.manifests import multikueue_worker as worker_manifests
 from components.manifests.queues import queue_manifests

@@ -10,7 +10,8 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from components.config.base import PROJECT, ConfigError, problems_from
-from components.config.stack import StackConfig, load_stack_config
+from components.config.loader import load_stack_config
+from components.config.stack import StackConfig
 
 
 def as_config(sections: dict[str, Any]) -> dict[str, str]:

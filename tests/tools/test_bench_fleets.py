@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tools.bench_fleets import FLEETS, Spec, clusters, queues, workloads
 
 

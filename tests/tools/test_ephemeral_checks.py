@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from components.config.stack import StackConfig, load_stack_config
+from components.config.loader import load_stack_config
+from components.config.stack import StackConfig
 from components.kube_wait import KUEUE_API_PATH
 from tests.support import PROJECT_ROOT
 from tests.support.fakes import FakeClock, FakeCluster, cond

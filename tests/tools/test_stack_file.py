@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.stacks import STACK_IDS, STACKS
 from tools import mock_cloud, stack_file
 from tools.stack_file import StackFileError, parse

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from components.config.ack import AckClusterConfig, AckConfig
 from components.config.base import PROJECT, problems_from
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.ack import (
     EXISTING,
     GPU,

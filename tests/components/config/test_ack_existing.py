@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support import ack as ack_data
 from tests.support.config import as_config, stack_error_keys
 

@@ -9,7 +9,7 @@ import pytest
 
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
 from components.config.base import ConfigError, RuleViolation
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
 

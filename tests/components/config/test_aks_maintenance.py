@@ -15,7 +15,7 @@ from components.config.aks_maintenance import (
     NodeOsMaintenanceWindowConfig,
 )
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
 

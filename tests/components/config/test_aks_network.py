@@ -10,7 +10,7 @@ import pytest
 from components.config.aks import AksConfig
 from components.config.aks_network import MAX_AUTHORIZED_RANGES, AksNetworkConfig, ApiServerAccessConfig
 from components.config.base import ConfigError
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from components.config.base import RuleViolation
 from components.config.environment import EnvironmentConfig, stack_digest, stack_slug, suffixed
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
 

@@ -14,7 +14,8 @@ from components.config.environment_rules import (
     PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS,
     aks_production_warnings,
 )
-from components.config.stack import StackConfig, load_stack_config
+from components.config.loader import load_stack_config
+from components.config.stack import StackConfig
 from tests.support import ack as ack_data
 from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config, stack_error_keys
 from tests.support.multikueue import MIRROR

@@ -10,7 +10,7 @@ import pytest
 
 from components.config.base import ConfigError
 from components.config.feasibility import VM_SIZES, allocatable, most_allocatable
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
 SMOKE = {"enabled": True}

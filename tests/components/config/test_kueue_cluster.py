@@ -9,7 +9,7 @@ from components.config import kueue_cluster
 from components.config.base import RuleViolation
 from components.config.kubectl_image import kubectl_tag
 from components.config.kueue import KueueConfig, ReadinessGateConfig
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support.config import as_config, error_keys_on_existing_cluster, load_on_existing_cluster
 
 

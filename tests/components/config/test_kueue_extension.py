@@ -11,7 +11,7 @@ import pytest
 from components.config import kueue_extension
 from components.config.base import ConfigError
 from components.config.kueue import EXTENSION_KEYS, KueueConfig
-from components.config.stack import load_stack_config
+from components.config.loader import load_stack_config
 from tests.support import PROJECT_ROOT
 from tests.support.config import as_config, model_error_keys, stack_error_keys
 from tools import render

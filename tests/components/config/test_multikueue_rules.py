@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from components.config.base import ConfigError
+from components.config.loader import load_stack_config
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS
 from components.config.multikueue_rules import multikueue_kubeconfig_problem
-from components.config.stack import load_stack_config
 from tests.support import ack as ack_data
 from tests.support.config import as_config, stack_error_keys
 from tests.support.multikueue import (

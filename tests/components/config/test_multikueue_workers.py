@@ -8,6 +8,7 @@ import pytest
 
 from components.config.kubectl_image import kubectl_tag
 from components.config.kueue import KueueConfig
+from components.config.loader import load_stack_config
 from components.config.multikueue import MultiKueueConfig, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
 from components.config.multikueue_workers import (
@@ -18,7 +19,6 @@ from components.config.multikueue_workers import (
     worker_queues,
 )
 from components.config.queues import QueuesConfig
-from components.config.stack import load_stack_config
 from components.manifests import kueue_install
 from components.manifests.queues import queue_manifests
 from tests.support import ack as ack_data

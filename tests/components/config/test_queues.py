@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from components.config.base import ConfigError
+from components.config.loader import load_stack_config
 from components.config.queues import QueuesConfig
-from components.config.stack import load_stack_config
 from tests.support.config import as_config
 from tests.support.queues import DELETE, GENERAL, edited, queues_error_keys
 
