@@ -39,6 +39,10 @@ from components.config.base import ConfigModel, RuleViolation
 EnvironmentKind = Literal["dev", "ephemeral", "production"]
 """What a stack is for; see the module docstring for what each kind changes."""
 
+RESOLVED = "resolved"
+"""The validation context key set while the resolved tree is validated again
+(:func:`components.config.loader.resolved`): keys only the resolution may write are then accepted."""
+
 SUFFIX_PATTERN = re.compile(r"^-[a-z0-9]{1,8}$")
 SUFFIX_MAX = 9
 """The longest suffix: ``-`` and 8 characters. Derived names leave room for it."""

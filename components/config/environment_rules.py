@@ -141,7 +141,7 @@ def resolve(config: StackConfig) -> StackConfig:
         if environment.protect:
             aks = aks.model_copy(update=_unset(aks, PRODUCTION_AKS_DEFAULTS))
     kueue = config.kueue
-    if _given_by_kubeconfig(config) and "node_selector" not in kueue.model_fields_set:
+    if kueue.install and _given_by_kubeconfig(config) and "node_selector" not in kueue.model_fields_set:
         kueue = kueue.model_copy(update={"node_selector": {}})
     if kueue.install and suffix:  # the stack's own Kueue manages the stack's namespaces under their new names
         selector = renamed_namespaces(kueue.managed_jobs_namespace_selector, config.queues.namespaces, suffix)
@@ -150,20 +150,21 @@ def resolve(config: StackConfig) -> StackConfig:
         kueue = kueue.model_copy(update=_unset(kueue, PRODUCTION_KUEUE_DEFAULTS))
     if config.multi_kueue is not None:  # the manager's side of the burst set-up
         kueue = kueue.model_copy(update={"multi_kueue": config.multi_kueue.named_with(suffix).manager_settings()})
-    return config.model_copy(
-        update={
-            "aks": aks,
-            "kueue": kueue,
-            "queues": _within("queues", lambda: config.queues.named_with(suffix)),
-            "smoke_job": _within("smokeJob", lambda: config.smoke_job.named_with(suffix)),
-            "ack": _ack(config.ack, environment) if config.ack is not None else None,
-            "multi_kueue": config.multi_kueue.named_with(suffix) if config.multi_kueue is not None else None,
-            # Keyed by the workers' names, which get the suffix too.
-            "multi_kueue_kubeconfigs": {name + suffix: value for name, value in config.multi_kueue_kubeconfigs.items()}
-            if config.multi_kueue_kubeconfigs is not None
-            else None,
-        }
-    )
+    update: dict[str, Any] = {
+        "aks": aks,
+        "ack": _ack(config.ack, environment) if config.ack is not None else None,
+        "multi_kueue": config.multi_kueue.named_with(suffix) if config.multi_kueue is not None else None,
+        # Keyed by the workers' names, which get the suffix too.
+        "multi_kueue_kubeconfigs": {name + suffix: value for name, value in config.multi_kueue_kubeconfigs.items()}
+        if config.multi_kueue_kubeconfigs is not None
+        else None,
+    }
+    if config.kueue_target is not None:  # without a cluster for them these sections are not built (nor allowed)
+        update["kueue"] = kueue
+        update["queues"] = _within("queues", lambda: config.queues.named_with(suffix))
+        update["smoke_job"] = _within("smokeJob", lambda: config.smoke_job.named_with(suffix))
+    # Only what changed: the resolved tree is validated again, and rules tell a written section from a default.
+    return config.model_copy(update={key: value for key, value in update.items() if value != getattr(config, key)})
 
 
 def _given_by_kubeconfig(config: StackConfig) -> bool:
@@ -237,7 +238,9 @@ def resolved_ack_cluster(index: int, cluster: AckClusterConfig, environment: Env
     deletions = ephemeral_deletions(cluster) if environment.ephemeral else []
     cluster = cluster.model_copy(update={"cluster_name": name, **_unset(cluster, {"delete_with_cluster": deletions})})
     if environment.ephemeral:
-        defaults = {"credential_minutes": EPHEMERAL_CREDENTIAL_MINUTES, "delete_unreachable": True}
+        defaults: dict[str, Any] = {"delete_unreachable": True}
+        if cluster.kubeconfig_mode == "temporary":  # the only mode that reads it (and the only one allowed to)
+            defaults["credential_minutes"] = EPHEMERAL_CREDENTIAL_MINUTES
         cluster = cluster.model_copy(update=_unset(cluster, defaults))
     if environment.protect:
         cluster = cluster.model_copy(update=_unset(cluster, production_ack_defaults()))

@@ -3,7 +3,7 @@
 What the model cannot see is checked here, on the raw values, before it is built: keys outside every namespace the
 program and its providers read, numbers no key can hold, kubeconfigs not set as secrets, and the azure-native
 provider's cloud (the model's context). :func:`load_stack_config` is the single entry point: it returns a valid
-:class:`StackConfig` whose names are the physical ones (:meth:`StackConfig.for_environment`), or raises one
+:class:`StackConfig` whose names are the physical ones (:func:`resolved`), or raises one
 :class:`ConfigError` naming every bad key, before any resource is registered.
 """
 
@@ -17,8 +17,9 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
-from components.config import multikueue_rules
-from components.config.base import PROJECT, ConfigError, closest, key_path, one_line, problems_from
+from components.config import environment_rules, multikueue_rules
+from components.config.base import PROJECT, ConfigError, RuleViolation, closest, key_path, one_line, problems_from
+from components.config.environment import RESOLVED
 from components.config.stack import KUBECONFIG_KEY, AzureCloud, StackConfig, is_azure_china_region
 
 KUBECONFIG_SECRET_KEYS = {
@@ -119,11 +120,26 @@ def load_stack_config(
         section_values[KUBECONFIG_KEY] = values[prefix + KUBECONFIG_KEY]
     context = {"azure_cloud": azure_provider_cloud(values), "stack": stack}
     try:
-        return StackConfig.model_validate(section_values, context=context).for_environment()
+        return resolved(StackConfig.model_validate(section_values, context=context), context)
     except ValidationError as error:
         scalars = {k.removeprefix(prefix): text for k, text in (yaml_scalars or {}).items() if k.startswith(prefix)}
         found = problems_from(error, "", root=StackConfig, yaml_scalars=scalars)
         raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in found]) from None
+
+
+def resolved(given: StackConfig, context: Mapping[str, Any]) -> StackConfig:
+    """``given`` as the components build it (:func:`~components.config.environment_rules.resolve`, run once: physical
+    names with ``environment.nameSuffix``, the environment's defaults), validated again as a whole, so every rule
+    holds for the names and values that reach the cloud too. Only the keys written or resolved are passed on: a rule
+    that tells a written key from a default sees the same difference. A name too long for the suffix is a
+    :class:`ConfigError` at its key."""
+    try:
+        tree = environment_rules.resolve(given)
+    except RuleViolation as violation:
+        raise ConfigError([(f"{PROJECT}:{violation.key}", violation.problem)]) from None
+    return StackConfig.model_validate(
+        tree.model_dump(by_alias=True, exclude_unset=True), context={**context, RESOLVED: True}
+    )
 
 
 def read_stack_config() -> StackConfig:

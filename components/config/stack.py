@@ -136,18 +136,6 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    def _names_fit_their_suffix(self) -> StackConfig:
-        """Every suffixed name fits its limit, and Kueue still manages the renamed LocalQueue namespaces."""
-        self.for_environment().require_managed_local_queue_namespaces()
-        return self
-
-    def for_environment(self) -> StackConfig:
-        """This stack as :mod:`components.config.environment` says its kind needs it: physical names with
-        ``environment.nameSuffix``, and the environment's defaults for ``aks.deleteUnreachable`` and
-        ``ack.clusters[].deletionProtection``. Raises :class:`RuleViolation` for a name too long for the suffix."""
-        return environment_rules.resolve(self)
-
-    @model_validator(mode="after")
     def _kubeconfig_only_for_its_source(self) -> StackConfig:
         wants_kubeconfig = self.existing_cluster is not None and self.existing_cluster.source == "kubeconfig"
         if wants_kubeconfig and self.kubeconfig is None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
+from components.config import environment_rules
 from components.config.aks import AksConfig
+from components.config.base import ConfigError
 from components.config.entra_id import EntraIdConfig
 from components.config.environment_rules import (
     EPHEMERAL_CREDENTIAL_MINUTES,
@@ -238,9 +241,9 @@ def test_the_production_stack_ships_no_api_server_range_and_its_comment_names_th
 @pytest.mark.parametrize(("kueue", "replicas"), [({}, 2), ({"replicas": 1}, 1), ({"replicas": 3}, 3)])
 def test_a_production_kueue_runs_two_replicas_unless_the_stack_file_says_otherwise(kueue, replicas):
     sections = {**ON_EXISTING_CLUSTER, "environment": {"kind": "production"}, "kueue": kueue}
-    config = load_stack_config(as_config(sections), KUBECONFIG_SECRET).for_environment()
+    config = load_stack_config(as_config(sections), KUBECONFIG_SECRET)
     assert config.kueue.replicas == replicas
-    dev = load_stack_config(as_config({**ON_EXISTING_CLUSTER, "kueue": kueue}), KUBECONFIG_SECRET).for_environment()
+    dev = load_stack_config(as_config({**ON_EXISTING_CLUSTER, "kueue": kueue}), KUBECONFIG_SECRET)
     assert dev.kueue.replicas == kueue.get("replicas", 1)
 
 
@@ -292,3 +295,27 @@ def test_a_production_cluster_with_an_open_api_server_is_a_config_warning(kind, 
     config = load(kind, aks={"apiServerAccess": access})
     keys = [key for key, _ in config.warnings() if key.startswith("aks.apiServerAccess")]
     assert keys == (["aks.apiServerAccess"] if warned else [])
+
+
+def test_the_resolution_runs_once_per_load_and_its_tree_is_validated_again_as_a_whole(monkeypatch):
+    """No hand-called rules on a copy: whatever the resolution produces meets every rule, or the load names the key."""
+    calls = []
+    real = environment_rules.resolve
+
+    def counted(config: StackConfig) -> StackConfig:
+        calls.append(config)
+        return real(config)
+
+    monkeypatch.setattr(environment_rules, "resolve", counted)
+    loaded = load("ephemeral", aks={}, ack=ack())
+    assert len(calls) == 1 and loaded.aks is not None and loaded.aks.cluster_name.endswith(SUFFIX)
+
+    def breaks_a_rule(config: StackConfig) -> StackConfig:
+        assert config.ack is not None
+        [cluster] = config.ack.clusters
+        wrong = cluster.model_copy(update={"credential_minutes": 60})  # only kubeconfigMode temporary reads it
+        return real(config).model_copy(update={"ack": config.ack.model_copy(update={"clusters": [wrong]})})
+
+    monkeypatch.setattr(environment_rules, "resolve", breaks_a_rule)
+    with pytest.raises(ConfigError, match=re.escape("ack.clusters[0].credentialMinutes")):
+        load("ephemeral", aks={}, ack=ack())
