@@ -27,6 +27,7 @@ from components.config.base import RuleViolation, key_path
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import EnvironmentConfig, suffixed
 from components.config.queues_naming import renamed_namespaces
+from components.config.rules import rule
 
 if TYPE_CHECKING:
     from components.config.ack import AckConfig
@@ -63,6 +64,7 @@ def check(config: StackConfig) -> None:
         _ephemeral(config)
 
 
+@rule("environment.production")
 def _production(config: StackConfig) -> None:
     if config.smoke_job.enabled:
         raise RuleViolation(
@@ -87,6 +89,7 @@ def _production(config: StackConfig) -> None:
             )
 
 
+@rule("environment.ephemeral")
 def _ephemeral(config: StackConfig) -> None:
     aks = config.aks
     if aks is not None and "delete_unreachable" in aks.model_fields_set and not aks.delete_unreachable:
@@ -172,7 +175,9 @@ def _within(section: str, build: Callable[[], _T]) -> _T:
     try:
         return build()
     except RuleViolation as violation:
-        raise RuleViolation(key_path(section, violation.key), violation.value, violation.allowed) from None
+        raise RuleViolation(
+            key_path(section, violation.key), violation.value, violation.allowed, rule=violation.rule
+        ) from None
 
 
 def _unset(model: BaseModel, defaults: Mapping[str, Any]) -> dict[str, Any]:
