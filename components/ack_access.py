@@ -86,7 +86,10 @@ def cluster_kubeconfig(
     def build(values: list[str]) -> str:
         cluster_id, server, ca = values
         if not server:
-            raise ConfigError([(key, f"{args.slb_internet_enabled!r}: ACK reports no such API endpoint yet")])
+            raise ConfigError(
+                [(key, f"{args.slb_internet_enabled!r}: ACK reports no such API endpoint yet")],
+                rule="deploy.ack-api-endpoint",
+            )
         return exec_kubeconfig(args.name, cluster_id, args.region, server, ca)
 
     return pulumi.Output.secret(pulumi.Output.all(cluster.id, endpoint, ca_data).apply(build))

@@ -33,14 +33,17 @@ def kubernetes_version_offer(key: str, requested: str, offered: Sequence[str]) -
     try:
         return resolve_ack_version(requested, offered), None
     except ValueError as exc:
-        return None, str(ConfigError([(key, f"{requested!r} cannot be created: {exc}")]))
+        return None, str(
+            ConfigError([(key, f"{requested!r} cannot be created: {exc}")], rule="deploy.ack-version-offered")
+        )
 
 
 def enhanced_nat_zone(key: str, zone: str, offered: Sequence[str]) -> str:
     """``zone`` if ``vpc.get_enhanced_nat_available_zones`` lists it; the NAT gateway goes into that zone."""
     if zone not in offered:
         raise ConfigError(
-            [(key, f"{zone!r} offers no Enhanced NAT gateway; put a zone first that does: {sorted(offered)}")]
+            [(key, f"{zone!r} offers no Enhanced NAT gateway; put a zone first that does: {sorted(offered)}")],
+            rule="deploy.ack-enhanced-nat-zone",
         )
     return zone
 
@@ -66,7 +69,8 @@ def installed_scheduler(key: str, installed: str, needs: Sequence[SchedulerNeed]
                         f"ACK runs kube-scheduler {installed}, but {need.reason} needs {need.text} or later: "
                         f"upgrade it in the ACK console (Add-ons) or set {key_path(key, 'version')} to a newer build",
                     )
-                ]
+                ],
+                rule="deploy.ack-scheduler-version",
             )
     return installed
 
@@ -80,7 +84,8 @@ def installed_virtual_node(key: str, installed: str, need: VirtualNodeNeed) -> s
         return installed
     if not ok:
         raise ConfigError(
-            [(key, f"ACK installed ack-virtual-node {installed}, but {need.reason} needs v{need.minimum} or later")]
+            [(key, f"ACK installed ack-virtual-node {installed}, but {need.reason} needs v{need.minimum} or later")],
+            rule="deploy.ack-virtual-node-version",
         )
     return installed
 
@@ -110,10 +115,12 @@ def existing_cluster(key: str, cluster_id: str, minor: str, clusters: Sequence[A
     exists, is managed Pro and runs the configured minor; ``key`` is the ``existingClusters[i]`` entry."""
     found = next((c for c in clusters if c.cluster_id == cluster_id), None)
     if found is None:
-        raise ConfigError([(key_path(key, "clusterId"), f"{cluster_id!r}: ACK lists no such cluster in the region")])
+        problem = f"{cluster_id!r}: ACK lists no such cluster in the region"
+        raise ConfigError([(key_path(key, "clusterId"), problem)], rule="deploy.ack-existing-cluster")
     if not str(found.cluster_spec or "").startswith("ack.pro."):
         raise ConfigError(
-            [(key_path(key, "clusterId"), f"{cluster_id!r} is {found.cluster_spec!r}: ACS needs an ACK managed Pro")]
+            [(key_path(key, "clusterId"), f"{cluster_id!r} is {found.cluster_spec!r}: ACS needs an ACK managed Pro")],
+            rule="deploy.ack-existing-cluster",
         )
     version = str(found.current_version or "")
     try:
@@ -123,7 +130,8 @@ def existing_cluster(key: str, cluster_id: str, minor: str, clusters: Sequence[A
         return version
     if reported != minor:
         raise ConfigError(
-            [(key_path(key, "kubernetesVersion"), f"{minor!r}, but ACK reports {version} for cluster {cluster_id}")]
+            [(key_path(key, "kubernetesVersion"), f"{minor!r}, but ACK reports {version} for cluster {cluster_id}")],
+            rule="deploy.ack-existing-cluster",
         )
     return version
 
@@ -135,7 +143,10 @@ def existing_addons(key: str, installed: Mapping[str, str], needs: ClusterNeeds)
     node = installed.get("ack-virtual-node", "")
     console = "install or upgrade it in the ACK console (Add-ons) of that cluster"
     if not node:
-        raise ConfigError([(where, f"ack-virtual-node is not installed in that cluster: {console}")])
+        raise ConfigError(
+            [(where, f"ack-virtual-node is not installed in that cluster: {console}")],
+            rule="deploy.ack-existing-addons",
+        )
     try:
         node_ok = needs.virtual_node.met_by(node)
     except ValueError:
@@ -144,7 +155,8 @@ def existing_addons(key: str, installed: Mapping[str, str], needs: ClusterNeeds)
     if not node_ok:
         need = needs.virtual_node
         raise ConfigError(
-            [(where, f"ACK runs ack-virtual-node {node}, but {need.reason} needs v{need.minimum} or later: {console}")]
+            [(where, f"ACK runs ack-virtual-node {node}, but {need.reason} needs v{need.minimum} or later: {console}")],
+            rule="deploy.ack-existing-addons",
         )
     scheduler = installed.get("kube-scheduler", "")
     for scheduler_need in needs.scheduler:
@@ -155,5 +167,8 @@ def existing_addons(key: str, installed: Mapping[str, str], needs: ClusterNeeds)
             break
         if not ok:
             needed = f"{scheduler_need.reason} needs {scheduler_need.text} or later"
-            raise ConfigError([(where, f"ACK runs kube-scheduler {scheduler}, but {needed}: {console}")])
+            raise ConfigError(
+                [(where, f"ACK runs kube-scheduler {scheduler}, but {needed}: {console}")],
+                rule="deploy.ack-existing-addons",
+            )
     return installed

@@ -33,7 +33,9 @@ def kubeconfig_server(key: str, kubeconfig: str) -> str:
     except (yaml.YAMLError, KeyError, IndexError, TypeError):
         server = ""
     if not server.startswith("https://"):
-        raise ConfigError([(key, "ACK's credential for the cluster names no https API endpoint")])
+        raise ConfigError(
+            [(key, "ACK's credential for the cluster names no https API endpoint")], rule="deploy.ack-existing-endpoint"
+        )
     return server
 
 

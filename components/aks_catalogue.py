@@ -24,6 +24,9 @@ import pulumi
 from components.config import aks_versions
 from components.config.stack import is_azure_china_region
 
+_RULE = "[rule: deploy.aks-version-offered]"
+"""The rule a refused version names (docs/rules.md)."""
+
 API_VERSION = "2024-02-01"
 ARM_HOSTS = {False: "management.azure.com", True: "management.chinacloudapi.cn"}
 """ARM's host in global Azure and in Azure China (https://learn.microsoft.com/azure/china/resources-developer-guide)."""
@@ -69,11 +72,14 @@ def offer(
             f"{requested!r} against the table of {aks_versions.AKS_VERSIONS_CHECKED} instead"
         )
         problem = aks_versions.unsupported((major, minor), lts=lts)
-        return (None, f"{key}: {requested!r} cannot be created: {problem}") if problem else (requested, None)
+        return (None, f"{key}: {requested!r} cannot be created: {problem} {_RULE}") if problem else (requested, None)
     plan = "AKSLongTermSupport" if lts else "KubernetesOfficial"
     if plan in catalogue.get(wanted, ()):
         return requested, None
     offered = sorted(
         (m for m, plans in catalogue.items() if plan in plans), key=lambda m: tuple(map(int, m.split(".")))
     )
-    return None, f"{key}: {requested!r} cannot be created: AKS creates {offered} with {plan} in {location} today"
+    return (
+        None,
+        f"{key}: {requested!r} cannot be created: AKS creates {offered} with {plan} in {location} today {_RULE}",
+    )

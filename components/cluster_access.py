@@ -78,7 +78,8 @@ def placed_in(layer: Layer, obj: dict[str, Any], name: str) -> dict[str, Any]:
                     "must create no Secret with data (put it in the cluster by other means, such as Sealed Secrets "
                     "or the External Secrets Operator)",
                 )
-            ]
+            ],
+            rule="deploy.render-no-secret-data",
         )
     if isinstance(metadata, pulumi.Output):
         return {**obj, "metadata": metadata.apply(lambda known: _with_sync_wave(layer, known or {}))}

@@ -114,7 +114,9 @@ def gate_image(args: ExistingClusterConfig, kueue: KueueConfig, version: str) ->
         )
     except RuleViolation as violation:
         runs = f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}"
-        raise ConfigError([(f"{PROJECT}:{violation.key}", f"{runs}: {violation.allowed}")]) from None
+        raise ConfigError(
+            [(f"{PROJECT}:{violation.key}", f"{runs}: {violation.allowed}")], rule=violation.rule
+        ) from None
     return kueue.readiness_gate.image_for(minor)
 
 
@@ -132,6 +134,7 @@ def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> 
                     "(https://github.com/Azure/AKS/pull/5867): upgrade it (az aks upgrade) or remove the "
                     "queues' provisioningChecks",
                 )
-            ]
+            ],
+            rule="deploy.aks-provisioning-requests",
         )
     return version

@@ -50,7 +50,7 @@ def require_offered(location: str, version: str, key: str) -> None:
         kueue_extension.require_region(location, key)
         kueue_extension.require_kubernetes(version, key)
     except RuleViolation as refused:
-        raise ConfigError([(f"{PROJECT}:{key}", f"the cluster's {refused.problem}")]) from None
+        raise ConfigError([(f"{PROJECT}:{key}", f"the cluster's {refused.problem}")], rule=refused.rule) from None
 
 
 def extension(

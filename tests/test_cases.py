@@ -11,15 +11,18 @@ the stack file exactly as a user would have written it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
+from components.config.base import ConfigError
+from components.config.rules import RULES
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import validate_kueue
 from tests.support.stacks import kueue_version
-from tools import render
+from tools import render, rules_reference, stack_file
 
 CASES = PROJECT_ROOT / "tests" / "cases"
 INVALID = sorted((CASES / "invalid").glob("Pulumi.*.yaml"))
@@ -51,6 +54,17 @@ def test_an_invalid_stack_file_exits_2_with_one_line_naming_the_key(path, tmp_pa
     assert all(v in error for v in value), error
     assert "Traceback" not in error
     assert not (tmp_path / "out").exists(), "nothing is written for an invalid stack"
+    named = re.findall(r"\[rule: ([a-z0-9.-]+)\]$", error.rstrip("\n"))
+    assert named and named[0] in RULES, f"the line must end in a registered [rule: <id>]: {error}"
+
+
+@pytest.mark.parametrize("path", INVALID, ids=[p.name for p in INVALID])
+def test_every_problem_of_an_invalid_stack_file_carries_a_registered_rule(path):
+    rules_reference.load_all()  # a stack refused only while the program runs: the test above names its rule
+    try:
+        render.validate(stack_file.read(path))
+    except ConfigError as error:
+        assert error.problems and all(rule in RULES for rule in error.rules), error.rules
 
 
 @pytest.mark.parametrize("path", VALID, ids=[p.name for p in VALID])

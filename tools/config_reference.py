@@ -37,7 +37,8 @@ the same model (`python -m tools.stack_schema --write`): each shipped stack file
 `# yaml-language-server: $schema=stack-file.schema.json`, points the YAML language server (VS Code's YAML
 extension, Neovim's yamlls) at it; copy that line into a new stack file (the CLI keeps comments when it edits one:
 https://github.com/pulumi/pulumi/pull/11456). Rules that span keys only `python -m tools.render` checks; it reports
-every mistake at its key's `file:line:column`.
+every mistake at its key's `file:line:column`. Each refusal ends in `[rule: <id>]`: docs/rules.md lists every rule
+with the keys it guards, its check and its public source.
 """
 
 

@@ -124,7 +124,7 @@ def chart_objects(chart_dir: Path, chart: Registration) -> list[dict[str, Any]]:
 
 
 def _chart_error(chart_dir: Path, problem: str) -> ConfigError:
-    return ConfigError([("--kueue-chart", f"{chart_dir}: {problem}")])
+    return ConfigError([("--kueue-chart", f"{chart_dir}: {problem}")], rule="tool.kueue-chart")
 
 
 def files(recording: Recording, chart_dir: Path | None) -> tuple[dict[str, dict[str, Any]], list[str]]:

@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from components.config import rules_declared
 from components.config.base import PROJECT, ConfigError, closest, key_path, one_line
 from components.config.loader import CONFIG_NAMESPACES, KUBECONFIG_SECRET_KEYS
 from components.config.stack import KUBECONFIG_KEY
@@ -67,13 +68,14 @@ class StackFileError(ConfigError):
     def __init__(
         self, file: Path, key: str, message: str, *, node: Node | None = None, line: int | None = None, column: int = 0
     ) -> None:
-        super().__init__([(key, message)])
+        super().__init__([(key, message)], rule=rules_declared.STACK_FILE)
         if node is not None:
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
         where = str(file) + (f":{line}" if line is not None else "") + (f":{column}" if column else "")
         self.file = file
         self.line = line
-        self.args = (one_line(f"{where}: {key}: {message}" if key else f"{where}: {message}"),)
+        problem = f"{key}: {message}" if key else message
+        self.args = (one_line(f"{where}: {problem} [rule: {rules_declared.STACK_FILE}]"),)
 
 
 class _StackLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]

@@ -17,7 +17,7 @@ import re
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from components.config.base import ConfigError
+from components.config.base import ConfigError, Problem
 from components.config.loader import CONFIG_NAMESPACES
 from tools.stack_file import StackFile, StackFileError
 
@@ -31,10 +31,10 @@ class LocatedConfigError(ConfigError):
 
     def __init__(self, error: ConfigError, source: StackFile) -> None:
         super().__init__(error.problems)
-        self.places = [place(source, key) for key, _ in error.problems]
+        self.places = [place(source, problem.key) for problem in error.problems]
         """``(line, column)``, 1-based, of each problem's key; ``None`` for a key the file cannot hold."""
         pairs = zip(self.places, self.problems, strict=True)
-        self.args = ("; ".join(_line(source, where, key, message) for where, (key, message) in pairs),)
+        self.args = ("; ".join(_line(source, where, problem) for where, problem in pairs),)
 
 
 def locate(error: ConfigError, source: StackFile) -> ConfigError:
@@ -53,9 +53,9 @@ def place(source: StackFile, key: str) -> tuple[int, int] | None:
     return None if node is None else (node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _line(source: StackFile, where: tuple[int, int] | None, key: str, message: str) -> str:
+def _line(source: StackFile, where: tuple[int, int] | None, problem: Problem) -> str:
     prefix = f"{source.path}:{where[0]}:{where[1]}: " if where is not None else ""
-    return f"{prefix}{key}: {message}"
+    return f"{prefix}{problem}"
 
 
 def _deepest(root: Node | None, path: str) -> Node | None:

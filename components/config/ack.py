@@ -34,6 +34,7 @@ from components.config.ack_rbac import RbacGrant, check_grants
 from components.config.acs import GPU_MODEL_SERIES, GPU_SCHEDULER_TABLES, AcsWorkloadConfig
 from components.config.base import PROJECT, ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
 from components.config.kube import KubernetesVersionText
+from components.config.rules import rule
 from components.versions import (
     ACK_MIN_KUBERNETES,
     VIRTUAL_NODE_MIN,
@@ -165,6 +166,7 @@ class AckClusterConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
+    @rule("ack.ack-version")
     def _ack_version(cls, value: str) -> str:
         if not _ACK_VERSION.match(value):
             raise ValueError("write a minor such as 1.35 or ACK's exact version such as 1.35.1-aliyun.1")
@@ -174,6 +176,7 @@ class AckClusterConfig(ConfigModel):
 
     @field_validator("timezone")
     @classmethod
+    @rule("ack.known-timezone")
     def _known_timezone(cls, value: str) -> str:
         if value not in zoneinfo.available_timezones():
             raise ValueError("use an IANA time zone such as Asia/Shanghai")
@@ -181,6 +184,7 @@ class AckClusterConfig(ConfigModel):
 
     @field_validator("service_cidr")
     @classmethod
+    @rule("ack.service-range")
     def _service_range(cls, value: IPv4Network) -> IPv4Network:
         if not is_private(value) or not 16 <= value.prefixlen <= 24:
             raise ValueError("use a /16../24 inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16")
@@ -188,6 +192,7 @@ class AckClusterConfig(ConfigModel):
 
     @field_validator("tags")
     @classmethod
+    @rule("ack.tag-keys")
     def _tag_keys(cls, value: dict[str, str]) -> dict[str, str]:
         if len(value) > 20:
             raise ValueError("Alibaba Cloud allows at most 20 tags per resource")
@@ -206,6 +211,7 @@ class AckClusterConfig(ConfigModel):
         return KubernetesVersion.parse(self.kubernetes_version).minor_version
 
     @model_validator(mode="after")
+    @rule("ack.zones-in-region")
     def _zones_in_region(self) -> AckClusterConfig:
         for index, zone in enumerate(self.network.zones):
             if not zone.zone_id.startswith(f"{self.region}-"):
@@ -216,6 +222,7 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.service-cidr-outside-vpc")
     def _service_cidr_outside_vpc(self) -> AckClusterConfig:
         vpc = self.network.vpc_cidr
         if vpc is not None and self.service_cidr.overlaps(vpc):
@@ -223,6 +230,7 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.scheduler-matches-cluster")
     def _scheduler_matches_cluster(self) -> AckClusterConfig:
         pinned = self.scheduler.parsed if self.scheduler is not None else None
         if pinned is not None and pinned.minor_version != self.minor_version:
@@ -234,6 +242,7 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.credentials-match-the-endpoint")
     def _credentials_match_the_endpoint(self) -> AckClusterConfig:
         if self.kubeconfig_mode == "exec-plugin" and "credential_minutes" in self.model_fields_set:
             raise RuleViolation(
@@ -251,11 +260,13 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.create-time-addons")
     def _create_time_addons(self) -> AckClusterConfig:
         check_create_time_addons(self.addons)
         return self
 
     @model_validator(mode="after")
+    @rule("ack.rbac-grants")
     def _rbac_grants(self) -> AckClusterConfig:
         check_grants(self.rbac)
         return self
@@ -281,7 +292,9 @@ class AckClusterConfig(ConfigModel):
         return named
 
     @model_validator(mode="after")
+    @rule("ack.named-log-projects-kept")
     def _named_log_projects_kept(self) -> AckClusterConfig:
+        """A log project the stack file names may be shared: it is never among what ACK deletes with the cluster."""
         for index, deleted in enumerate(self.delete_with_cluster or []):
             if deleted in self.named_log_projects:
                 raise RuleViolation(
@@ -293,6 +306,7 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.one-security-group")
     def _one_security_group(self) -> AckClusterConfig:
         if self.security_group_id is not None and "enterprise_security_group" in self.model_fields_set:
             raise RuleViolation(
@@ -330,12 +344,14 @@ class AckConfig(ConfigModel):
         return {cluster.name for cluster in self.existing_clusters}
 
     @model_validator(mode="after")
+    @rule("ack.some-cluster")
     def _some_cluster(self) -> AckConfig:
         if not self.clusters and not self.existing_clusters:
             raise RuleViolation("clusters", [], "at least one entry in clusters or existingClusters")
         return self
 
     @model_validator(mode="after")
+    @rule("ack.cluster-names-resolve")
     def _cluster_names_resolve(self) -> AckConfig:
         """Cluster names are unique across both lists, and every workload names one of them."""
         names = [cluster.name for cluster in self.clusters]
@@ -351,6 +367,7 @@ class AckConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.workload-names-unique")
     def _workload_names_unique(self) -> AckConfig:
         """Names, app labels and policy names are unique per namespace of a cluster, where their objects live."""
         scopes: dict[tuple[str, str], list[int]] = {}
@@ -368,6 +385,7 @@ class AckConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("ack.clusters-support-their-workloads")
     def _clusters_support_their_workloads(self) -> AckConfig:
         every: list[tuple[str, AckClusterConfig | AckExistingClusterConfig]] = [
             (key_path("clusters", i), c) for i, c in enumerate(self.clusters)
@@ -423,12 +441,14 @@ class AckConfig(ConfigModel):
         return found
 
 
+@rule("ack.unique-among")
 def _unique_among(workloads: list[AcsWorkloadConfig], at: list[int], key: str, what: str) -> None:
     """The workloads at indexes ``at`` differ in ``key``: their name, app label or ResourcePolicy name."""
     names = [{"name": w.name, "appLabel": w.app, "resourcePolicy.name": w.policy_name}[key] for w in workloads]
     require_unique([names[i] for i in at], lambda j: key_path("workloads", at[j], key), what)
 
 
+@rule("ack.table-minor")
 def _require_table_minor(
     cluster_key: str, cluster: AckClusterConfig | AckExistingClusterConfig, index: int, workload: AcsWorkloadConfig
 ) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import field_validator, model_validator
 
 from components.config.base import ConfigModel, RuleViolation, key_path, require_unique
+from components.config.rules import rule
 from components.versions import SCHEDULER_MIN_ACS, VIRTUAL_NODE_MIN, ClusterNeeds, SchedulerVersion, addon_version
 
 MANAGED_ADDONS = {"ack-virtual-node": "virtualNode", "kube-scheduler": "scheduler"}
@@ -40,6 +41,7 @@ class VirtualNodeAddonConfig(ConfigModel):
 
     @field_validator("version")
     @classmethod
+    @rule("ack-addons.exact-and-recent")
     def _exact_and_recent(cls, value: str | None) -> str | None:
         if value is None:
             return value
@@ -51,6 +53,7 @@ class VirtualNodeAddonConfig(ConfigModel):
 
     @field_validator("cleanup_cloud_resources")
     @classmethod
+    @rule("ack-addons.only-true-reaches-ack")
     def _only_true_reaches_ack(cls, value: bool) -> bool:
         if not value:
             raise ValueError(
@@ -75,12 +78,14 @@ class SchedulerAddonConfig(ConfigModel):
 
     @field_validator("version")
     @classmethod
+    @rule("ack-addons.acs-capable")
     def _acs_capable(cls, value: str | None) -> str | None:
         if value is not None and SchedulerVersion.parse(value).ack < SCHEDULER_MIN_ACS:
             raise ValueError(f"ACS needs kube-scheduler feature level {SCHEDULER_MIN_ACS} or later")
         return value
 
     @model_validator(mode="after")
+    @rule("ack-addons.says-something")
     def _says_something(self) -> SchedulerAddonConfig:
         if self.version is None and self.config is None:
             raise RuleViolation("", {}, "give version and/or config, or remove scheduler to leave it to ACK")
@@ -117,6 +122,7 @@ DEFAULT_ADDONS = (
 examples install them (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
 
 
+@rule("ack-addons.create-time-addons")
 def check_create_time_addons(addons: list[ClusterAddonConfig]) -> None:
     """A cluster's ``addons``: each name once, none of the addons managed as resources, no Flannel, and Terway on.
     Raises :class:`RuleViolation` at the key under the cluster."""
@@ -137,6 +143,7 @@ def check_create_time_addons(addons: list[ClusterAddonConfig]) -> None:
         raise RuleViolation("addons", names, "terway-eniip is required: pod vSwitches need the Terway CNI")
 
 
+@rule("ack-addons.pins-meet")
 def require_pins_meet(
     cluster_key: str,
     virtual_node: VirtualNodeAddonConfig,

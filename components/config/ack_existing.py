@@ -16,6 +16,7 @@ from pydantic import StringConstraints, field_validator, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey
 from components.config.kube import KubernetesVersionText
+from components.config.rules import rule
 from components.versions import ACK_MIN_KUBERNETES, KubernetesVersion
 
 ClusterId = Annotated[str, StringConstraints(pattern=r"^c[0-9a-z]{8,63}$")]
@@ -40,6 +41,7 @@ class AckExistingClusterConfig(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
+    @rule("ack-existing.no-grants")
     def _no_grants(cls, data: Any) -> Any:
         """A stack that only deploys onto a shared cluster must not own its RBAC grants: ``cs.KubernetesPermission``
         revokes exactly the roles it lists when it is deleted, so one stack's ``destroy`` would take away a role
@@ -54,6 +56,7 @@ class AckExistingClusterConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
+    @rule("ack-existing.minor")
     def _minor(cls, value: str) -> str:
         if not _MINOR.match(value):
             raise ValueError('write the cluster\'s minor, such as "1.35"')

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator, model_validator
 
 from components.config.base import ConfigModel, key_path, require_unique
+from components.config.rules import rule
 
 CONTROL_PLANE_LOG_COMPONENTS = (
     "apiserver",
@@ -41,6 +42,7 @@ class ControlPlaneLogsConfig(ConfigModel):
 
     @field_validator("components")
     @classmethod
+    @rule("ack-logs.documented")
     def _documented(cls, value: list[str]) -> list[str]:
         for component in value:
             if component not in CONTROL_PLANE_LOG_COMPONENTS:
@@ -48,6 +50,7 @@ class ControlPlaneLogsConfig(ConfigModel):
         return value
 
     @model_validator(mode="after")
+    @rule("ack-logs.each-once")
     def _each_once(self) -> ControlPlaneLogsConfig:
         require_unique(self.components, lambda i: key_path("components", i), "components")
         return self

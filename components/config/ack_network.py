@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from components.config.base import ConfigModel, MisplacedKey, RuleViolation, key_path, require_unique
+from components.config.rules import rule
 
 PRIVATE_RANGES = tuple(IPv4Network(cidr) for cidr in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 """RFC 1918: where ACK accepts VPC and Service CIDRs."""
@@ -47,6 +48,7 @@ class ZoneConfig(ConfigModel):
 
     @field_validator("node_cidr", "pod_cidr")
     @classmethod
+    @rule("ack-network.vswitch-mask")
     def _vswitch_mask(cls, value: IPv4Network) -> IPv4Network:
         if not 16 <= value.prefixlen <= 29:
             raise ValueError("a vSwitch CIDR needs a mask between /16 and /29")
@@ -86,6 +88,7 @@ class AckNetworkConfig(ConfigModel):
         return self.vpc_cidr is not None
 
     @model_validator(mode="after")
+    @rule("ack-network.exactly-one-mode")
     def _exactly_one_mode(self) -> AckNetworkConfig:
         fields = type(self).model_fields
         new = [str(fields[f].alias) for f in _NEW_VPC_KEYS if f in self.model_fields_set]

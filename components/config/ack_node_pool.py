@@ -12,6 +12,7 @@ from pydantic import Field, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
 from components.config.kube import Labels, Taint, TaintEffect
+from components.config.rules import rule
 
 
 class TaintConfig(Taint):
@@ -60,6 +61,7 @@ class AckNodePoolConfig(ConfigModel):
         return self.min_size if self.desired_size is None else self.desired_size
 
     @model_validator(mode="after")
+    @rule("ack-node-pool.sizes-ordered")
     def _sizes_ordered(self) -> AckNodePoolConfig:
         if self.min_size > self.max_size:
             raise RuleViolation("minSize", self.min_size, f"it must not exceed maxSize {self.max_size}")

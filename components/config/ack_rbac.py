@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import field_validator, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, matching
+from components.config.rules import rule
 
 AckRole = Literal["admin", "ops", "dev", "restricted"]
 """ACK's predefined RBAC roles (``role_name`` of UpdateUserPermissions,
@@ -44,12 +45,14 @@ class RbacGrant(ConfigModel):
 
     @field_validator("ram_user_id", "ram_role_id", mode="before")
     @classmethod
+    @rule("ack-rbac.quoted")
     def _quoted(cls, value: Any) -> Any:
         if isinstance(value, int | float) and not isinstance(value, bool):
             raise ValueError('quote the id, e.g. "203xxxxxxxxxxxxx": RAM ids are longer than the integers JSON keeps')
         return value
 
     @model_validator(mode="after")
+    @rule("ack-rbac.one-identity")
     def _one_identity(self) -> RbacGrant:
         if self.ram_user_id is None and self.ram_role_id is None:
             raise RuleViolation("ramUserId", None, "set ramUserId or ramRoleId: the identity the role is for")
@@ -68,6 +71,7 @@ class RbacGrant(ConfigModel):
         return "ramUserId" if self.ram_user_id else "ramRoleId"
 
 
+@rule("ack-rbac.grants")
 def check_grants(grants: list[RbacGrant]) -> None:
     """Each identity once per scope (the whole cluster, or one namespace): it gets the one role it needs there."""
     seen: set[tuple[str, str | None]] = set()

@@ -29,6 +29,7 @@ from components.config.base import (
     require_unique,
 )
 from components.config.kube import LabelKey, Labels, LabelValue, PositiveQuantity, quantity_value
+from components.config.rules import rule
 from components.versions import (
     SCHEDULER_MIN_ACS_UNIT,
     SCHEDULER_MIN_GPU,
@@ -140,6 +141,7 @@ class PolicyUnitConfig(ConfigModel):
     """Pods this unit may hold; unset means unbounded."""
 
     @model_validator(mode="after")
+    @rule("acs.fields-match-resource")
     def _fields_match_resource(self) -> PolicyUnitConfig:
         if self.resource != "acs" and self.compute_qos is not None:
             raise RuleViolation("computeQos", self.compute_qos, "only acs units take a compute QoS")
@@ -268,6 +270,7 @@ class AcsWorkloadConfig(ConfigModel):
         return None if self.is_gpu else acs_sizing.billed_spec(self.cpu, self.memory)
 
     @model_validator(mode="after")
+    @rule("acs.class-and-qos")
     def _class_and_qos(self) -> AcsWorkloadConfig:
         allowed_qos = QOS_BY_CLASS[self.compute_class]
         if self.compute_qos not in allowed_qos:
@@ -277,6 +280,7 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("acs.gpu-fields")
     def _gpu_fields(self) -> AcsWorkloadConfig:
         gpu_fields = (("gpuModelSeries", self.gpu_model_series), ("gpu", self.gpu))
         if not self.is_gpu:
@@ -298,6 +302,7 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("acs.fits-an-acs-spec")
     def _fits_an_acs_spec(self) -> AcsWorkloadConfig:
         """A CPU pod must fit a spec ACS offers; this also computes :attr:`billed_spec` once and for all."""
         try:
@@ -309,6 +314,7 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("acs.scheduling-rules")
     def _scheduling_rules(self) -> AcsWorkloadConfig:
         if self.compute_class == "gpu-hpn" and self.scheduling != "node-selector":
             raise RuleViolation(
@@ -329,6 +335,7 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("acs.label-rules")
     def _label_rules(self) -> AcsWorkloadConfig:
         _refuse_reserved("labels", self.labels)
         _refuse_eci("annotations", self.annotations)
@@ -347,11 +354,13 @@ def _quantity(text: str) -> Decimal:
     return value
 
 
+@rule("acs.refuse-eci")
 def _refuse_eci(key: str, mapping: dict[str, str]) -> None:
     if ECI_LABEL in mapping:
         raise RuleViolation(key_path(key, ECI_LABEL), mapping[ECI_LABEL], "it sends pods to ECI instead of ACS")
 
 
+@rule("acs.refuse-reserved")
 def _refuse_reserved(key: str, labels: dict[str, str]) -> None:
     _refuse_eci(key, labels)
     for label in RESERVED_LABELS:

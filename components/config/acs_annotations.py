@@ -11,6 +11,7 @@ import re
 from decimal import Decimal
 
 from components.config.base import RuleViolation, key_path
+from components.config.rules import rule
 
 CPU_VENDORS = "alibabacloud.com/cpu-vendors"
 """Which CPU vendors the pod may run on: ``intel`` (ACS's default), ``amd`` (allow-listed accounts) or both."""
@@ -26,6 +27,7 @@ MAX_SPEC_CPU, MAX_SPEC_MEMORY_GIB = Decimal(64), Decimal(512)
 _SPEC = re.compile(r"(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)Gi")
 
 
+@rule("acs-annotations.accepted")
 def check(key: str, annotations: dict[str, str], compute_class: str) -> None:
     """Raise :class:`RuleViolation` at ``key.<annotation>`` for an annotation ACS refuses or ignores here."""
     if USE_SPEC in annotations:

@@ -31,6 +31,7 @@ from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
+from components.config.rules import rule
 from components.versions import KubernetesVersion
 
 MAX_POOL_NODES = 1000
@@ -68,6 +69,7 @@ def default_names(stack: str | None) -> tuple[str, str]:
     return f"{cluster}-rg", cluster
 
 
+@rule("aks.taint")
 def _taint(text: str) -> str:
     key, _, rest = text.partition("=")
     value, _, effect = rest.rpartition(":")
@@ -76,6 +78,7 @@ def _taint(text: str) -> str:
     return text
 
 
+@rule("aks.tags")
 def _tags(tags: dict[str, str]) -> dict[str, str]:
     if len(tags) > 50:
         raise ValueError("Azure allows at most 50 tags per resource")
@@ -165,6 +168,7 @@ class SystemPoolConfig(AksNodePoolConfig):
         return [*self.taints, CRITICAL_ADDONS_TAINT] if self.only_critical_addons else list(self.taints)
 
     @model_validator(mode="after")
+    @rule("aks.autoscaling-bounds")
     def _autoscaling_bounds(self) -> SystemPoolConfig:
         if (self.min_count is None) != (self.max_count is None):
             missing = "maxCount" if self.max_count is None else "minCount"
@@ -196,11 +200,13 @@ class UserPoolConfig(AksNodePoolConfig):
     count."""
 
     @model_validator(mode="after")
+    @rule("aks.count-bounds")
     def _count_bounds(self) -> UserPoolConfig:
         _check_counts(self.min_count, self.initial_count, self.max_count, "initialCount")
         return self
 
 
+@rule("aks.pool-counts")
 def _check_counts(minimum: int, current: int, maximum: int, current_key: str) -> None:
     if minimum > maximum:
         raise RuleViolation("minCount", minimum, f"minCount must be <= maxCount ({maximum})")
@@ -345,6 +351,7 @@ class AksConfig(ConfigModel):
             raise RuleViolation(violation.key, violation.value, because) from None
 
     @model_validator(mode="after")
+    @rule("aks.cluster-name-is-a-dns-prefix-when-it-is-one")
     def _cluster_name_is_a_dns_prefix_when_it_is_one(self) -> AksConfig:
         """ARM refuses a bad ``dnsPrefix`` at create, after the resource group exists: the derived one is the cluster
         name, so the error names the key the user wrote."""
@@ -359,6 +366,7 @@ class AksConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
+    @rule("aks.aks-version-form")
     def _aks_version_form(cls, value: str) -> str:
         if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value):
             raise ValueError("write an AKS Kubernetes version as 1.35 or 1.35.2")
@@ -370,6 +378,7 @@ class AksConfig(ConfigModel):
         return version.major, version.minor
 
     @model_validator(mode="after")
+    @rule("aks.unique-pool-names")
     def _unique_pool_names(self) -> AksConfig:
         """The system pool comes first, so only a user pool can ever be the repeat."""
         names = [self.system_pool.name, *(pool.name for pool in self.user_pools)]
@@ -377,6 +386,7 @@ class AksConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("aks.workload-identity-needs-oidc")
     def _workload_identity_needs_oidc(self) -> AksConfig:
         if self.workload_identity and not self.oidc_issuer:
             raise RuleViolation("oidcIssuer", False, "workloadIdentity needs the OIDC issuer")

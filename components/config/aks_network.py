@@ -13,8 +13,10 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from components.config.base import ConfigModel, RuleViolation
+from components.config.rules import rule
 
 
+@rule("aks-network.cidr")
 def _cidr(text: str) -> str:
     try:
         return str(ipaddress.IPv4Network(text))
@@ -22,6 +24,7 @@ def _cidr(text: str) -> str:
         raise ValueError("an IPv4 network in CIDR notation with no host bits set, e.g. 10.0.0.0/16") from None
 
 
+@rule("aks-network.ip-address")
 def _ip_address(text: str) -> str:
     try:
         return str(ipaddress.IPv4Address(text))
@@ -39,6 +42,7 @@ DOCUMENTATION_RANGES = tuple(ipaddress.IPv4Network(n) for n in ("192.0.2.0/24", 
 (2001:db8::/32, https://www.rfc-editor.org/rfc/rfc3849) needs no entry: :data:`Cidr` takes IPv4 only."""
 
 
+@rule("aks-network.routable")
 def _routable(text: str) -> str:
     """A range inside a documentation block admits no real runner, so ``pulumi`` could never reach the API server it
     just restricted. One that merely contains a block (``0.0.0.0/0``) still admits real addresses."""
@@ -107,6 +111,7 @@ class AksNetworkConfig(ConfigModel):
         return "cilium" if self.dataplane == "cilium" else "calico"
 
     @model_validator(mode="after")
+    @rule("aks-network.plugin-combinations")
     def _plugin_combinations(self) -> AksNetworkConfig:
         """The combinations ARM accepts: overlay and the Cilium dataplane on Azure CNI only (the dataplane is "Azure
         CNI Powered by Cilium", :data:`CILIUM_URL`), Cilium policy on the Cilium dataplane and only Cilium there,
@@ -146,6 +151,7 @@ class AksNetworkConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("aks-network.address-ranges")
     def _address_ranges(self) -> AksNetworkConfig:
         """A pod range only where pods get one, and a DNS address inside a service range that pods do not use."""
         if self.pod_cidr is not None and self.plugin_mode != "overlay" and self.plugin != "kubenet":
@@ -191,6 +197,7 @@ class ApiServerAccessConfig(ConfigModel):
         return bool(self.authorized_ip_ranges)
 
     @model_validator(mode="after")
+    @rule("aks-network.no-private-cluster-without-a-network-to-run-in")
     def _no_private_cluster_without_a_network_to_run_in(self) -> ApiServerAccessConfig:
         if self.private_cluster:
             raise RuleViolation(
@@ -204,6 +211,7 @@ class ApiServerAccessConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("aks-network.unrestricted-only-when-nothing-restricts")
     def _unrestricted_only_when_nothing_restricts(self) -> ApiServerAccessConfig:
         if self.allow_unrestricted and self.restricted:
             already = "authorizedIpRanges already restricts the API server: remove allowUnrestricted"

@@ -61,10 +61,15 @@ class RuleViolation(ValueError):
     the key: the offending value and what is allowed instead.
     """
 
-    def __init__(self, key: str, value: Any, allowed: str) -> None:
+    rule: str | None = None
+    """The id of the rule broken (docs/rules.md): stamped by the :func:`components.config.rules.rule` the raise sits
+    in, unless the raise names one itself."""
+
+    def __init__(self, key: str, value: Any, allowed: str, *, rule: str | None = None) -> None:
         self.key = key
         self.value = value
         self.allowed = allowed
+        self.rule = rule
         self.problem = f"{value!r} is not allowed; {allowed}"
         super().__init__(f"{key}: {self.problem}")
 
@@ -82,20 +87,50 @@ class MisplacedKey(RuleViolation):
         self.args = (f"{key}: {self.problem}",)
 
 
+class Problem(tuple[str, str]):
+    """One broken rule: a ``(key, message)`` pair (the full key; the bad value and what is allowed) that carries the
+    id of its rule as :attr:`rule`, so every caller that unpacks or compares the pair keeps working."""
+
+    rule: str | None
+
+    def __new__(cls, key: str, message: str, rule: str | None = None) -> Problem:
+        problem = super().__new__(cls, (key, message))
+        problem.rule = rule
+        return problem
+
+    @property
+    def key(self) -> str:
+        return self[0]
+
+    @property
+    def message(self) -> str:
+        return self[1]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.message}" + (f" [rule: {self.rule}]" if self.rule else "")
+
+
 class ConfigError(pulumi.RunError):
     """Invalid stack configuration, reported before any resource is registered.
 
-    ``problems`` holds one ``(key, message)`` pair per broken rule; ``str()`` is a single line. Being a
-    ``RunError``, the Pulumi language host prints it as a plain message, never as a traceback.
+    ``problems`` holds one :class:`Problem` per broken rule; ``str()`` is a single line, each problem ending in the
+    id of its rule (``[rule: stack.smoke-job-targets]``) so the reader can look it up in docs/rules.md. A problem
+    given as a ``(key, message)`` pair takes ``rule``. Being a ``RunError``, the Pulumi language host prints it as a
+    plain message, never as a traceback.
     """
 
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        self.problems = problems
-        super().__init__("; ".join(f"{key}: {message}" for key, message in problems))
+    def __init__(self, problems: Sequence[tuple[str, str] | Problem], rule: str | None = None) -> None:
+        self.problems = [p if isinstance(p, Problem) else Problem(*p, rule=rule) for p in problems]
+        """One :class:`Problem` per broken rule."""
+        super().__init__("; ".join(str(problem) for problem in self.problems))
 
     @property
     def keys(self) -> list[str]:
-        return [key for key, _ in self.problems]
+        return [problem.key for problem in self.problems]
+
+    @property
+    def rules(self) -> list[str | None]:
+        return [problem.rule for problem in self.problems]
 
 
 _PATTERN_NAMES = {
@@ -127,13 +162,19 @@ def refuse_renamed_keys(data: Any, renamed: dict[str, str]) -> Any:
     return data
 
 
+MATCHING_RULE = "schema.matching"
+"""The rule id of every :func:`matching` check (registered in :mod:`components.config.rules_declared`)."""
+
+
 def matching(pattern: str, allowed: str) -> AfterValidator:
     """A string check whose error says what is allowed, in words rather than as a regular expression."""
     compiled = re.compile(pattern)
 
     def check(value: str) -> str:
         if not compiled.fullmatch(value):
-            raise ValueError(allowed)
+            error = ValueError(allowed)
+            error.rule = MATCHING_RULE  # type: ignore[attr-defined]
+            raise error
         return value
 
     return AfterValidator(check)
@@ -305,12 +346,13 @@ def problems_from(
     *,
     root: type[BaseModel] | None = None,
     yaml_scalars: Mapping[str, str] | None = None,
-) -> list[tuple[str, str]]:
-    """Turn a pydantic error into ``(full key, message)`` pairs that name the key, the bad value and what is allowed.
+) -> list[Problem]:
+    """Turn a pydantic error into problems that name the full key, the bad value, what is allowed and the rule.
 
     ``root`` is the model that was validated (found by the error's title when not given): an unknown key is then
     answered with the closest key allowed at its place. ``yaml_scalars`` maps keys (as returned) to the text of
-    unquoted scalars YAML typed as booleans or numbers, so a type error can say exactly what to quote.
+    unquoted scalars YAML typed as booleans or numbers, so a type error can say exactly what to quote. A rule of the
+    project's own carries its id (:mod:`components.config.rules`); pydantic's own checks are ``schema.<error type>``.
     """
     root = root if root is not None else _model_named(error.title)
     items = error.errors(include_url=False)
@@ -321,13 +363,20 @@ def problems_from(
             continue
         cause = (item.get("ctx") or {}).get("error")
         loc = _loc_to_key(tuple(item["loc"]))
+        rule = getattr(cause, "rule", None) if cause is not None else schema_rule(item["type"])
         if isinstance(cause, RuleViolation):
             key = key_path(prefix, loc, cause.key) if cause.key else key_path(prefix, loc)
-            problems.append((key, cause.problem))
+            problems.append(Problem(key, cause.problem, rule))
             continue
         key = key_path(prefix, loc)
-        problems.append((key, _message(item, root, (yaml_scalars or {}).get(key))))
-    return [(one_line(key), one_line(message)) for key, message in problems]
+        problems.append(Problem(key, _message(item, root, (yaml_scalars or {}).get(key)), rule))
+    return [Problem(one_line(problem.key), one_line(problem.message), problem.rule) for problem in problems]
+
+
+def schema_rule(error_type: str) -> str:
+    """The rule id of pydantic's own check ``error_type`` (a type, a pattern, an unknown or missing key):
+    ``schema.extra-forbidden`` for https://docs.pydantic.dev/latest/errors/validation_errors/#extra_forbidden."""
+    return f"schema.{error_type.replace('_', '-')}"
 
 
 def _message(item: Any, root: type[BaseModel] | None, written: str | None) -> str:

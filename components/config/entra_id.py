@@ -13,6 +13,7 @@ from uuid import UUID
 from pydantic import Field, model_validator
 
 from components.config.base import ConfigModel, RuleViolation
+from components.config.rules import rule
 
 
 class KubeloginConfig(ConfigModel):
@@ -30,6 +31,7 @@ class KubeloginConfig(ConfigModel):
     """The service principal's application (client) id; ``spn`` only."""
 
     @model_validator(mode="after")
+    @rule("entra-id.client-id-for-spn")
     def _client_id_for_spn(self) -> KubeloginConfig:
         if (self.login == "spn") != (self.client_id is not None):
             raise RuleViolation("clientId", self.client_id, "set clientId exactly when login is 'spn'")

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import ValidationInfo, field_validator, model_validator
 
 from components.config.base import ConfigModel, RuleViolation
+from components.config.rules import rule
 
 EnvironmentKind = Literal["dev", "ephemeral", "production"]
 """What a stack is for; see the module docstring for what each kind changes."""
@@ -66,6 +67,7 @@ def stack_slug(stack: str, room: int) -> str:
     return f"{head}-{stack_digest(stack)}" if head else stack_digest(stack)
 
 
+@rule("environment.name-fits-with-suffix")
 def suffixed(key: str, name: str, suffix: str, limit: int) -> str:
     """``name + suffix``, or :class:`RuleViolation` at ``key`` when the result would exceed ``limit`` characters."""
     if len(name) + len(suffix) > limit:
@@ -93,6 +95,7 @@ class EnvironmentConfig(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
+    @rule("environment.suffix-from-the-stack")
     def _suffix_from_the_stack(cls, data: Any, info: ValidationInfo) -> Any:
         """An ephemeral stack without an explicit suffix gets the one derived from its stack name."""
         if not isinstance(data, dict) or data.get("kind") != "ephemeral" or {"nameSuffix", "name_suffix"} & set(data):
@@ -106,6 +109,7 @@ class EnvironmentConfig(ConfigModel):
 
     @field_validator("name_suffix")
     @classmethod
+    @rule("environment.suffix-form")
     def _suffix_form(cls, value: str) -> str:
         if value and not SUFFIX_PATTERN.match(value):
             raise ValueError("write '-' and 1-8 lowercase letters or digits, e.g. '-pr123'")

@@ -28,6 +28,7 @@ from components.config.base import RuleViolation, key_path
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import EnvironmentConfig, suffixed
 from components.config.queues_naming import renamed_namespaces
+from components.config.rules import rule
 
 if TYPE_CHECKING:
     from components.config.ack import AckClusterConfig, AckConfig, DeletedWithCluster
@@ -64,6 +65,7 @@ def check(config: StackConfig) -> None:
         _ephemeral(config)
 
 
+@rule("environment.production")
 def _production(config: StackConfig) -> None:
     if config.smoke_job.enabled:
         raise RuleViolation(
@@ -97,6 +99,7 @@ def _new_clusters(config: StackConfig) -> list[tuple[str, AksConfig | AckCluster
     ]
 
 
+@rule("environment.ephemeral")
 def _ephemeral(config: StackConfig) -> None:
     for key, section in _new_clusters(config):
         if "delete_unreachable" in section.model_fields_set and not section.delete_unreachable:
@@ -183,7 +186,9 @@ def _within(section: str, build: Callable[[], _T]) -> _T:
     try:
         return build()
     except RuleViolation as violation:
-        raise RuleViolation(key_path(section, violation.key), violation.value, violation.allowed) from None
+        raise RuleViolation(
+            key_path(section, violation.key), violation.value, violation.allowed, rule=violation.rule
+        ) from None
 
 
 def _unset(model: BaseModel, defaults: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pydantic import field_validator, model_validator
 from components.config.base import ConfigModel, MisplacedKey, RuleViolation
 from components.config.entra_id import KubeloginConfig
 from components.config.kube import KubernetesVersionText
+from components.config.rules import rule
 
 
 class ExistingClusterConfig(ConfigModel):
@@ -40,6 +41,7 @@ class ExistingClusterConfig(ConfigModel):
     another cluster) is used as it is."""
 
     @model_validator(mode="after")
+    @rule("existing-cluster.aks-needs-its-name")
     def _aks_needs_its_name(self) -> ExistingClusterConfig:
         if self.source == "aks":
             for key, value in (("resourceGroupName", self.resource_group_name), ("clusterName", self.cluster_name)):
@@ -53,6 +55,7 @@ class ExistingClusterConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
+    @rule("existing-cluster.a-minor")
     def _a_minor(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"\d+\.\d+", value):
             raise ValueError('write the cluster\'s minor, such as "1.35"')

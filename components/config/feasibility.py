@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from components.config.aks import POOL_LABEL, UserPoolConfig
 from components.config.base import RuleViolation, key_path
 from components.config.kube import Toleration, quantity_value
+from components.config.rules import rule
 
 if TYPE_CHECKING:
     from components.config.stack import StackConfig
@@ -81,6 +82,7 @@ def most_allocatable(size: VmSize) -> Room:
     return Room(Decimal(size.vcpus) - Decimal(reserved) / 1000, Decimal(size.memory_gib) * GIB)
 
 
+@rule("feasibility.can-work")
 def check(config: StackConfig) -> None:
     """Raise :class:`RuleViolation` for what cannot work whatever the cloud says."""
     _kueue_tolerates_its_pool(config)
@@ -130,6 +132,7 @@ def _smoke_pool(config: StackConfig) -> UserPoolConfig | None:
     return next((pool for pool in pools if pool.name == config.smoke_job.pool), None)
 
 
+@rule("feasibility.kueue-tolerates-its-pool")
 def _kueue_tolerates_its_pool(config: StackConfig) -> None:
     """Kueue pinned to the system pool must tolerate its taints, or it stays Pending and the gate times out."""
     if config.aks is None or not config.kueue.install:
@@ -157,12 +160,14 @@ def _tolerates(toleration: Toleration, key: str, value: str, effect: str) -> boo
     return toleration.operator == "Exists" or (toleration.value or "") == value
 
 
+@rule("feasibility.smoke-job-is-a-framework")
 def _smoke_job_is_a_framework(config: StackConfig) -> None:
     """The smoke Job is a ``batch/v1`` Job: without the integration Kueue never suspends it, and it runs unqueued."""
     if config.smoke_job.enabled and config.kueue.install and "batch/job" not in config.kueue.frameworks:
         raise RuleViolation("kueue.frameworks", config.kueue.frameworks, "smokeJob submits a Job: include batch/job")
 
 
+@rule("feasibility.smoke-job-fits-its-queue")
 def _smoke_job_fits_its_queue(config: StackConfig) -> None:
     """A Job asking more than its ClusterQueue can ever lend it waits forever: checked for a queue in no cohort."""
     job = config.smoke_job

@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import StringConstraints, field_validator
 
 from components.config.base import ConfigModel
+from components.config.rules import rule
 
 RENDER_KEY = "gitops.renderToDirectory"
 """The key every render-mode refusal names."""
@@ -32,6 +33,7 @@ class GitOpsConfig(ConfigModel):
 
     @field_validator("render_to_directory")
     @classmethod
+    @rule("gitops.inside-the-project")
     def _inside_the_project(cls, value: str | None) -> str | None:
         """The directory is committed to this repository and Flux's paths are relative to its root: it must be
         inside the project. Returned normalized (``./out/`` is ``out``), as every path built from it expects."""

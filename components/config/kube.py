@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import AfterValidator, BeforeValidator, model_validator
 
 from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, RuleViolation
+from components.config.rules import rule
 
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _QUALIFIED_NAME = re.compile(rf"(?:(?P<prefix>{DNS1123_SUBDOMAIN[1:-1]})/)?(?P<name>{_NAME})")
@@ -33,18 +34,21 @@ def is_label_value(text: str) -> bool:
     return len(text) <= 63 and _LABEL_VALUE.fullmatch(text) is not None
 
 
+@rule("kube.qualified-name")
 def _qualified_name(text: str) -> str:
     if not is_qualified_name(text):
         raise ValueError(f"write {QUALIFIED_NAME_RULE}")
     return text
 
 
+@rule("kube.label-value")
 def _label_value(text: str) -> str:
     if not is_label_value(text):
         raise ValueError(f"write {LABEL_VALUE_RULE}")
     return text
 
 
+@rule("kube.labels")
 def _labels(labels: dict[str, str]) -> dict[str, str]:
     """Check a label map entry by entry, so the error names the label key rather than the whole map."""
     for key, value in labels.items():
@@ -120,6 +124,7 @@ def quantity_value(text: str) -> Decimal:
     return value
 
 
+@rule("kube.number-as-text")
 def _number_as_text(value: Any) -> Any:
     """Stack files may write ``cpu: 2`` or ``cpu: 0.5``; Kubernetes serialises every quantity as a string."""
     if isinstance(value, bool):
@@ -140,12 +145,14 @@ def _checked_value(text: str) -> Decimal:
         raise ValueError(_QUANTITY_RULE) from None
 
 
+@rule("kube.non-negative")
 def _non_negative(text: str) -> str:
     if _checked_value(text) < 0:
         raise ValueError("a quantity cannot be negative")
     return text
 
 
+@rule("kube.positive")
 def _positive(text: str) -> str:
     if _checked_value(text) <= 0:
         raise ValueError("a quantity must be positive, e.g. 2, 500m, 4Gi")
@@ -160,6 +167,7 @@ PositiveQuantity = Annotated[str, _AS_TEXT, AfterValidator(_positive)]
 """A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
 
 
+@rule("kube.quoted-version")
 def _quoted_version(value: object) -> object:
     if isinstance(value, float):
         raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
@@ -209,6 +217,7 @@ class Toleration(ConfigModel):
     """With effect ``NoExecute``: how long the pod stays on a node after the taint appears; unset means forever."""
 
     @model_validator(mode="after")
+    @rule("kube.toleration-rules")
     def _toleration_rules(self) -> Toleration:
         """The API server's rules, which CEL on ResourceFlavor ``spec.tolerations`` repeats ("operator must be Exists
         when 'key' is empty", "a value must be empty when 'operator' is 'Exists'", "effect must be 'NoExecute' when
@@ -234,6 +243,7 @@ class LabelSelectorRequirement(ConfigModel):
     """The values for ``In`` and ``NotIn``; none for ``Exists`` and ``DoesNotExist``."""
 
     @model_validator(mode="after")
+    @rule("kube.values-match-the-operator")
     def _values_match_the_operator(self) -> LabelSelectorRequirement:
         if self.operator in ("In", "NotIn") and not self.values:
             raise RuleViolation("values", self.values, f"operator {self.operator} needs at least one value")

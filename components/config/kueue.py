@@ -39,6 +39,7 @@ from components.config.kueue_manager import (
 )
 from components.config.kueue_profiles import LATEST_CHART_VERSION, KueueProfile, UnsupportedVersion
 from components.config.registries import Source
+from components.config.rules import rule
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
 _CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
@@ -55,6 +56,7 @@ class Resources(ConfigModel):
     """The most the container may use: ``cpu`` and ``memory`` quantities, each at least its request."""
 
     @model_validator(mode="after")
+    @rule("kueue.requests-within-limits")
     def _requests_within_limits(self) -> Resources:
         for name, request in self.requests.items():
             limit = self.limits.get(name)
@@ -63,6 +65,7 @@ class Resources(ConfigModel):
         return self
 
 
+@rule("kueue.kubectl-repository-or-release")
 def _kubectl_repository_or_release(value: str) -> str:
     """A repository to tag, or an image whose tag names a kubectl release (``v1.35.9``) or that a digest pins."""
     repository, tag = kubectl_image.split_reference(value)
@@ -233,6 +236,7 @@ class KueueConfig(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
+    @rule("kueue.multikueue-comes-from-its-section")
     def _multikueue_comes_from_its_section(cls, data: Any, info: ValidationInfo) -> Any:
         """The manager's settings are the resolution's, from the top-level section; never the stack file's."""
         if (info.context or {}).get(RESOLVED):
@@ -243,6 +247,7 @@ class KueueConfig(ConfigModel):
 
     @field_validator("install", mode="before")
     @classmethod
+    @rule("kueue.one-of-three-installs")
     def _one_of_three_installs(cls, value: Any) -> Any:
         if not isinstance(value, str) or value == kueue_extension.INSTALL or value.lower() in _BOOLEAN_WORDS:
             return value  # pydantic reads the rest as a boolean, as it reads every boolean key
@@ -250,6 +255,7 @@ class KueueConfig(ConfigModel):
         raise RuleViolation("", value, allowed)
 
     @model_validator(mode="after")
+    @rule("kueue.install-keys-only-with-an-install")
     def _install_keys_only_with_an_install(self) -> KueueConfig:
         """With ``install: false`` a chart, image or manager setting would be silently ignored: refuse it. So would
         the chart's keys with the extension, which takes no settings from this stack (none is documented)."""
@@ -274,6 +280,7 @@ class KueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("kueue.chart-and-image-sources")
     def _chart_and_image_sources(self) -> KueueConfig:
         """A chart reference Helm can pull, a version this program is tested with, an image without a tag."""
         if not _CHART_REPOSITORY.match(self.chart_repository):
@@ -291,6 +298,7 @@ class KueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("kueue.known-frameworks-and-gates")
     def _known_frameworks_and_gates(self) -> KueueConfig:
         """Integrations and feature gates the installed minor's manager starts with; it refuses unknown or removed
         ones."""
@@ -309,6 +317,7 @@ class KueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("kueue.selector-spares-kube-system-and-kueue")
     def _selector_spares_kube_system_and_kueue(self) -> KueueConfig:
         """Kueue's manager refuses a selector that matches ``kube-system`` or its own namespace, each judged by its
         name label alone, and exits at start (``validateManagedJobsNamespaceSelector`` in

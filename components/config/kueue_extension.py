@@ -33,6 +33,7 @@ from components.config import kueue_profiles
 from components.config.base import ConfigModel, MisplacedKey, RuleViolation, key_path
 from components.config.gitops import RENDER_KEY
 from components.config.kueue_profiles import UnsupportedVersion
+from components.config.rules import rule
 from components.versions import KubernetesVersion
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class KueueExtensionConfig(ConfigModel):
     use" (https://learn.microsoft.com/en-us/azure/aks/install-the-managed-kueue-extension-on-aks)."""
 
     @model_validator(mode="after")
+    @rule("kueue-extension.pinned-to-a-profiled-kueue")
     def _pinned_to_a_profiled_kueue(self) -> KueueExtensionConfig:
         match = _VERSION.match(self.version)
         if match is None:
@@ -98,12 +100,14 @@ class KueueExtensionConfig(ConfigModel):
         return match["upstream"]
 
 
+@rule("kueue-extension.region")
 def require_region(location: str, key: str) -> None:
     """Refuse a region the extension is not offered in, naming ``key``."""
     if location.replace(" ", "").lower() not in REGIONS:
         raise RuleViolation(key, location, _as_of(f"the managed Kueue extension is offered only in {list(REGIONS)}"))
 
 
+@rule("kueue-extension.kubernetes")
 def require_kubernetes(version: str, key: str) -> None:
     """Refuse a Kubernetes version below :data:`MIN_KUBERNETES`, naming ``key``."""
     if not KubernetesVersion.parse(version).at_least(*MIN_KUBERNETES):
@@ -111,6 +115,7 @@ def require_kubernetes(version: str, key: str) -> None:
         raise RuleViolation(key, version, _as_of(f"the managed Kueue extension needs AKS {minimum} or later"))
 
 
+@rule("kueue-extension.across-sections")
 def check(config: StackConfig) -> None:
     """The rules across sections for ``kueue.install: aks-extension``: an AKS cluster where the extension is offered,
     applied (not rendered), without MultiKueue, and no queue object in the extension's ``aks-`` names."""
@@ -134,6 +139,7 @@ def check(config: StackConfig) -> None:
     _refuse_managed_names(config.queues)
 
 
+@rule("kueue-extension.refuse-managed-names")
 def _refuse_managed_names(queues: QueuesConfig) -> None:
     """The extension owns every Kueue object named ``aks-...``: the stack must not create one (name it in
     ``queues.external`` to use it)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from components.config.base import RuleViolation, key_path
 from components.config.kueue_profiles import KueueProfile
+from components.config.rules import rule
 
 
 def effective(gates: dict[str, bool], profile: KueueProfile) -> dict[str, bool]:
@@ -17,6 +18,7 @@ def effective(gates: dict[str, bool], profile: KueueProfile) -> dict[str, bool]:
     return profile.gates.defaults() | gates
 
 
+@rule("kueue-gates.known-and-settable")
 def require_valid(gates: dict[str, bool], profile: KueueProfile) -> None:
     """Raise :class:`RuleViolation` at ``featureGates.<name>`` for the first gate the manager would exit on."""
     table, kueue = profile.gates, f"Kueue {profile.minor}"

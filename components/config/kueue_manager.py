@@ -21,6 +21,7 @@ from pydantic import Field, model_validator
 from components.config.base import ConfigModel, Int32, RuleViolation, key_path, matching, require_unique
 from components.config.kube import QUALIFIED_NAME_RULE, LabelKey, Quantity, is_qualified_name
 from components.config.queues_quota import ResourceName
+from components.config.rules import rule
 
 if TYPE_CHECKING:
     from components.config.kueue import KueueConfig
@@ -74,6 +75,7 @@ class FairSharingSettings(ConfigModel):
     manager exits on ``fairSharing: {}``); here it defaults to both, which Kueue's docs recommend."""
 
     @model_validator(mode="after")
+    @rule("kueue-manager.a-valid-strategy-set")
     def _a_valid_strategy_set(self) -> FairSharingSettings:
         if tuple(self.preemption_strategies) not in VALID_STRATEGY_SETS:
             allowed = f"one of {[list(s) for s in VALID_STRATEGY_SETS]}"
@@ -96,6 +98,7 @@ class AdmissionFairSharingSettings(ConfigModel):
     """How much each resource weighs in a LocalQueue's usage; unset resources weigh 1; never negative."""
 
     @model_validator(mode="after")
+    @rule("kueue-manager.positive-interval-and-weights")
     def _positive_interval_and_weights(self) -> AdmissionFairSharingSettings:
         """``validateAdmissionFairSharing`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
         interval = self.usage_sampling_interval
@@ -134,6 +137,7 @@ class ResourcesSettings(ConfigModel):
     """Transformations, at most one per input resource."""
 
     @model_validator(mode="after")
+    @rule("kueue-manager.one-transformation-per-input")
     def _one_transformation_per_input(self) -> ResourcesSettings:
         """``validateResourceTransformations`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
         inputs = [t.input for t in self.transformations or []]
@@ -173,6 +177,7 @@ class WaitForPodsReadySettings(ConfigModel):
     """How evicted workloads are requeued."""
 
     @model_validator(mode="after")
+    @rule("kueue-manager.timeout-set")
     def _timeout_set(self) -> WaitForPodsReadySettings:
         """``validateWaitForPodsReady`` in the manager's config validation (same in v0.17.8-v0.19.2): "timeout:
         Required value"."""
@@ -215,6 +220,7 @@ class CustomMetricLabel(ConfigModel):
     """The object annotation to read instead; not with ``sourceLabelKey``."""
 
     @model_validator(mode="after")
+    @rule("kueue-manager.one-source")
     def _one_source(self) -> CustomMetricLabel:
         """``validateCustomLabels`` in the manager's config validation (these two checks are the same in
         v0.17.8-v0.19.2; 0.19's limit on the number of labels is in :func:`require_what_the_minor_accepts`)."""
@@ -235,6 +241,7 @@ class MetricsSettings(ConfigModel):
     """The labels, each name once; they need ``featureGates.CustomMetricLabels: true``."""
 
     @model_validator(mode="after")
+    @rule("kueue-manager.each-name-once")
     def _each_name_once(self) -> MetricsSettings:
         names = [label.name for label in self.custom_labels]
         require_unique(names, lambda i: key_path("customLabels", i, "name"), "custom label names")
@@ -261,6 +268,7 @@ DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
 
 
+@rule("kueue-manager.what-the-minor-accepts")
 def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, gates: Mapping[str, bool]) -> None:
     """The manager-setting rules that differ by minor, read from ``profile`` and the effective ``gates``: raise
     :class:`RuleViolation` with the key relative to the ``kueue`` section.

@@ -16,12 +16,14 @@ from components.config.base import RuleViolation, key_path
 from components.config.kueue import KueueConfig
 from components.config.queues import QueuesConfig
 from components.config.queues_objects import FairSharing
+from components.config.rules import rule
 
 FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/"
 ADMISSION_FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/admission_fair_sharing/"
 TOPOLOGY_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/"
 
 
+@rule("kueue.manager-settings")
 def require_manager_settings(kueue: KueueConfig, queues: QueuesConfig) -> None:
     """Raise :class:`RuleViolation` at the first queue key whose manager setting is missing, naming both keys."""
     if not kueue.install:
@@ -41,6 +43,7 @@ def require_manager_settings(kueue: KueueConfig, queues: QueuesConfig) -> None:
     _require_gate(kueue, "TopologyAwareScheduling", list(_topology_keys(queues)), TOPOLOGY_DOCS)
 
 
+@rule("kueue.gate")
 def _require_gate(kueue: KueueConfig, gate: str, uses: list[tuple[str, object]], docs: str) -> None:
     """Both gates are beta and on by default in Kueue 0.17; only an explicit ``false`` turns them off."""
     if uses and kueue.feature_gates.get(gate) is False:

@@ -17,8 +17,17 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
-from components.config import environment_rules, multikueue_rules
-from components.config.base import PROJECT, ConfigError, RuleViolation, closest, key_path, one_line, problems_from
+from components.config import environment_rules, multikueue_rules, rules_declared
+from components.config.base import (
+    PROJECT,
+    ConfigError,
+    Problem,
+    RuleViolation,
+    closest,
+    key_path,
+    one_line,
+    problems_from,
+)
 from components.config.environment import RESOLVED
 from components.config.stack import KUBECONFIG_KEY, AzureCloud, StackConfig, is_azure_china_region
 
@@ -46,7 +55,8 @@ def azure_provider_cloud(values: Mapping[str, Any]) -> AzureCloud | None:
     if location:
         clouds.append(AzureCloud(is_azure_china_region(location), f"{AZURE_LOCATION_KEY} {location!r}"))
     if len(clouds) == 2 and clouds[0].china != clouds[1].china:
-        raise ConfigError([(AZURE_LOCATION_KEY, f"{location!r} is not allowed; {clouds[0].regions_allowed()}")])
+        problem = f"{location!r} is not allowed; {clouds[0].regions_allowed()}"
+        raise ConfigError([(AZURE_LOCATION_KEY, problem)], rule=rules_declared.PROVIDER_CLOUD)
     return clouds[0] if clouds else None
 
 
@@ -54,6 +64,7 @@ CONFIG_NAMESPACES = (PROJECT, "azure-native", "alicloud", "kubernetes", "pulumi"
 """The namespaces a stack's config keys may use: this project's, its providers' and Pulumi's own. A key in any
 other namespace is read by nobody, so a misspelled one (``elastc-capacity:aks``) would leave its section unset."""
 _INT64 = 2**63 - 1
+NAMESPACE, FINITE_NUMBER = rules_declared.NAMESPACE, rules_declared.FINITE_NUMBER
 
 
 def _parse_value(raw: Any) -> Any:
@@ -66,30 +77,31 @@ def _parse_value(raw: Any) -> Any:
         return raw
 
 
-def _stray_key_problems(keys: Collection[str]) -> list[tuple[str, str]]:
+def _stray_key_problems(keys: Collection[str]) -> list[Problem]:
     """Keys without a namespace (the engine refuses them in a stack file) or in one nobody reads."""
     problems = []
     for key in keys:
         namespace, colon, _ = key.partition(":")
         if not colon:
-            problems.append((key, f"a config key needs its namespace: write `{PROJECT}:{key}`"))
+            problems.append(Problem(key, f"a config key needs its namespace: write `{PROJECT}:{key}`", NAMESPACE))
         elif namespace not in CONFIG_NAMESPACES:
             suggestion = closest(namespace, CONFIG_NAMESPACES)
             hint = f"; did you mean `{suggestion}`?" if suggestion else ""
-            problems.append((key, f"unknown namespace `{namespace}`{hint} (allowed: {', '.join(CONFIG_NAMESPACES)})"))
+            allowed = ", ".join(CONFIG_NAMESPACES)
+            problems.append(Problem(key, f"unknown namespace `{namespace}`{hint} (allowed: {allowed})", NAMESPACE))
     return problems
 
 
-def _absurd_number_problems(value: Any, key: str) -> list[tuple[str, str]]:
+def _absurd_number_problems(value: Any, key: str) -> list[Problem]:
     """Infinity, NaN and integers beyond 64 bits: no key holds one, and JSON writers disagree on how to spell them."""
     if isinstance(value, dict):
         return [problem for k, v in value.items() for problem in _absurd_number_problems(v, key_path(key, str(k)))]
     if isinstance(value, list):
         return [problem for i, v in enumerate(value) for problem in _absurd_number_problems(v, key_path(key, i))]
     if isinstance(value, float) and not math.isfinite(value):
-        return [(key, f"{value!r} is out of range; write a finite number")]
+        return [Problem(key, f"{value!r} is out of range; write a finite number", FINITE_NUMBER)]
     if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 - 1 <= value <= _INT64:
-        return [(key, f"{value!r} is out of range; integers must fit in 64 bits")]
+        return [Problem(key, f"{value!r} is out of range; integers must fit in 64 bits", FINITE_NUMBER)]
     return []
 
 
@@ -112,10 +124,10 @@ def load_stack_config(
     for section, value in section_values.items():
         problems += _absurd_number_problems(value, prefix + section)
     if problems:
-        raise ConfigError([(one_line(key), one_line(message)) for key, message in problems])
+        raise ConfigError([Problem(one_line(p.key), one_line(p.message), p.rule) for p in problems])
     for key, how in KUBECONFIG_SECRET_KEYS.items():
         if prefix + key in values and prefix + key not in secret_keys:
-            raise ConfigError([(prefix + key, f"must be a secret: {how}")])
+            raise ConfigError([(prefix + key, f"must be a secret: {how}")], rule=rules_declared.KUBECONFIG_SECRET)
     if KUBECONFIG_KEY in section_values:
         section_values[KUBECONFIG_KEY] = values[prefix + KUBECONFIG_KEY]
     context = {"azure_cloud": azure_provider_cloud(values), "stack": stack}
@@ -124,7 +136,7 @@ def load_stack_config(
     except ValidationError as error:
         scalars = {k.removeprefix(prefix): text for k, text in (yaml_scalars or {}).items() if k.startswith(prefix)}
         found = problems_from(error, "", root=StackConfig, yaml_scalars=scalars)
-        raise ConfigError([(f"{PROJECT}:{key}", message) for key, message in found]) from None
+        raise ConfigError([Problem(f"{PROJECT}:{p.key}", p.message, p.rule) for p in found]) from None
 
 
 def resolved(given: StackConfig, context: Mapping[str, Any]) -> StackConfig:
@@ -136,7 +148,7 @@ def resolved(given: StackConfig, context: Mapping[str, Any]) -> StackConfig:
     try:
         tree = environment_rules.resolve(given)
     except RuleViolation as violation:
-        raise ConfigError([(f"{PROJECT}:{violation.key}", violation.problem)]) from None
+        raise ConfigError([(f"{PROJECT}:{violation.key}", violation.problem)], rule=violation.rule) from None
     return StackConfig.model_validate(
         tree.model_dump(by_alias=True, exclude_unset=True), context={**context, RESOLVED: True}
     )

@@ -39,6 +39,7 @@ from components.config.kueue import KueueConfig, ProbeImage
 from components.config.kueue_manager import GoDuration, MultiKueueManagerSettings
 from components.config.kueue_profiles import KNOWN_FRAMEWORKS
 from components.config.registries import PinnedImage
+from components.config.rules import rule
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 """The AdmissionCheck controller that dispatches Workloads to worker clusters."""
@@ -57,6 +58,7 @@ ObjectName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_len
 WorkerSource = Literal["ack", "aks", "kubeconfig"]
 
 
+@rule("multikueue.known-framework")
 def _known_framework(name: str) -> str:
     if name not in KNOWN_FRAMEWORKS:
         raise ValueError(f"write one of Kueue's integrations: {', '.join(KNOWN_FRAMEWORKS)}")
@@ -145,6 +147,7 @@ class WorkerConfig(ConfigModel):
     ``kueue.readinessGate.probeImage``. Required in mainland China, like ``imageRepository``."""
 
     @model_validator(mode="after")
+    @rule("multikueue.fields-of-its-source")
     def _fields_of_its_source(self) -> WorkerConfig:
         """Each key belongs to one kind of worker: a key of another kind would be silently ignored. Which keys go
         with a Kueue install the stack makes is checked with the ``ack`` section (``multikueue_rules``)."""
@@ -160,6 +163,7 @@ class WorkerConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("multikueue.names-its-cluster")
     def _names_its_cluster(self) -> WorkerConfig:
         required = {"ack": ("cluster",), "aks": ("resource_group_name", "cluster_name", "cluster_queue")}
         for field in required.get(self.source, ("name",)):
@@ -169,6 +173,7 @@ class WorkerConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("multikueue.sources-kueue-can-use")
     def _sources_kueue_can_use(self) -> WorkerConfig:
         """The same rules as ``kueue.chartRepository``, ``kueue.imageRepository`` and the gate's probe image."""
         overrides = {"chartRepository": self.chart_repository, "imageRepository": self.image_repository}
@@ -240,6 +245,7 @@ class MultiKueueConfig(ConfigModel):
     """The opt-in end-to-end burst check of the ephemeral runner (with ``burstQueue`` only)."""
 
     @model_validator(mode="after")
+    @rule("multikueue.burst-queue-keys-with-the-burst-queue")
     def _burst_queue_keys_with_the_burst_queue(self) -> MultiKueueConfig:
         if self.burst_queue:
             return self
@@ -252,6 +258,7 @@ class MultiKueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("multikueue.each-worker-once")
     def _each_worker_once(self) -> MultiKueueConfig:
         clusters = [(w.source, w.cluster or w.cluster_name) for w in self.workers if w.source != "kubeconfig"]
         keyed = [i for i, w in enumerate(self.workers) if w.source != "kubeconfig"]

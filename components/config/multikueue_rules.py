@@ -30,6 +30,7 @@ from components.config.multikueue_workers import (
 )
 from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
 from components.config.registries import MAINLAND_CHINA_UNREACHABLE, is_mainland_china_region, registry_host
+from components.config.rules import rule
 
 if TYPE_CHECKING:
     from components.config.stack import StackConfig
@@ -41,6 +42,7 @@ KUBECONFIGS_KEY = "multiKueueKubeconfigs"
 """The secret config key whose entries are the kubeconfigs of ``source: kubeconfig`` workers, by worker ``name``."""
 
 
+@rule("multikueue.burst-set-up")
 def check(config: StackConfig) -> None:
     """Raise :class:`RuleViolation` for the first thing the burst set-up cannot work without."""
     burst = config.multi_kueue
@@ -71,6 +73,7 @@ def check(config: StackConfig) -> None:
     worker_plans(config)  # the derived worker configs validate here, so their mistakes fail the load
 
 
+@rule("multikueue.apart-from-the-queues-section")
 def _apart_from_the_queues_section(config: StackConfig) -> None:
     """The burst objects live on the manager beside the ``queues`` section's: one name, one object."""
     assert config.multi_kueue is not None
@@ -93,6 +96,7 @@ def _apart_from_the_queues_section(config: StackConfig) -> None:
         raise RuleViolation("multiKueue.burstQueue", True, allowed)
 
 
+@rule("multikueue.the-queues-section-dispatches")
 def _the_queues_section_dispatches(config: StackConfig) -> None:
     """With ``burstQueue: false`` the ``queues`` section holds the MultiKueue checks: each names this section's
     MultiKueueConfig (MultiKueue marks a check naming another config inactive), and some LocalQueue submits to a
@@ -118,6 +122,7 @@ def _the_queues_section_dispatches(config: StackConfig) -> None:
         raise RuleViolation("queues.localQueues", [q.name for q in queues.local_queues], allowed)
 
 
+@rule("multikueue.worker-reachable")
 def _worker_reachable(config: StackConfig, key: str, worker: WorkerConfig) -> None:
     """An ACK worker is a cluster of the ``ack`` section with a public API endpoint (the manager calls it from
     outside the VPC), and ECS nodes when the stack installs Kueue there (its controller and webhook cannot run on the
@@ -144,6 +149,7 @@ def _worker_reachable(config: StackConfig, key: str, worker: WorkerConfig) -> No
         raise RuleViolation(cluster_key, worker.cluster, allowed)
 
 
+@rule("multikueue.fields-of-its-install")
 def _fields_of_its_install(config: StackConfig, key: str, worker: WorkerConfig) -> None:
     """Chart and image sources go with a Kueue the stack installs; ``frameworks`` with one it does not."""
     installs = installs_kueue(worker, config.ack)
@@ -159,6 +165,7 @@ def _fields_of_its_install(config: StackConfig, key: str, worker: WorkerConfig) 
             raise MisplacedKey(key_path(key, alias), why)
 
 
+@rule("multikueue.images-its-region-reaches")
 def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConfig) -> None:
     """Every image a worker in mainland China runs comes from a registry it reaches: not registry.k8s.io, which is
     hosted on Google Cloud and cannot be pulled there (https://github.com/kubernetes/registry.k8s.io/issues/137)."""
@@ -204,6 +211,7 @@ def _region(config: StackConfig, worker: WorkerConfig) -> str | None:
     return regions.get(str(worker.cluster))
 
 
+@rule("multikueue.every-worker-serves-the-watched-kinds")
 def _every_worker_serves_the_watched_kinds(config: StackConfig) -> None:
     """MultiKueue watches the kind of every manager integration that has an adapter on every worker, and a failed
     watch refuses the connection: each such integration must be one every worker serves."""
@@ -228,6 +236,7 @@ def _every_worker_serves_the_watched_kinds(config: StackConfig) -> None:
                 raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
 
 
+@rule("multikueue.kubeconfigs-given")
 def _kubeconfigs_given(config: StackConfig) -> None:
     """Every ``kubeconfig`` worker has its kubeconfig in :data:`KUBECONFIGS_KEY`, in a form MultiKueue accepts, and
     every entry there belongs to one."""

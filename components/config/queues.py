@@ -36,6 +36,7 @@ from components.config.queues_objects import (
     WorkloadPriorityClassConfig,
 )
 from components.config.queues_quota import FlavorQuotas, ResourceGroup, ResourceQuota
+from components.config.rules import rule
 
 DEFAULT_NAMESPACE = "cas-kueue-demo"
 """The article's queue manifest creates its own namespace rather than reusing the Ray example's ``ray``."""
@@ -194,12 +195,14 @@ class QueuesConfig(ConfigModel):
         return self.uses_provisioning_requests and self.wait_until_active.on_inactive == "fail"
 
     @model_validator(mode="after")
+    @rule("queues.names")
     def _names(self) -> QueuesConfig:
         queues_rules.require_new_namespaces(self)
         queues_rules.require_unique_names(self)
         return self
 
     @model_validator(mode="after")
+    @rule("queues.references-resolve")
     def _references_resolve(self) -> QueuesConfig:
         queues_rules.require_configured_flavors(self)
         queues_rules.require_configured_topologies(self)
@@ -209,6 +212,7 @@ class QueuesConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("queues.lints")
     def _lints(self) -> QueuesConfig:
         if self.lints.cohort_tree:
             queues_rules.require_cohort_tree(self)

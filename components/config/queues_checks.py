@@ -29,6 +29,7 @@ from components.config.base import (
 )
 from components.config.kube import LabelKey
 from components.config.queues_quota import ResourceName
+from components.config.rules import rule
 
 API_GROUP = "kueue.x-k8s.io"
 """The API group of every Kueue object, ProvisioningRequestConfigs included."""
@@ -83,6 +84,7 @@ class PodSetUpdates(ConfigModel):
     """Node selector entries, one per key (a list map keyed by ``key``, at most 8: the CRD's limits)."""
 
     @model_validator(mode="after")
+    @rule("queues.each-key-once")
     def _each_key_once(self) -> PodSetUpdates:
         keys = [entry.key for entry in self.node_selector or []]
         require_unique(keys, lambda i: key_path("nodeSelector", i, "key"), "node selector keys")
@@ -114,12 +116,14 @@ class ProvisioningRequestSpec(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
+    @rule("queues.no-v1beta1-fields")
     def _no_v1beta1_fields(cls, data: Any) -> Any:
         return refuse_renamed_keys(
             data, {"retryDelayMinutes": "it is a Kueue v1beta1 field; v1beta2 removed it, use retryStrategy"}
         )
 
     @model_validator(mode="after")
+    @rule("queues.managed-resources-are-a-set")
     def _managed_resources_are_a_set(self) -> ProvisioningRequestSpec:
         """ProvisioningRequestConfig CRD ``spec.managedResources`` is ``x-kubernetes-list-type: set``: the API server
         refuses a repeated entry."""

@@ -58,6 +58,7 @@ from components.config.queues_quota import (
     require_limits_within_a_cohort,
     require_totals,
 )
+from components.config.rules import rule
 
 LocalQueueName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=63)]
 """A LocalQueue name: an object name that Jobs also carry as the ``kueue.x-k8s.io/queue-name`` label value (≤ 63)."""
@@ -66,6 +67,7 @@ StopPolicy = Literal["None", "Hold", "HoldAndDrain"]
 default) admits."""
 
 
+@rule("queues-objects.v1beta1-keys")
 def _v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
     return refuse_renamed_keys(data, {old: f"it is a Kueue v1beta1 field; {hint}" for old, hint in renamed.items()})
 
@@ -90,6 +92,7 @@ class FairSharing(ConfigModel):
     v0.17.8-v0.19.2)."""
 
     @model_validator(mode="after")
+    @rule("queues-objects.weight-does-not-collapse")
     def _weight_does_not_collapse(self) -> FairSharing:
         if self.weight is not None and 0 < quantity_value(self.weight) <= quantity_value("1n"):
             raise RuleViolation("weight", self.weight, "when not 0, the weight must be above 1n (10e-9)")
@@ -115,6 +118,7 @@ class TopologyConfig(ConfigModel):
     """The levels, broadest first (1..16: the CRD's limits)."""
 
     @model_validator(mode="after")
+    @rule("queues-objects.levels-rules")
     def _levels_rules(self) -> TopologyConfig:
         """CEL on Topology ``spec.levels`` ("must be unique"; "the kubernetes.io/hostname label can only be used at
         the lowest level of topology",
@@ -163,6 +167,7 @@ class ResourceFlavorConfig(ConfigModel):
     ``queues.external.topologies``. Needs at least one node label."""
 
     @model_validator(mode="after")
+    @rule("queues-objects.taints-unique-by-key-and-effect")
     def _taints_unique_by_key_and_effect(self) -> ResourceFlavorConfig:
         """``validateNodeTaints`` in
         https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/resourceflavor_webhook.go: "taints must be
@@ -172,6 +177,7 @@ class ResourceFlavorConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("queues-objects.topology-needs-node-labels")
     def _topology_needs_node_labels(self) -> ResourceFlavorConfig:
         """CEL on ResourceFlavor ``spec`` ("at least one nodeLabel is required when topology is set",
         https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml,
@@ -195,6 +201,7 @@ class AdmissionCheckRef(ConfigModel):
     limits)."""
 
     @model_validator(mode="after")
+    @rule("queues-objects.flavors-are-a-set")
     def _flavors_are_a_set(self) -> AdmissionCheckRef:
         """ClusterQueue CRD ``admissionChecks[].onFlavors`` is ``x-kubernetes-list-type: set`` (same in
         v0.17.8-v0.19.2)."""
@@ -212,6 +219,7 @@ class AdmissionChecksStrategy(ConfigModel):
     """The checks, each listed once (1..64: the CRD's limits)."""
 
     @model_validator(mode="after")
+    @rule("queues-objects.each-check-once")
     def _each_check_once(self) -> AdmissionChecksStrategy:
         """Schema of ClusterQueue ``spec.admissionChecksStrategy.admissionChecks``
         (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml):
@@ -238,6 +246,7 @@ class CohortConfig(Labelled):
     """The Cohort's weight among its siblings under fair sharing; needs ``kueue.fairSharing``."""
 
     @model_validator(mode="after")
+    @rule("queues-objects.cohort-resource-group-rules")
     def _resource_group_rules(self) -> CohortConfig:
         """``validateCohort`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/cohort_webhook.go
         (same in v0.17.8-v0.19.2): groups apart, and limits only below a parent."""
@@ -281,6 +290,7 @@ class ClusterQueueConfig(Labelled):
 
     @model_validator(mode="before")
     @classmethod
+    @rule("queues-objects.no-v1beta1-fields")
     def _no_v1beta1_fields(cls, data: Any) -> Any:
         return _v1beta1_keys(
             data,
@@ -291,6 +301,7 @@ class ClusterQueueConfig(Labelled):
         )
 
     @model_validator(mode="after")
+    @rule("queues-objects.cluster-queue-resource-group-rules")
     def _resource_group_rules(self) -> ClusterQueueConfig:
         """``validateResourceGroups`` in
         https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go: groups apart, limits
@@ -310,6 +321,7 @@ class ClusterQueueConfig(Labelled):
         return self
 
     @model_validator(mode="after")
+    @rule("queues-objects.checks-gate-only-this-queues-flavors")
     def _checks_gate_only_this_queues_flavors(self) -> ClusterQueueConfig:
         """``validateAdmissionCheckOnFlavors`` in
         https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go (enforced since Kueue

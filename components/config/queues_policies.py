@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import model_validator
 
 from components.config.base import ConfigModel, Int32, RuleViolation
+from components.config.rules import rule
 
 
 class BorrowWithinCohort(ConfigModel):
@@ -41,6 +42,7 @@ class Preemption(ConfigModel):
     """Whether it may preempt to borrow quota in the cohort."""
 
     @model_validator(mode="after")
+    @rule("queues-policies.borrowing-preemption-needs-reclaim")
     def _borrowing_preemption_needs_reclaim(self) -> Preemption:
         """CEL on ClusterQueue ``spec.preemption`` ("reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never",
         https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml),
@@ -68,6 +70,7 @@ class FlavorFungibility(ConfigModel):
     """Which of borrowing and preemption Kueue prefers when both fit; needs both fields above ``TryNextFlavor``."""
 
     @model_validator(mode="after")
+    @rule("queues-policies.preference-needs-try-next-flavor")
     def _preference_needs_try_next_flavor(self) -> FlavorFungibility:
         """CEL on ClusterQueue ``spec.flavorFungibility`` ("preference can only be set when both whenCanBorrow and
         whenCanPreempt are TryNextFlavor",

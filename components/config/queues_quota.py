@@ -18,6 +18,7 @@ from pydantic import Field, model_validator
 
 from components.config.base import ConfigModel, DnsSubdomain, RuleViolation, key_path, require_unique
 from components.config.kube import LabelKey, Quantity
+from components.config.rules import rule
 
 ResourceName = LabelKey
 """A resource name such as ``cpu``, ``memory`` or ``nvidia.com/gpu``: a qualified name, like a label key (the
@@ -66,6 +67,7 @@ class ResourceGroup(ConfigModel):
     """The flavors Kueue tries in this order, each with its quotas (1..64: the CRD's limits)."""
 
     @model_validator(mode="after")
+    @rule("queues-quota.flavors-list-the-covered-resources")
     def _flavors_list_the_covered_resources(self) -> ResourceGroup:
         """CEL on ClusterQueue and Cohort ``spec.resourceGroups[]`` ("flavors must have the same number of resources as
         the coveredResources",
@@ -91,6 +93,7 @@ class ResourceGroup(ConfigModel):
         return [flavor.name for flavor in self.flavors]
 
 
+@rule("queues-quota.groups-apart")
 def require_groups_apart(groups: list[ResourceGroup]) -> None:
     """``validateResourceGroups`` in
     https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go (ClusterQueue and Cohort
@@ -109,6 +112,7 @@ def require_groups_apart(groups: list[ResourceGroup]) -> None:
     require_unique([name for _, name in flavors], lambda i: flavors[i][0], "flavors across groups")
 
 
+@rule("queues-quota.limits-within-a-cohort")
 def require_limits_within_a_cohort(groups: list[ResourceGroup], parent_key: str, parent_name: str | None) -> None:
     """``validateLimit`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go:
     ``borrowingLimit`` and ``lendingLimit`` need a cohort (a ClusterQueue's ``cohortName``, a Cohort's ``parentName``);
@@ -130,6 +134,7 @@ def require_limits_within_a_cohort(groups: list[ResourceGroup], parent_key: str,
 TOTAL_FLAVORS, TOTAL_COVERED_RESOURCES, FLAVOR_RESOURCES_PER_GROUP = 256, 256, 512
 
 
+@rule("queues-quota.totals")
 def require_totals(groups: list[ResourceGroup]) -> None:
     """``validateTotalFlavors``, ``validateTotalCoveredResources`` and ``validateFlavorResourceCombinations`` in
     https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go: a ClusterQueue holds at

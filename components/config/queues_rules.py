@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from components.config.base import RuleViolation, key_path, require_unique
 from components.config.kube import NAMESPACE_NAME_LABEL
 from components.config.queues_checks import ProvisioningRequestSpec
+from components.config.rules import rule
 
 if TYPE_CHECKING:
     from components.config.queues import QueuesConfig
@@ -22,6 +23,7 @@ BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 """Namespaces every cluster already has: the stack cannot create them, and must never delete them."""
 
 
+@rule("queues.new-namespaces")
 def require_new_namespaces(queues: QueuesConfig) -> None:
     """The stack creates the namespaces it lists, and deletes them on ``pulumi destroy``: never a built-in one."""
     for i, namespace in enumerate(queues.namespaces):
@@ -37,6 +39,7 @@ def require_new_namespaces(queues: QueuesConfig) -> None:
             raise RuleViolation(key_path("existingNamespaces", i), namespace, allowed)
 
 
+@rule("queues.unique-names")
 def require_unique_names(queues: QueuesConfig) -> None:
     """The API server's own rule: one object per kind and name (per namespace for a LocalQueue)."""
     pairs = queues.provisioning_checks
@@ -77,6 +80,7 @@ def _keys(section: str, items: Sequence[object], field: str = "name") -> list[st
     return [key_path(section, i, field) for i in range(len(items))]
 
 
+@rule("queues.resolved")
 def _require_resolved(
     references: Iterable[tuple[str, str]], created: list[str], section: str, external: list[str], external_key: str
 ) -> None:
@@ -139,6 +143,7 @@ def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
     _require_resolved(references, created, "provisioningRequestConfigs", external, "provisioningRequestConfigs")
 
 
+@rule("queues.local-queue-targets")
 def require_local_queue_targets(queues: QueuesConfig) -> None:
     """Every LocalQueue points at a ClusterQueue of the stack or an external one, and lives in a namespace the stack
     creates or one declared as existing."""
@@ -156,6 +161,7 @@ def require_local_queue_targets(queues: QueuesConfig) -> None:
             raise RuleViolation(key_path("localQueues", i, "namespace"), local.namespace, allowed_ns)
 
 
+@rule("queues.local-queue-namespaces-selected")
 def require_local_queue_namespaces_selected(queues: QueuesConfig) -> None:
     """A ClusterQueue admits workloads only from LocalQueues in namespaces its ``namespaceSelector`` selects; unset, it
     selects none. Only decidable from the namespace name, so a selector on other labels is left to Kueue."""
@@ -179,6 +185,7 @@ def require_local_queue_namespaces_selected(queues: QueuesConfig) -> None:
             raise RuleViolation(key, selector.model_dump(by_alias=True, exclude_none=True), allowed)
 
 
+@rule("queues.cohort-tree")
 def require_cohort_tree(queues: QueuesConfig) -> None:
     """Kueue admits a cohort cycle but then disables every member of it, ClusterQueues included, until the cycle is
     removed (``CohortSpec.parentName`` in
@@ -195,6 +202,7 @@ def require_cohort_tree(queues: QueuesConfig) -> None:
             current = parents[current]
 
 
+@rule("queues.managed-resources-covered")
 def require_managed_resources_covered(queues: QueuesConfig) -> None:
     """A managed resource no gated flavor covers never reaches a ProvisioningRequest: the gate would be a no-op. Checked
     for every AdmissionCheck whose ProvisioningRequestConfig the stack creates."""

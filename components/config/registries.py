@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field
 
+from components.config.rules import rule
+
 AZURE_CHINA_PROXIES = (
     "https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy"
 )
@@ -64,6 +66,7 @@ class Source(NamedTuple):
     default: str
 
 
+@rule("registries.pinned-image")
 def _check_pinned_image(text: str) -> str:
     """An image without a tag or digest means ``latest``: a moving target nobody can review or roll back."""
     last = text.rsplit("/", 1)[-1]

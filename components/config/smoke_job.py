@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from components.config.base import ConfigModel, DnsLabel, RuleViolation
 from components.config.kube import Quantity
 from components.config.registries import PinnedImage, Source
+from components.config.rules import rule
 
 
 class SmokeJobConfig(ConfigModel):
@@ -52,6 +53,7 @@ class SmokeJobConfig(ConfigModel):
     https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/)."""
 
     @model_validator(mode="after")
+    @rule("smoke-job.parallelism-within-completions")
     def _parallelism_within_completions(self) -> SmokeJobConfig:
         if self.parallelism > self.completions:
             raise RuleViolation(

@@ -35,6 +35,7 @@ from components.config.kueue import KueueConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
+from components.config.rules import rule
 from components.config.smoke_job import SmokeJobConfig
 
 KUBECONFIG_KEY = "kubeconfig"
@@ -104,6 +105,7 @@ class StackConfig(ConfigModel):
         return None
 
     @model_validator(mode="after")
+    @rule("stack.one-kueue-target")
     def _one_kueue_target(self) -> StackConfig:
         if self.aks is not None and self.existing_cluster is not None:
             raise MisplacedKey("existingCluster", "set either aks (a new cluster) or existingCluster, not both")
@@ -120,22 +122,26 @@ class StackConfig(ConfigModel):
         return kueue_cluster.manager_probe_image(self)
 
     @model_validator(mode="after")
+    @rule("stack.kueue-install-on-a-new-cluster")
     def _kueue_install_on_a_new_cluster(self) -> StackConfig:
         if self.aks is not None and not self.kueue.install:
             raise RuleViolation("kueue.install", False, "a cluster this stack creates has no Kueue yet: keep it true")
         return self
 
     @model_validator(mode="after")
+    @rule("stack.kueue-extension-where-it-is-offered")
     def _kueue_extension_where_it_is_offered(self) -> StackConfig:
         kueue_extension.check(self)
         return self
 
     @model_validator(mode="after")
+    @rule("stack.what-the-environment-allows")
     def _what_the_environment_allows(self) -> StackConfig:
         environment_rules.check(self)
         return self
 
     @model_validator(mode="after")
+    @rule("stack.kubeconfig-only-for-its-source")
     def _kubeconfig_only_for_its_source(self) -> StackConfig:
         wants_kubeconfig = self.existing_cluster is not None and self.existing_cluster.source == "kubeconfig"
         if wants_kubeconfig and self.kubeconfig is None:
@@ -146,6 +152,7 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("stack.flavors-select-stack-pools")
     def _flavors_select_stack_pools(self) -> StackConfig:
         """A flavor's ``agentpool`` label must name an autoscaling pool of this stack, or it is never provisioned."""
         if self.aks is None:
@@ -159,11 +166,13 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("stack.kueue-manages-the-local-queue-namespaces")
     def _kueue_manages_the_local_queue_namespaces(self) -> StackConfig:
         self.require_managed_local_queue_namespaces()
         return self
 
     @model_validator(mode="after")
+    @rule("stack.queue-settings-have-their-manager-settings")
     def _queue_settings_have_their_manager_settings(self) -> StackConfig:
         if self.kueue_target is not None:
             kueue_rules.require_manager_settings(self.kueue, self.queues)
@@ -184,6 +193,7 @@ class StackConfig(ConfigModel):
                 raise RuleViolation(key, queue.namespace, allowed)
 
     @model_validator(mode="after")
+    @rule("stack.smoke-job-targets-a-local-queue-and-pool")
     def _smoke_job_targets_a_local_queue_and_pool(self) -> StackConfig:
         job = self.smoke_job
         if not job.enabled:
@@ -202,16 +212,19 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("stack.burst-has-its-manager-and-workers")
     def _burst_has_its_manager_and_workers(self) -> StackConfig:
         multikueue_rules.check(self)
         return self
 
     @model_validator(mode="after")
+    @rule("stack.kueue-fits-its-cluster-version")
     def _kueue_fits_its_cluster_version(self) -> StackConfig:
         kueue_cluster.check(self)
         return self
 
     @model_validator(mode="after")
+    @rule("stack.the-stack-can-work")
     def _the_stack_can_work(self) -> StackConfig:
         if self.kueue_target is not None:
             feasibility.check(self)
@@ -228,6 +241,7 @@ class StackConfig(ConfigModel):
         return [*feasibility.warnings(self), *ack, *production]
 
     @model_validator(mode="after")
+    @rule("stack.aks-location-in-the-provider-cloud")
     def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:
         provider = (info.context or {}).get("azure_cloud")
         if self.aks is None or provider is None or is_azure_china_region(self.aks.location) == provider.china:
@@ -235,6 +249,7 @@ class StackConfig(ConfigModel):
         raise RuleViolation("aks.location", self.aks.location, provider.regions_allowed())
 
     @model_validator(mode="after")
+    @rule("stack.kueue-sources-reachable-from-the-cloud")
     def _kueue_sources_reachable_from_the_cloud(self, info: ValidationInfo) -> StackConfig:
         """Charts and images must come from registries the stack's Azure cloud reaches.
 

@@ -32,14 +32,17 @@ def test_a_minor_listed_only_under_lts_is_refused_without_it_naming_the_key_and_
     assert aks_catalogue.offer(KEY, "1.34", False, TOKEN, SUB, "chinanorth3") == (
         None,
         f"{KEY}: '1.34' cannot be created: AKS creates ['1.35', '1.36', '1.37'] with KubernetesOfficial in "
-        "chinanorth3 today",
+        "chinanorth3 today [rule: deploy.aks-version-offered]",
     )
 
 
 def test_a_minor_the_catalogue_moved_past_is_refused_although_the_table_accepts_it(monkeypatch):
     monkeypatch.setattr(aks_catalogue, "LOOKUP", lambda _token, _sub, _location: {"1.36": ("KubernetesOfficial",)})
     _, refusal = aks_catalogue.offer(KEY, "1.35", False, TOKEN, SUB, "eastus2")
-    assert refusal == f"{KEY}: '1.35' cannot be created: AKS creates ['1.36'] with KubernetesOfficial in eastus2 today"
+    assert refusal == (
+        f"{KEY}: '1.35' cannot be created: AKS creates ['1.36'] with KubernetesOfficial in eastus2 today "
+        "[rule: deploy.aks-version-offered]"
+    )
 
 
 def test_without_the_live_answer_the_dated_table_answers_and_a_warning_says_so(monkeypatch):

@@ -209,7 +209,7 @@ def test_a_chart_with_data_in_a_secret_is_refused_naming_the_key(fake_helm, tmp_
     assert error.endswith(
         ": elastic-capacity:gitops.renderToDirectory: Secret kueue-system/cert holds data, which a rendered "
         "directory would keep in plain text; render stacks must create no Secret with data (put it in the cluster by "
-        "other means, such as Sealed Secrets or the External Secrets Operator)\n"
+        "other means, such as Sealed Secrets or the External Secrets Operator) [rule: deploy.render-no-secret-data]\n"
     )
     assert not (tmp_path / "out").exists()
 

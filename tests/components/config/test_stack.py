@@ -57,28 +57,36 @@ def test_kubeconfig_source_without_kubeconfig_is_refused():
 
 
 @pytest.mark.parametrize(
-    ("sections", "secret_keys", "key", "reason"),
+    ("sections", "secret_keys", "key", "reason", "rule"),
     [
         (
             {"aks": {}, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}},
             (),
             "existingCluster",
             "set either aks (a new cluster) or existingCluster, not both",
+            "stack.one-kueue-target",
         ),
-        ({"queues": {}}, (), "queues", "Kueue needs a target cluster: add aks or existingCluster"),
+        (
+            {"queues": {}},
+            (),
+            "queues",
+            "Kueue needs a target cluster: add aks or existingCluster",
+            "stack.one-kueue-target",
+        ),
         (
             {"aks": {}, "kubeconfig": "apiVersion: v1 # secret"},
             ("elastic-capacity:kubeconfig",),
             "kubeconfig",
             "it is only used with existingCluster.source 'kubeconfig'",
+            "stack.kubeconfig-only-for-its-source",
         ),
     ],
     ids=["both targets", "no target", "stray kubeconfig"],
 )
-def test_a_key_set_where_it_does_not_belong_is_named_without_its_value(sections, secret_keys, key, reason):
+def test_a_key_set_where_it_does_not_belong_is_named_without_its_value(sections, secret_keys, key, reason, rule):
     with pytest.raises(ConfigError) as caught:
         load_stack_config(as_config(sections), secret_keys)
-    assert str(caught.value) == f"elastic-capacity:{key}: it must not be set here; {reason}"
+    assert str(caught.value) == f"elastic-capacity:{key}: it must not be set here; {reason} [rule: {rule}]"
 
 
 def test_flavor_must_select_an_autoscaling_pool_of_the_stack():
