@@ -149,7 +149,7 @@ def resolve(config: StackConfig) -> StackConfig:
     if kueue.install and suffix:  # the stack's own Kueue manages the stack's namespaces under their new names
         selector = renamed_namespaces(kueue.managed_jobs_namespace_selector, config.queues.namespaces, suffix)
         kueue = kueue.model_copy(update={"managed_jobs_namespace_selector": selector})
-    if kueue.install and environment.protect:
+    if kueue.install and kueue.extension is None and environment.protect:  # the extension takes no chart settings
         kueue = kueue.model_copy(update=_unset(kueue, PRODUCTION_KUEUE_DEFAULTS))
     if config.multi_kueue is not None:  # the manager's side of the burst set-up
         kueue = kueue.model_copy(update={"multi_kueue": config.multi_kueue.named_with(suffix).manager_settings()})
