@@ -5,7 +5,9 @@ An edge "R waits for D" of a plan is *really needed* when
 1. D is R's provider (nothing is created before its provider is configured), or
 2. R consumes an output of D: D is in one of R's ``propertyDependencies`` (an input value derived from D), or
 3. one of :data:`REQUIREMENTS` below holds for the pair: an ordering a vendor or the program's documents require
-   although no value flows (an object in a namespace after the namespace, Kueue objects after the readiness gate ...).
+   although no value flows (an object in a namespace after the namespace, Kueue objects after the readiness gate ...);
+   those between a Kueue object and an object it names are the waits of the reference table
+   (:mod:`components.config.kueue_references`).
 
 Anything else is a wait without need; docs/bench.md lists the ones this benchmark found and the program no longer has.
 
@@ -14,6 +16,9 @@ Each rule is a predicate over two plan.json resources and a :class:`Context` tha
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from components.config.kueue_references import REFERENCES, Reference, manifest_names
 from tools.bench_plan import (
     CHART,
     JOB,
@@ -190,10 +195,34 @@ def _token_after_account(r: Resource, d: Resource, _: Context) -> bool:
     return token and is_account and same_parent(r, d)
 
 
-def _multikueue_cluster_after_secret(r: Resource, d: Resource, _: Context) -> bool:
-    source = (((inputs(r).get("spec") or {}).get("clusterSource") or {}).get("kubeConfig") or {}).get("location")
-    cluster = r["type"].endswith(":MultiKueueCluster")
-    return cluster and d["type"] == "kubernetes:core/v1:Secret" and object_name(d) == source and same_provider(r, d)
+def _kind(r: Resource) -> str | None:
+    """The kind of a Kubernetes object's type token (``kubernetes:<apiVersion>:<kind>``)."""
+    return str(r["type"]).rsplit(":", 1)[-1] if str(r["type"]).startswith("kubernetes:") else None
+
+
+def _after_what_it_names(reference: Reference) -> Callable[[Resource, Resource, Context], bool]:
+    """The ordering a :class:`~components.config.kueue_references.Wait` of the reference table documents."""
+
+    def holds(r: Resource, d: Resource, _: Context) -> bool:
+        if _kind(r) != reference.kind or _kind(d) != reference.target or not same_provider(r, d):
+            return False
+        return object_name(d) in set(manifest_names({**inputs(r), "kind": reference.kind}, reference))
+
+    return holds
+
+
+def _reference_requirements() -> tuple[Requirement, ...]:
+    return tuple(
+        Requirement(
+            wait.name,
+            f"a {reference.kind} after the {reference.target} its {reference.path} names",
+            wait.reason,
+            wait.source,
+            _after_what_it_names(reference),
+        )
+        for reference in REFERENCES
+        if (wait := reference.waits) is not None
+    )
 
 
 def _provider_after_access(r: Resource, d: Resource, _: Context) -> bool:
@@ -326,13 +355,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "https://kubernetes.io/docs/reference/kubernetes-api/authentication-resources/token-request-v1/",
         _token_after_account,
     ),
-    Requirement(
-        "multikueue-secret",
-        "a MultiKueueCluster after the kubeconfig Secret it names",
-        "a MultiKueueCluster whose Secret is missing stays BadKubeConfig, which Kueue never retries after a restart",
-        "https://github.com/kubernetes-sigs/kueue/issues/13238",
-        _multikueue_cluster_after_secret,
-    ),
+    *_reference_requirements(),
     Requirement(
         "rbac-propagation",
         "an AKS cluster's Kubernetes provider after the deployer's access waiter",

@@ -1,18 +1,20 @@
 """The rules between the objects of the ``queues`` section: names that are unique and names that resolve.
 
 Kueue itself accepts a queue that names a missing flavor, check or ClusterQueue, and leaves it inactive, so a typo
-would only show as Jobs that never start. Checking here makes it fail ``pulumi preview`` with the key that is wrong.
+would only show as Jobs that never start. Checking here makes it fail ``pulumi preview`` with the key that is wrong;
+which fields are references, and what may satisfy each, is :mod:`components.config.kueue_references`.
 The rules one Kueue object carries alone (its CRD's CEL rules and its webhook) live with its model in
 :mod:`components.config.queues_objects`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from components.config.base import RuleViolation, key_path, require_unique
 from components.config.kube import NAMESPACE_NAME_LABEL
+from components.config.kueue_references import BY_KIND, REFERENCES, config_names, config_path
 from components.config.queues_checks import ProvisioningRequestSpec
 from components.config.rules import rule
 
@@ -81,84 +83,49 @@ def _keys(section: str, items: Sequence[object], field: str = "name") -> list[st
 
 
 @rule("queues.resolved")
-def _require_resolved(
-    references: Iterable[tuple[str, str]], created: list[str], section: str, external: list[str], external_key: str
-) -> None:
-    """Raise at the first ``(key, name)`` reference that names neither an object of ``section`` nor one declared
-    under ``external.<external_key>``."""
-    for key, name in references:
-        if name not in created and name not in external:
-            allowed = f"it must be one of {section} {created} or external.{external_key} {external}"
-            raise RuleViolation(key, name, allowed)
+def _require_resolved(queues: QueuesConfig, target: str) -> None:
+    """Raise at the first reference of :data:`~components.config.kueue_references.REFERENCES` to a ``target`` that
+    names neither one of the stack's own nor one declared as made elsewhere."""
+    kind = BY_KIND[target]
+    created = [name for path in kind.names for _, name in config_names(queues, path)]
+    others = [name for _, name in config_names(queues, kind.elsewhere)] if kind.elsewhere else []
+    sections = "/".join(path.removesuffix("[].name").removesuffix("[]") for path in kind.names)
+    elsewhere = (kind.elsewhere or "").removesuffix("[]")
+    allowed = f"it must be one of {sections} {created} (made by the stack) or {elsewhere} {others} (made elsewhere)"
+    for reference in REFERENCES:
+        path = config_path(reference)
+        if reference.target == target and path is not None:
+            for key, name in config_names(queues, path, reference):
+                if name not in created and name not in others:
+                    raise RuleViolation(key, name, allowed)
 
 
 def require_configured_flavors(queues: QueuesConfig) -> None:
-    """Every flavor a ClusterQueue or Cohort gives quota to is one of ``resourceFlavors`` or external."""
-    owners = [("cohorts", i, c.resource_groups or []) for i, c in enumerate(queues.cohorts)]
-    owners += [("clusterQueues", i, q.resource_groups or []) for i, q in enumerate(queues.cluster_queues)]
-    references = (
-        (key_path(section, i, "resourceGroups", g, "flavors", f, "name"), flavor.name)
-        for section, i, groups in owners
-        for g, group in enumerate(groups)
-        for f, flavor in enumerate(group.flavors)
-    )
-    created = [flavor.name for flavor in queues.resource_flavors]
-    _require_resolved(references, created, "resourceFlavors", queues.external.resource_flavors, "resourceFlavors")
+    """Every flavor a ClusterQueue or Cohort gives quota to (or gates) is one of ``resourceFlavors`` or external."""
+    _require_resolved(queues, "ResourceFlavor")
 
 
 def require_configured_topologies(queues: QueuesConfig) -> None:
     """Every ``topologyName`` of a flavor is one of ``topologies`` or external."""
-    references = (
-        (key_path("resourceFlavors", i, "topologyName"), flavor.topology_name)
-        for i, flavor in enumerate(queues.resource_flavors)
-        if flavor.topology_name is not None
-    )
-    created = [topology.name for topology in queues.topologies]
-    _require_resolved(references, created, "topologies", queues.external.topologies, "topologies")
+    _require_resolved(queues, "Topology")
 
 
 def require_configured_checks(queues: QueuesConfig) -> None:
     """Every AdmissionCheck a ClusterQueue requires is created by the stack or external."""
-    references = (
-        (key_path("clusterQueues", i, "admissionChecksStrategy", "admissionChecks", c, "name"), ref.name)
-        for i, queue in enumerate(queues.cluster_queues)
-        for c, ref in enumerate(
-            queue.admission_checks_strategy.admission_checks if queue.admission_checks_strategy else []
-        )
-    )
-    created = [check.name for check in queues.all_admission_checks]
-    section = "provisioningChecks/admissionChecks"
-    _require_resolved(references, created, section, queues.external.admission_checks, "admissionChecks")
+    _require_resolved(queues, "AdmissionCheck")
 
 
 def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
     """Every AdmissionCheck whose parameters are a ProvisioningRequestConfig names one created here or external."""
-    references = (
-        (key_path("admissionChecks", i, "parameters", "name"), check.parameters.name)
-        for i, check in enumerate(queues.admission_checks)
-        if check.parameters is not None and check.parameters.is_provisioning_config
-    )
-    created = [config.name for config in queues.all_provisioning_request_configs]
-    external = queues.external.provisioning_request_configs
-    _require_resolved(references, created, "provisioningRequestConfigs", external, "provisioningRequestConfigs")
+    _require_resolved(queues, "ProvisioningRequestConfig")
 
 
 @rule("queues.local-queue-targets")
 def require_local_queue_targets(queues: QueuesConfig) -> None:
     """Every LocalQueue points at a ClusterQueue of the stack or an external one, and lives in a namespace the stack
     creates or one declared as existing."""
-    references = (
-        (key_path("localQueues", i, "clusterQueue"), q.cluster_queue) for i, q in enumerate(queues.local_queues)
-    )
-    created = [queue.name for queue in queues.cluster_queues]
-    _require_resolved(references, created, "clusterQueues", queues.external.cluster_queues, "clusterQueues")
-    for i, local in enumerate(queues.local_queues):
-        if local.namespace not in queues.all_namespaces:
-            allowed_ns = (
-                f"it must be one of namespaces {queues.namespaces} (created by the stack) or existingNamespaces "
-                f"{queues.existing_namespaces} (made elsewhere)"
-            )
-            raise RuleViolation(key_path("localQueues", i, "namespace"), local.namespace, allowed_ns)
+    _require_resolved(queues, "ClusterQueue")
+    _require_resolved(queues, "Namespace")
 
 
 @rule("queues.local-queue-namespaces-selected")

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from components.config.kueue_references import REFERENCES, creation_order, manifest_names, self_references
 from components.config.queues import QueuesConfig
 from components.config.queues_checks import API_GROUP, AdmissionCheckConfig, ProvisioningRequestConfigConfig
 from components.config.queues_objects import (
@@ -90,38 +91,26 @@ def local_queue(queue: LocalQueueConfig) -> Manifest:
 
 
 def references(manifest: Manifest) -> list[tuple[str, str]]:
-    """The ``(kind, name)`` of every object ``manifest`` names: created before it, deleted after it.
-
-    Kueue tolerates dangling references (the queue just stays inactive), but its ``resource-in-use`` finalizers
-    hold a flavor or check until no queue uses it, so deletion runs cleanly only in reverse reference order.
-    """
-    spec, kind = manifest.get("spec", {}), manifest["kind"]
-    refs: list[tuple[str, str]] = []
-    if kind == "AdmissionCheck" and "parameters" in spec:
-        refs.append((spec["parameters"]["kind"], spec["parameters"]["name"]))
-    if kind == "ResourceFlavor" and "topologyName" in spec:
-        refs.append(("Topology", spec["topologyName"]))
-    if kind in ("ClusterQueue", "Cohort"):
-        groups = spec.get("resourceGroups", [])
-        refs += [("ResourceFlavor", flavor["name"]) for group in groups for flavor in group["flavors"]]
-        parent = spec.get("cohortName", spec.get("parentName"))
-        refs += [("Cohort", parent)] if parent else []
-        strategy = spec.get("admissionChecksStrategy", {"admissionChecks": []})
-        refs += [("AdmissionCheck", check["name"]) for check in strategy["admissionChecks"]]
-    if kind == "LocalQueue":
-        refs += [("Namespace", manifest["metadata"]["namespace"]), ("ClusterQueue", spec["clusterQueue"])]
-    return refs
+    """The ``(kind, name)`` of every object ``manifest`` names, each once, as
+    :data:`~components.config.kueue_references.REFERENCES` declares them."""
+    found = [(r.target, name) for r in REFERENCES for name in manifest_names(manifest, r)]
+    return list(dict.fromkeys(found))
 
 
-def _parents_first(cohorts: list[CohortConfig]) -> list[CohortConfig]:
-    """Cohorts ordered so a configured parent precedes its children (the config rules out cycles)."""
-    parents = {config.name: config.parent_name for config in cohorts}
+def in_creation_order(manifests: list[Manifest]) -> list[Manifest]:
+    """``manifests`` with what an object names before it, so deletion in reverse order meets no ``resource-in-use``
+    finalizer: kinds in :func:`~components.config.kueue_references.creation_order`, and within a kind naming its own
+    (Cohorts) a named one before those that name it."""
+    rank = {kind: i for i, kind in enumerate(creation_order())}
+    named_by: dict[tuple[str, str], list[str]] = {
+        (m["kind"], m["metadata"]["name"]): [name for r in self_references(m["kind"]) for name in manifest_names(m, r)]
+        for m in manifests
+    }
 
-    def depth(name: str) -> int:
-        parent = parents[name]
-        return 1 + depth(parent) if parent in parents else 0
+    def depth(kind: str, name: str) -> int:
+        return max((1 + depth(kind, n) for n in named_by.get((kind, name), []) if (kind, n) in named_by), default=0)
 
-    return sorted(cohorts, key=lambda config: depth(config.name))
+    return sorted(manifests, key=lambda m: (rank[m["kind"]], depth(m["kind"], m["metadata"]["name"])))
 
 
 def namespace_label_patches(args: QueuesConfig, namespace_labels: dict[str, str] | None) -> list[Manifest]:
@@ -134,16 +123,18 @@ def namespace_label_patches(args: QueuesConfig, namespace_labels: dict[str, str]
 
 
 def queue_manifests(args: QueuesConfig, namespace_labels: dict[str, str] | None = None) -> list[Manifest]:
-    """Every object in apply order: what an object refers to comes before it. The namespaces the stack creates carry
+    """Every object in apply order (:func:`in_creation_order`). The namespaces the stack creates carry
     ``namespace_labels`` (what Kueue's managed-jobs selector selects them by)."""
-    return [
-        *(namespace(name, namespace_labels) for name in args.namespaces),
-        *(topology(spec) for spec in args.topologies),
-        *(resource_flavor(flavor) for flavor in args.resource_flavors),
-        *(workload_priority_class(spec) for spec in args.workload_priority_classes),
-        *(provisioning_request_config(config) for config in args.all_provisioning_request_configs),
-        *(admission_check(check) for check in args.all_admission_checks),
-        *(cohort(spec) for spec in _parents_first(args.cohorts)),
-        *(cluster_queue(queue) for queue in args.cluster_queues),
-        *(local_queue(queue) for queue in args.local_queues),
-    ]
+    return in_creation_order(
+        [
+            *(namespace(name, namespace_labels) for name in args.namespaces),
+            *(topology(spec) for spec in args.topologies),
+            *(resource_flavor(flavor) for flavor in args.resource_flavors),
+            *(workload_priority_class(spec) for spec in args.workload_priority_classes),
+            *(provisioning_request_config(config) for config in args.all_provisioning_request_configs),
+            *(admission_check(check) for check in args.all_admission_checks),
+            *(cohort(spec) for spec in args.cohorts),
+            *(cluster_queue(queue) for queue in args.cluster_queues),
+            *(local_queue(queue) for queue in args.local_queues),
+        ]
+    )

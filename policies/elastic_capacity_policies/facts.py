@@ -48,6 +48,17 @@ def dig(value: Any, *path: str) -> Any:
     return value
 
 
+def names_at(value: Any, path: str) -> list[Any]:
+    """The values at a reference table path under ``value`` (``spec.resourceGroups[].flavors[].name``: ``[]`` steps
+    into every item of a list); a missing step gives none."""
+    values = [value]
+    for step in path.split("."):
+        values = [mapping(holder).get(step.removesuffix("[]")) for holder in values]
+        if step.endswith("[]"):
+            values = [item for items in values for item in sequence(items)]
+    return [found for found in values if found is not None]
+
+
 def number(value: Any) -> str:
     """A number as a person writes it: ``3``, not ``3.0`` (every number reaches a policy as a float)."""
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)

@@ -10,7 +10,9 @@ The second is a stack policy: it joins four kinds of resource. Its facts:
   labels AKS puts on every node of a pool;
 * the ProvisioningRequest AdmissionChecks: ``spec.controllerName`` ``kueue.x-k8s.io/provisioning-request``;
 * each ClusterQueue's flavors (``spec.resourceGroups[].flavors[].name``) and its
-  ``spec.admissionChecksStrategy.admissionChecks[]`` (``name``, and ``onFlavors``, where empty means every flavor).
+  ``spec.admissionChecksStrategy.admissionChecks[]`` (``name``, and ``onFlavors``, where empty means every flavor),
+  at the paths the program's reference table gives (:mod:`elastic_capacity_policies.kueue_references`): the flavors a
+  ClusterQueue names under the entries naming its checks are the flavors those checks gate, the others its quota.
 
 Kueue objects are compared within one Kubernetes provider (one cluster); pools are matched by name across the stack,
 since nothing in a Kubernetes object names the AKS cluster it runs on.
@@ -33,7 +35,8 @@ from pulumi_policy import (
 )
 
 from elastic_capacity_policies.aks import MANAGED_CLUSTER
-from elastic_capacity_policies.facts import dig, mapping, sequence
+from elastic_capacity_policies.facts import dig, mapping, names_at, sequence
+from elastic_capacity_policies.kueue_references import REFERENCES
 from elastic_capacity_policies.pools import AGENT_POOL
 
 KUEUE_GROUP = "kueue.x-k8s.io"
@@ -45,6 +48,23 @@ POOL_LABELS = ("agentpool", "kubernetes.azure.com/agentpool")
 KUEUE_API_URL = "https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/"
 PROVISIONING_URL = "https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/"
 AKS_KUEUE_URL = "https://learn.microsoft.com/azure/aks/configure-kueue-with-cluster-autoscaler"
+
+
+def _paths(kind: str, target: str) -> list[str]:
+    return [path for source, path, named in REFERENCES if (source, named) == (kind, target)]
+
+
+[_CHECK_PATH] = _paths("ClusterQueue", "AdmissionCheck")
+CHECK_ENTRIES, _, CHECK_NAME = _CHECK_PATH.rpartition(".")
+"""Where a ClusterQueue lists the checks it requires, and the field of an entry naming the check."""
+GATED_FLAVORS = [
+    path.removeprefix(f"{CHECK_ENTRIES}.")
+    for path in _paths("ClusterQueue", "ResourceFlavor")
+    if path.startswith(f"{CHECK_ENTRIES}.")
+]
+"""The fields of a check entry naming the flavors it gates (none set: every flavor)."""
+QUOTA_FLAVORS = [path for path in _paths("ClusterQueue", "ResourceFlavor") if not path.startswith(f"{CHECK_ENTRIES}.")]
+"""Where a ClusterQueue names the flavors it hands out."""
 
 
 def kueue_kind(resource_type: str) -> tuple[str, str] | None:
@@ -94,25 +114,23 @@ def _selected_pool(flavor: PolicyResource, pools: set[str]) -> str | None:
 
 def _queue_problems(queue: PolicyResource, flavors: Mapping[Any, str], checks: set[Any]) -> list[str]:
     """The autoscaled flavors of one ClusterQueue that no ProvisioningRequest check covers, as messages."""
-    strategy = sequence(dig(queue.props, "spec", "admissionChecksStrategy", "admissionChecks"))
+    entries = names_at(queue.props, CHECK_ENTRIES)
     problems = []
-    for group in sequence(dig(queue.props, "spec", "resourceGroups")):
-        for flavor in sequence(mapping(group).get("flavors")):
-            name = mapping(flavor).get("name")
-            if name not in flavors:
-                continue
-            covered = any(
-                mapping(check).get("name") in checks
-                and (not sequence(mapping(check).get("onFlavors")) or name in sequence(mapping(check).get("onFlavors")))
-                for check in strategy
+    for name in dict.fromkeys(name for path in QUOTA_FLAVORS for name in names_at(queue.props, path)):
+        if name not in flavors:
+            continue
+        covered = any(
+            mapping(entry).get(CHECK_NAME) in checks
+            and (not (gated := [f for path in GATED_FLAVORS for f in names_at(entry, path)]) or name in gated)
+            for entry in entries
+        )
+        if not covered:
+            problems.append(
+                f"ClusterQueue {_name(queue)!r} hands out flavor {name!r}, which selects the autoscaled AKS pool "
+                f"{flavors[name]!r}, but no admissionChecksStrategy.admissionChecks entry for it names an "
+                f"AdmissionCheck of controller {PROVISIONING_CONTROLLER} (provisioning checks here: "
+                f"{sorted(checks) or 'none'}): add one whose onFlavors is empty or includes {name!r}."
             )
-            if not covered:
-                problems.append(
-                    f"ClusterQueue {_name(queue)!r} hands out flavor {name!r}, which selects the autoscaled AKS pool "
-                    f"{flavors[name]!r}, but no admissionChecksStrategy.admissionChecks entry for it names an "
-                    f"AdmissionCheck of controller {PROVISIONING_CONTROLLER} (provisioning checks here: "
-                    f"{sorted(checks) or 'none'}): add one whose onFlavors is empty or includes {name!r}."
-                )
     return problems
 
 

@@ -119,3 +119,37 @@ def test_the_renamed_kinds_pass_every_queue_rule_again():
     again = QueuesConfig.model_validate(renamed.model_dump(by_alias=True, exclude_unset=True, mode="json"))
     assert [c.name for c in again.workload_priority_classes] == [f"high{SUFFIX}"]
     assert [c.name for c in again.provisioning_request_configs] == [f"capacity-check{SUFFIX}"]
+
+
+def _strings(value, path=""):
+    """Every string leaf of a manifest with its path (``spec.resourceGroups[].flavors[].name``)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item, f"{path}[]")
+    elif isinstance(value, str):
+        yield path, value
+
+
+NOT_NAMES = {("ResourceFlavor", "spec.nodeLabels."), ("ProvisioningRequestConfig", "spec.parameters.")}
+"""Fields whose values may equal an object's name without naming it: node labels select pools, a
+ProvisioningRequestConfig's parameters are its class's, labels are for metrics and selection."""
+
+
+@pytest.mark.parametrize("section", [GENERAL, EVERY_KIND], ids=["general", "every-kind"])
+def test_no_name_of_the_stacks_own_survives_the_suffix_in_any_field(section):
+    """Independent of the reference table: every string of the renamed objects equal to one of the stack's original
+    names is a reference the renaming missed, unless the field is not a name."""
+    config = QueuesConfig.model_validate(section)
+    own = {m["metadata"]["name"] for m in queue_manifests(config)} | set(config.namespaces)
+    missed = [
+        (m["kind"], path, value)
+        for m in queue_manifests(config.named_with(SUFFIX))
+        for path, value in _strings(m)
+        if value in own
+        and not path.startswith("metadata.labels.")
+        and not any(m["kind"] == kind and path.startswith(prefix) for kind, prefix in NOT_NAMES)
+    ]
+    assert missed == []

@@ -1,0 +1,19 @@
+"""Which field of which Kueue kind names which other object: a copy of the program's table
+(components/config/kueue_references.py) by ``python -m tools.policy_references --write``; do not edit.
+"""
+
+REFERENCES: tuple[tuple[str, str, str], ...] = (
+    ("ResourceFlavor", "spec.topologyName", "Topology"),
+    ("Cohort", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
+    ("ClusterQueue", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
+    ("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].onFlavors[]", "ResourceFlavor"),
+    ("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].name", "AdmissionCheck"),
+    ("AdmissionCheck", "spec.parameters.name", "ProvisioningRequestConfig"),
+    ("AdmissionCheck", "spec.parameters.name", "MultiKueueConfig"),
+    ("Cohort", "spec.parentName", "Cohort"),
+    ("ClusterQueue", "spec.cohortName", "Cohort"),
+    ("LocalQueue", "spec.clusterQueue", "ClusterQueue"),
+    ("LocalQueue", "metadata.namespace", "Namespace"),
+    ("MultiKueueConfig", "spec.clusters[]", "MultiKueueCluster"),
+    ("MultiKueueCluster", "spec.clusterSource.kubeConfig.location", "Secret"),
+)
