@@ -5,7 +5,7 @@ stack's own objects of it and what else may satisfy a reference (``queues.extern
 Read by the reference rules (:mod:`components.config.queues_rules`), the renaming for a name suffix
 (:mod:`components.config.queues_naming`), the manifests' references and apply order
 (:mod:`components.manifests.queues`), the benchmark's ordering rules (:mod:`tools.bench_rules`) and, through the copy
-``python -m tools.policy_references --write`` writes, the policy pack. A new reference field is one line in
+``python -m tests.support.policy_references --write`` writes, the policy pack. A new reference field is one line in
 :data:`REFERENCES`; ``tests/components/config/test_kueue_references.py`` reads the Kueue CRDs to find one missing.
 
 A path is the field as the manifest spells it, ``[]`` stepping into a list: ``spec.resourceGroups[].flavors[].name``.

@@ -16,9 +16,9 @@ from components.config.kueue_profiles import PROFILES
 from components.config.kueue_references import BY_KIND, KINDS, REFERENCES, config_names, config_path
 from components.config.queues import QueuesConfig
 from components.manifests.queues import queue_manifests
+from tests.support import policy_references
 from tests.support.queues import EVERY_KIND, GENERAL, edited, queues_error_keys
 from tests.support.schemas import kueue_schemas
-from tools import policy_references
 
 VERSIONS = [profile.latest for profile in PROFILES.values()]
 API_VERSION = "kueue.x-k8s.io/v1beta2"
@@ -195,7 +195,7 @@ def test_the_apply_order_puts_what_an_object_names_before_it():
 
 def test_the_policy_packs_copy_is_the_table():
     assert policy_references.PACK_COPY.read_text(encoding="utf-8") == policy_references.text(), (
-        "policies/elastic_capacity_policies/kueue_references.py is stale: python -m tools.policy_references --write"
+        "the pack's kueue_references.py is stale: python -m tests.support.policy_references --write"
     )
 
 

@@ -1,7 +1,7 @@
 """Write the policy pack's copy of the Kueue reference table (:mod:`components.config.kueue_references`).
 
-    python -m tools.policy_references            # print it
-    python -m tools.policy_references --write    # write policies/elastic_capacity_policies/kueue_references.py
+    python -m tests.support.policy_references            # print it
+    python -m tests.support.policy_references --write    # write policies/elastic_capacity_policies/kueue_references.py
 
 Pulumi runs the pack from ``policies/`` in a process of its own, where the program's packages are not importable, so
 the pack reads this generated copy; a test keeps the committed file identical to this output.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from components.config.kueue_references import REFERENCES
 
-PACK_COPY = Path(__file__).resolve().parents[1] / "policies" / "elastic_capacity_policies" / "kueue_references.py"
+PACK_COPY = Path(__file__).resolve().parents[2] / "policies" / "elastic_capacity_policies" / "kueue_references.py"
 
 
 def text() -> str:
@@ -23,7 +23,7 @@ def text() -> str:
     rows = "".join(f"    ({json.dumps(r.kind)}, {json.dumps(r.path)}, {json.dumps(r.target)}),\n" for r in REFERENCES)
     return (
         '"""Which field of which Kueue kind names which other object: a copy of the program\'s table\n'
-        "(components/config/kueue_references.py) by ``python -m tools.policy_references --write``; do not edit.\n"
+        "(components/config/kueue_references.py), by ``python -m tests.support.policy_references --write``.\n"
         '"""\n\n'
         f"REFERENCES: tuple[tuple[str, str, str], ...] = (\n{rows})\n"
     )
