@@ -22,6 +22,7 @@ from pydantic.fields import FieldInfo
 
 from components.config.base import PROJECT
 from components.config.stack import StackConfig
+from tools.field_docs import describe
 
 REFERENCE_FILE = Path(__file__).resolve().parents[1] / "docs" / "config-reference.md"
 HEADER = f"""# Configuration reference
@@ -121,6 +122,7 @@ def _rows(model: type[BaseModel], prefix: str) -> Iterator[str]:
 
 def undocumented_keys() -> list[str]:
     """Every key whose row would have an empty meaning cell: each config field needs a docstring."""
+    describe(StackConfig)
 
     def walk(model: type[BaseModel], prefix: str) -> Iterator[str]:
         for name, field in model.model_fields.items():
@@ -136,6 +138,7 @@ def undocumented_keys() -> list[str]:
 
 def reference() -> str:
     """One table per top-level key of the stack file."""
+    describe(StackConfig)
     sections = [HEADER]
     for name, field in StackConfig.model_fields.items():
         key = field.alias or name

@@ -26,6 +26,7 @@ from typing import Any
 
 from components.config.base import PROJECT
 from components.config.stack import CONFIG_NAMESPACES, StackConfig
+from tools.field_docs import describe
 from tools.stack_file import STACK_FILE_KEYS
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "stacks" / "stack-file.schema.json"
@@ -48,6 +49,7 @@ _SCHEMA_VALUES = ("items", "additionalProperties", "propertyNames", "not")
 
 def schema() -> dict[str, Any]:
     """The stack file's schema: Pulumi's stack-file shape around the model's sections."""
+    describe(StackConfig)
     model = _rewritten(StackConfig.model_json_schema(by_alias=True, mode="validation"))
     sections = {f"{PROJECT}:{name}": section for name, section in model["properties"].items()}
     others = "|".join(namespace for namespace in CONFIG_NAMESPACES if namespace != PROJECT)
