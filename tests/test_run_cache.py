@@ -10,7 +10,7 @@ from components.config.stack import StackConfig
 from tests.support import run_cache
 from tests.support.stacks import SHARED_STACK, recorded
 from tools import mock_cloud, mock_engine, mock_runtime
-from tools.field_docs import describe
+from tools.config_reference import describe
 
 PATCHES = {
     "mock data edited in place": lambda mp: mp.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0"),

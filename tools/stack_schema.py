@@ -26,7 +26,7 @@ from typing import Any
 
 from components.config.base import PROJECT
 from components.config.stack import CONFIG_NAMESPACES, StackConfig
-from tools.field_docs import describe
+from tools.config_reference import describe
 from tools.stack_file import STACK_FILE_KEYS
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "stacks" / "stack-file.schema.json"
