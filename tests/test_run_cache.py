@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from components.config import kueue_extension
+from components.config.stack import StackConfig
 from tests.support import run_cache
 from tests.support.stacks import SHARED_STACK, recorded
 from tools import mock_cloud, mock_engine, mock_runtime
+from tools.config_reference import describe
 
 PATCHES = {
     "mock data edited in place": lambda mp: mp.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0"),
@@ -43,3 +45,11 @@ def test_a_run_under_patched_mocks_is_made_afresh_and_not_kept(monkeypatch):
     assert run_cache.runs_made() == made
     monkeypatch.undo()
     assert recorded(SHARED_STACK) is cached
+
+
+def test_the_config_tools_descriptions_leave_the_state_the_cache_is_used_in():
+    """tools.config_reference and tools.stack_schema rebuild the config models with their descriptions, within the
+    session: the rebuilt models are the program's as imported, so the runs cached before stay valid."""
+    recorded(SHARED_STACK)
+    describe(StackConfig)
+    assert not run_cache.patched()

@@ -5,12 +5,23 @@
 
 A test keeps docs/config-reference.md identical to this output and another fails while any key has no meaning, so
 the documented keys can never drift from the keys the program accepts.
+
+The meanings are the models' attribute docstrings, which the models do not read when Python builds them: pydantic's
+``use_attribute_docstrings`` parses each class's source again at import, a third of the program's start-up, for
+descriptions only this tool and ``tools.stack_schema`` show. :func:`describe` gives each field what that option would
+have given it: the string literal right below its ``name: type`` line in the class that declares it, cleaned by
+:func:`inspect.cleandoc`, unless the field has a ``Field(description=...)`` of its own.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import itertools
 import json
 import sys
+import textwrap
 import types
 import typing
 from collections.abc import Iterator
@@ -40,6 +51,56 @@ https://github.com/pulumi/pulumi/pull/11456). Rules that span keys only `python 
 every mistake at its key's `file:line:column`. Each refusal ends in `[rule: <id>]`: docs/rules.md lists every rule
 with the keys it guards, its check and its public source.
 """
+
+
+def attribute_docstrings(cls: type) -> dict[str, str]:
+    """Each ``name: type`` statement of the class body directly followed by a string literal: name -> the string."""
+    (node,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
+    assert isinstance(node, ast.ClassDef)
+    return {
+        statement.target.id: inspect.cleandoc(following.value.value)
+        for statement, following in itertools.pairwise(node.body)
+        if isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
+        and isinstance(following, ast.Expr)
+        and isinstance(following.value, ast.Constant)
+        and isinstance(following.value.value, str)
+    }
+
+
+@functools.cache
+def describe(root: type[BaseModel]) -> None:
+    """Give every field of ``root`` and of the models below it its attribute docstring as its description, then
+    rebuild each model, innermost first, so its JSON Schema carries them. Validation is unchanged."""
+    for model in _innermost_first(root):
+        for name, field in model.model_fields.items():
+            if field.description is None:
+                owner = next(c for c in model.__mro__ if name in vars(c).get("__annotations__", {}))
+                field.description = attribute_docstrings(owner).get(name)
+        model.model_rebuild(force=True)
+
+
+def _innermost_first(root: type[BaseModel]) -> list[type[BaseModel]]:
+    """``root`` and every model its fields reach, each after the models its own fields reach."""
+    order: list[type[BaseModel]] = []
+
+    def visit(model: type[BaseModel]) -> None:
+        if model in order:
+            return
+        for field in model.model_fields.values():
+            for child in _models_in(field.annotation):
+                visit(child)
+        order.append(model)
+
+    visit(root)
+    return order
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for argument in typing.get_args(annotation):
+        yield from _models_in(argument)
 
 
 def _strip(annotation: Any) -> Any:
@@ -122,6 +183,7 @@ def _rows(model: type[BaseModel], prefix: str) -> Iterator[str]:
 
 def undocumented_keys() -> list[str]:
     """Every key whose row would have an empty meaning cell: each config field needs a docstring."""
+    describe(StackConfig)
 
     def walk(model: type[BaseModel], prefix: str) -> Iterator[str]:
         for name, field in model.model_fields.items():
@@ -137,6 +199,7 @@ def undocumented_keys() -> list[str]:
 
 def reference() -> str:
     """One table per top-level key of the stack file."""
+    describe(StackConfig)
     sections = [HEADER]
     for name, field in StackConfig.model_fields.items():
         key = field.alias or name

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pulumi
-from pulumi.runtime import settings
+from pulumi.runtime import resource, settings
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -40,6 +41,7 @@ def run(
     asyncio.set_event_loop(loop)
     pickler = _PicklerPatch()
     live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
+    live_stack_trace, resource._get_stack_trace = resource._get_stack_trace, _no_stack_trace
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
         mocks = ProgramMocks(preview=preview)
@@ -52,10 +54,18 @@ def run(
         outputs, secret_outputs = _sync_await(_resolve_stack_outputs())
     finally:
         aks_catalogue.LOOKUP = live_catalogue
+        resource._get_stack_trace = live_stack_trace
         pickler.restore()
         asyncio.set_event_loop(None)
         loop.close()
     return Recording(monitor.registrations, outputs, secret_outputs, mocks.invokes)
+
+
+def _no_stack_trace() -> source_pb2.StackTrace:
+    """No call stack with a registration: the SDK walks and converts every frame of the stack for each resource
+    (``_get_stack_trace`` in https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/lib/pulumi/runtime/resource.py)
+    to send the engine source positions, which a mock run never reads; that walk was a tenth of the test suite."""
+    return source_pb2.StackTrace()
 
 
 class _PicklerPatch:

@@ -27,6 +27,7 @@ from typing import Any
 from components.config.base import PROJECT
 from components.config.loader import CONFIG_NAMESPACES
 from components.config.stack import StackConfig
+from tools.config_reference import describe
 from tools.stack_file import STACK_FILE_KEYS
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "stacks" / "stack-file.schema.json"
@@ -49,6 +50,7 @@ _SCHEMA_VALUES = ("items", "additionalProperties", "propertyNames", "not")
 
 def schema() -> dict[str, Any]:
     """The stack file's schema: Pulumi's stack-file shape around the model's sections."""
+    describe(StackConfig)
     model = _rewritten(StackConfig.model_json_schema(by_alias=True, mode="validation"))
     sections = {f"{PROJECT}:{name}": section for name, section in model["properties"].items()}
     others = "|".join(namespace for namespace in CONFIG_NAMESPACES if namespace != PROJECT)

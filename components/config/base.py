@@ -39,8 +39,8 @@ YAML string or float is named as such rather than silently converted."""
 class ConfigModel(BaseModel):
     """Base of every configuration section: camelCase keys, no unknown keys, frozen.
 
-    Attribute docstrings become field descriptions, which ``tools.config_reference`` turns into the tables of
-    docs/config-reference.md.
+    Attribute docstrings become field descriptions only in the tools that show them (``tools.config_reference``,
+    which turns them into the tables of docs/config-reference.md, and ``tools.stack_schema``).
     """
 
     model_config = ConfigDict(
@@ -49,7 +49,6 @@ class ConfigModel(BaseModel):
         extra="forbid",
         frozen=True,
         str_strip_whitespace=True,
-        use_attribute_docstrings=True,
     )
 
 

@@ -4,6 +4,8 @@ Configuration types and feature gates at that tag. Tests that need them skip wit
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -68,8 +70,15 @@ def render_chart(version: str, chart_inputs: dict[str, Any]) -> list[dict[str, A
         namespace=chart_inputs["namespace"],
         is_install=True,
     )
-    # libyaml: the CRDs make the rendered text large; the pure-Python parser spends seconds on it
-    return [obj for text in templates.values() for obj in yaml.load_all(text, Loader=yaml.CSafeLoader) if obj]
+    return [obj for text in templates.values() for obj in json.loads(_objects(text))]
+
+
+@functools.cache
+def _objects(template: str) -> str:
+    """A rendered template's objects, as JSON: YAML is built into Python objects once per distinct text (the CRDs,
+    most of the chart's text, are the same for every stack of a version); each caller gets fresh objects of its
+    own from the JSON. libyaml parses: the pure-Python parser spends seconds on the CRDs."""
+    return json.dumps([obj for obj in yaml.load_all(template, Loader=yaml.CSafeLoader) if obj])
 
 
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)

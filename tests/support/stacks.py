@@ -81,7 +81,10 @@ def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str
     with mock.patch.object(render, "run_main", run_cache.run_main):
         assert render.main([str(stack), "--out", str(out)]) == 0
     plan = json.loads((out / "plan.json").read_text())
-    manifests = {str(p.relative_to(out / "manifests")): yaml.safe_load(p.read_text()) for p in out.rglob("*.yaml")}
+    manifests = {
+        str(p.relative_to(out / "manifests")): yaml.load(p.read_text(), Loader=yaml.CSafeLoader)
+        for p in out.rglob("*.yaml")
+    }  # libyaml: the same objects as safe_load, parsed in C
     return plan, manifests
 
 
