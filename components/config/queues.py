@@ -89,8 +89,8 @@ class QueuesConfig(ConfigModel):
     article (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler): namespace
     ``cas-kueue-demo``, ResourceFlavor ``scalepool`` (nodes of the pool ``scalepool``), the ProvisioningRequest gate
     ``cas-provisioning``, ClusterQueue ``cas-cluster-queue`` and LocalQueue ``cas-local-queue``. Only
-    ``waitUntilActive`` and ``lints`` may be written beside it; unset, the stack gets the objects it writes and no
-    other."""
+    ``waitUntilActive`` and ``lints`` may be written beside it (docs/kueue-api.md#the-aks-walkthrough-preset says why
+    and has its objects written out); unset, the stack gets the objects it writes and no other."""
     namespaces: list[DnsLabel] = Field(default_factory=list)
     """Namespaces the stack creates for its LocalQueues (and deletes on destroy)."""
     existing_namespaces: list[DnsLabel] = Field(default_factory=list)

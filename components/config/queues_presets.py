@@ -87,8 +87,8 @@ def with_preset_objects(data: Any, fields: Mapping[str, FieldInfo]) -> Any:
     if not isinstance(data, dict) or data.get("preset") not in PRESETS:
         return data
     preset = data["preset"]
-    keys = {name: field.alias or name for name, field in fields.items() if name not in SETTINGS}
-    written = [keys.get(key, key) for key in data if key in keys or key in keys.values()]
+    aliases = {name: field.alias or name for name, field in fields.items() if name not in SETTINGS}
+    written = [alias for name, alias in aliases.items() if name in data or alias in data]
     if written:
         raise MisplacedKey(
             written[0],
