@@ -84,9 +84,9 @@ def with_preset_objects(data: Any, fields: Mapping[str, FieldInfo]) -> Any:
     """The ``queues`` section ``data`` (whose model has ``fields``) with its preset's objects, when it names a known
     preset; any other field than :data:`SETTINGS` written beside it is refused by its stack-file key. An unknown
     preset name is left to the field's own validation, which lists the names."""
-    if not isinstance(data, dict) or data.get("preset") not in PRESETS:
+    preset = data.get("preset") if isinstance(data, dict) else None
+    if not isinstance(preset, str) or preset not in PRESETS:
         return data
-    preset = data["preset"]
     aliases = {name: field.alias or name for name, field in fields.items() if name not in SETTINGS}
     written = [alias for name, alias in aliases.items() if name in data or alias in data]
     if written:

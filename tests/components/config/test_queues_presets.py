@@ -61,6 +61,11 @@ def test_the_refusal_says_what_to_do_instead():
     )
 
 
+@pytest.mark.parametrize("value", [[], {}, 1], ids=["list", "mapping", "number"])
+def test_a_preset_that_is_no_name_is_refused_by_the_field(value):
+    assert model_error_keys(QueuesConfig, {"preset": value, "clusterQueues": []}) == ["preset"]
+
+
 def test_an_unknown_preset_is_refused_naming_the_names_allowed():
     with pytest.raises(ConfigError) as caught:
         load_stack_config(as_config({"aks": {}, "queues": {"preset": "walkthrough"}}))
