@@ -17,8 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from components.config.base import PROJECT
+from components.config.queues_presets import AKS_WALKTHROUGH, PRESETS
 
 IMAGE = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
+WALKTHROUGH = PRESETS[AKS_WALKTHROUGH]
+"""The queue objects of Azure's article, whose flavor and provisioning check every benchmark ClusterQueue shares."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +61,8 @@ def queues(n: int) -> Spec:
         "existingCluster": {"source": "aks", "resourceGroupName": "bench-rg", "clusterName": "bench"},
         "queues": {
             "namespaces": [f"team-{i}" for i in range(n)],
+            "resourceFlavors": WALKTHROUGH["resourceFlavors"],
+            "provisioningChecks": WALKTHROUGH["provisioningChecks"],
             "clusterQueues": [_cluster_queue(i) for i in range(n)],
             "localQueues": [{"name": f"lq-{i}", "namespace": f"team-{i}", "clusterQueue": f"cq-{i}"} for i in range(n)],
         },

@@ -1,11 +1,9 @@
 """The ``queues`` section: the Kueue objects that turn quota into ProvisioningRequest-gated admission.
 
-The defaults reproduce the queue manifest of Azure's article
-(https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler) object for object: namespace
-``cas-kueue-demo``, ResourceFlavor ``scalepool``, ProvisioningRequestConfig ``cas-provreq-config``, AdmissionCheck
-``cas-provisioning``, ClusterQueue ``cas-cluster-queue`` and LocalQueue ``cas-local-queue``. Each list key replaces
-its default as a whole, so overriding ``clusterQueues`` alone keeps the article's flavor, check and local queue (and
-the rules say so when a name no longer resolves).
+A stack gets exactly the objects it writes: every list is empty unless written, so a section left out creates no
+queue object (Kueue alone). ``preset: aks-walkthrough`` writes the queue manifest of Azure's article
+(https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler) instead, as a whole: the
+presets and why one is refused beside written objects are in :mod:`components.config.queues_presets`.
 
 The object models and the rules Kueue checks on each object are in :mod:`components.config.queues_objects`; the
 rules between objects are in :mod:`components.config.queues_rules`.
@@ -13,21 +11,19 @@ rules between objects are in :mod:`components.config.queues_rules`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
-from components.config import queues_naming, queues_rules
-from components.config.aks import POOL_LABEL
+from components.config import queues_naming, queues_presets, queues_rules
 from components.config.base import ConfigModel, DnsLabel, DnsSubdomain
+from components.config.environment import RESOLVED
 from components.config.queues_checks import (
     AdmissionCheckConfig,
     ProvisioningCheckConfig,
     ProvisioningRequestConfigConfig,
 )
 from components.config.queues_objects import (
-    AdmissionCheckRef,
-    AdmissionChecksStrategy,
     ClusterQueueConfig,
     CohortConfig,
     LocalQueueConfig,
@@ -35,46 +31,7 @@ from components.config.queues_objects import (
     TopologyConfig,
     WorkloadPriorityClassConfig,
 )
-from components.config.queues_quota import FlavorQuotas, ResourceGroup, ResourceQuota
 from components.config.rules import rule
-
-DEFAULT_NAMESPACE = "cas-kueue-demo"
-"""The article's queue manifest creates its own namespace rather than reusing the Ray example's ``ray``."""
-
-DEFAULT_RESOURCE_FLAVOR = ResourceFlavorConfig(name="scalepool", node_labels={POOL_LABEL: "scalepool"})
-"""Nodes AKS labels ``agentpool=scalepool``: exactly the autoscaling pool the article adds."""
-
-DEFAULT_PROVISIONING_CHECK = ProvisioningCheckConfig(
-    name="cas-provisioning", config_name="cas-provreq-config", managed_resources=["cpu"]
-)
-"""The article's gate: pod sets requesting CPU go into one atomic ProvisioningRequest before admission."""
-
-DEFAULT_CLUSTER_QUEUE = ClusterQueueConfig(
-    name="cas-cluster-queue",
-    resource_groups=[
-        ResourceGroup(
-            covered_resources=["cpu", "memory"],
-            flavors=[
-                FlavorQuotas(
-                    name="scalepool",
-                    resources=[
-                        ResourceQuota(name="cpu", nominal_quota="100"),
-                        ResourceQuota(name="memory", nominal_quota="200Gi"),
-                    ],
-                )
-            ],
-        )
-    ],
-    admission_checks_strategy=AdmissionChecksStrategy(
-        admission_checks=[AdmissionCheckRef(name="cas-provisioning", on_flavors=["scalepool"])]
-    ),
-)
-"""Quota set generously, as the article explains, so the pool's ``maxCount`` rather than Kueue caps the scale-up."""
-
-DEFAULT_LOCAL_QUEUE = LocalQueueConfig(
-    name="cas-local-queue", namespace=DEFAULT_NAMESPACE, cluster_queue="cas-cluster-queue"
-)
-"""The article's LocalQueue, in its namespace."""
 
 
 class WaitUntilActiveConfig(ConfigModel):
@@ -127,20 +84,27 @@ class QueueLints(ConfigModel):
 
 
 class QueuesConfig(ConfigModel):
-    """Every Kueue object the stack creates; the defaults are the article's autoscale queue."""
+    """Every Kueue object the stack creates: the lists it writes, or the objects of ``preset``."""
 
-    namespaces: list[DnsLabel] = Field(default_factory=lambda: [DEFAULT_NAMESPACE])
+    preset: queues_presets.PresetName | None = None
+    """A named set of queue objects instead of the lists below: ``aks-walkthrough`` is the queue manifest of Azure's
+    article (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler): namespace
+    ``cas-kueue-demo``, ResourceFlavor ``scalepool`` (nodes of the pool ``scalepool``), the ProvisioningRequest gate
+    ``cas-provisioning``, ClusterQueue ``cas-cluster-queue`` and LocalQueue ``cas-local-queue``. Only
+    ``waitUntilActive`` and ``lints`` may be written beside it (docs/kueue-api.md#the-aks-walkthrough-preset says why
+    and has its objects written out); unset, the stack gets the objects it writes and no other."""
+    namespaces: list[DnsLabel] = Field(default_factory=list)
     """Namespaces the stack creates for its LocalQueues (and deletes on destroy)."""
     existing_namespaces: list[DnsLabel] = Field(default_factory=list)
     """Namespaces that exist already (``default`` as in Kueue's examples, or a team's own) where LocalQueues may
     live too; the stack never creates or deletes them."""
     topologies: list[TopologyConfig] = Field(default_factory=list)
     """Topologies for topology-aware scheduling, named by ResourceFlavors' ``topologyName``."""
-    resource_flavors: list[ResourceFlavorConfig] = Field(default_factory=lambda: [DEFAULT_RESOURCE_FLAVOR])
+    resource_flavors: list[ResourceFlavorConfig] = Field(default_factory=list)
     """The ResourceFlavors: which nodes each quota is for."""
     workload_priority_classes: list[WorkloadPriorityClassConfig] = Field(default_factory=list)
     """Priorities Jobs pick with the ``kueue.x-k8s.io/priority-class`` label."""
-    provisioning_checks: list[ProvisioningCheckConfig] = Field(default_factory=lambda: [DEFAULT_PROVISIONING_CHECK])
+    provisioning_checks: list[ProvisioningCheckConfig] = Field(default_factory=list)
     """ProvisioningRequest gates, each an AdmissionCheck run by Kueue's ProvisioningRequest controller with its own
     ProvisioningRequestConfig; none means no queue waits for the autoscaler."""
     provisioning_request_configs: list[ProvisioningRequestConfigConfig] = Field(default_factory=list)
@@ -151,9 +115,9 @@ class QueuesConfig(ConfigModel):
     """Objects made outside this stack that its objects may name."""
     cohorts: list[CohortConfig] = Field(default_factory=list)
     """Explicit Cohorts; ClusterQueues naming a cohort without one still share quota (Kueue creates it implicitly)."""
-    cluster_queues: list[ClusterQueueConfig] = Field(default_factory=lambda: [DEFAULT_CLUSTER_QUEUE])
+    cluster_queues: list[ClusterQueueConfig] = Field(default_factory=list)
     """The ClusterQueues: quota per flavor, and the checks a workload passes before admission."""
-    local_queues: list[LocalQueueConfig] = Field(default_factory=lambda: [DEFAULT_LOCAL_QUEUE])
+    local_queues: list[LocalQueueConfig] = Field(default_factory=list)
     """The LocalQueues Jobs are submitted to, each in one of ``namespaces`` or ``existingNamespaces``."""
     wait_until_active: WaitUntilActiveConfig = WaitUntilActiveConfig()
     """How ``pulumi up`` proves the queues can admit before it finishes."""
@@ -193,6 +157,15 @@ class QueuesConfig(ConfigModel):
         that accepts inactive checks (``waitUntilActive.onInactive: warn``) neither waits for it nor fails without
         it."""
         return self.uses_provisioning_requests and self.wait_until_active.on_inactive == "fail"
+
+    @model_validator(mode="before")
+    @classmethod
+    @rule("queues.preset-objects")
+    def _preset_objects(cls, data: Any, info: ValidationInfo) -> Any:
+        """A preset writes every queue object; the resolved tree (validated again) holds them written out already."""
+        if (info.context or {}).get(RESOLVED):
+            return data
+        return queues_presets.with_preset_objects(data, cls.model_fields)
 
     @model_validator(mode="after")
     @rule("queues.names")

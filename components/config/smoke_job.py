@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, RuleViolation
 from components.config.kube import Quantity
+from components.config.queues_presets import WALKTHROUGH_LOCAL_QUEUE, WALKTHROUGH_NAMESPACE, WALKTHROUGH_POOL
 from components.config.registries import PinnedImage, Source
 from components.config.rules import rule
 
@@ -25,11 +26,13 @@ class SmokeJobConfig(ConfigModel):
     """Off by default: it scales a pool up and holds ``pulumi up`` until the Job completes."""
     name: DnsLabel = "kueue-cas-job"
     """The Job's name; a new name (or any other change) replaces the Job and waits again."""
-    namespace: DnsLabel = "cas-kueue-demo"
-    """The Job's namespace: the namespace of ``localQueue``, one of ``queues.namespaces``."""
-    local_queue: DnsLabel = "cas-local-queue"
-    """The LocalQueue the Job is submitted to (label ``kueue.x-k8s.io/queue-name``)."""
-    pool: DnsLabel | None = "scalepool"
+    namespace: DnsLabel = WALKTHROUGH_NAMESPACE
+    """The Job's namespace: the namespace of ``localQueue``. The default is the article's, which
+    ``queues.preset: aks-walkthrough`` creates; with queues of your own, name one of their namespaces."""
+    local_queue: DnsLabel = WALKTHROUGH_LOCAL_QUEUE
+    """The LocalQueue the Job is submitted to (label ``kueue.x-k8s.io/queue-name``), one of ``queues.localQueues``.
+    The default is the LocalQueue of ``queues.preset: aks-walkthrough``."""
+    pool: DnsLabel | None = WALKTHROUGH_POOL
     """The node pool the pods select through the ``agentpool`` label AKS puts on every node; ``null`` selects no
     node, for a cluster without AKS pools (kind, minikube, k3d: the ``local`` stack)."""
     parallelism: int = Field(default=3, ge=1, le=100)

@@ -34,6 +34,7 @@ from components.config.gitops import GitOpsConfig
 from components.config.kueue import KueueConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
+from components.config.queues_presets import AKS_WALKTHROUGH
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
 from components.config.rules import rule
 from components.config.smoke_job import SmokeJobConfig
@@ -41,6 +42,11 @@ from components.config.smoke_job import SmokeJobConfig
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
 
+SMOKE_JOB_WITHOUT_QUEUES = (
+    f"the stack creates no LocalQueue: name queues.preset {AKS_WALKTHROUGH}, whose LocalQueue is the smoke Job's "
+    "default, or write queues.localQueues"
+)
+"""What a smoke Job is told on a stack with no queue objects."""
 _EXAMPLE_REGION = {True: "chinanorth3", False: "eastus2"}
 
 
@@ -65,7 +71,7 @@ class AzureCloud(NamedTuple):
 
 
 class StackConfig(ConfigModel):
-    """Everything one stack deploys. Absent sections deploy nothing; Kueue sections default to Azure's article."""
+    """Everything one stack deploys. Absent sections deploy nothing; ``queues.preset`` names Azure's article."""
 
     aks: AksConfig | None = None
     """A new AKS cluster with autoscaling user pools; Kueue and the queues go onto it."""
@@ -76,7 +82,8 @@ class StackConfig(ConfigModel):
     kueue: KueueConfig = KueueConfig()
     """How Kueue is installed (only with ``aks`` or ``existingCluster``)."""
     queues: QueuesConfig = QueuesConfig()
-    """The Kueue queue objects; the defaults are the article's provisioning-gated queue."""
+    """The Kueue queue objects: the ones written, or ``preset: aks-walkthrough`` for the article's provisioning-gated
+    queue; left out, none (Kueue alone)."""
     smoke_job: SmokeJobConfig = SmokeJobConfig()
     """The opt-in end-to-end check: the article's Job, which ``pulumi up`` waits to see complete."""
     ack: AckConfig | None = None
@@ -201,9 +208,8 @@ class StackConfig(ConfigModel):
         queues = {(q.namespace, q.name) for q in self.queues.local_queues}
         if (job.namespace, job.local_queue) not in queues:
             allowed = sorted(f"{ns}/{name}" for ns, name in queues)
-            raise RuleViolation(
-                "smokeJob.localQueue", job.local_queue, f"it must be one of queues.localQueues {allowed}"
-            )
+            fix = f"it must be one of queues.localQueues {allowed}" if allowed else SMOKE_JOB_WITHOUT_QUEUES
+            raise RuleViolation("smokeJob.localQueue", job.local_queue, fix)
         pools = [p.name for p in self.aks.user_pools] if self.aks is not None else None
         if pools is not None and job.pool not in pools:
             raise RuleViolation(

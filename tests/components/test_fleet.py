@@ -13,11 +13,12 @@ import pytest
 
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
+from components.config.queues_presets import AKS_WALKTHROUGH
 from components.fleet import deploy
 from components.queue_wait import QueuesActiveProvider
 from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
-from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config
+from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, WALKTHROUGH, WALKTHROUGH_OBJECTS, as_config
 from tests.support.stacks import STACK_IDS, STACKS, environment_kind, recorded
 from tools import mock_cloud, mock_runtime, render
 from tools.recording import Recording, Registration
@@ -31,6 +32,7 @@ AGENT_POOL = "azure-native:containerservice:AgentPool"
 CHART = "kubernetes:helm.sh/v4:Chart"
 GATE = "kubernetes:batch/v1:Job"
 WITHOUT_PROVISIONING = {
+    **WALKTHROUGH_OBJECTS,
     "provisioningChecks": [],
     "clusterQueues": [
         {
@@ -54,7 +56,7 @@ def run_sections(run_program, sections: dict[str, Any]) -> Recording:
 
 @pytest.fixture(scope="module")
 def aks_stack() -> Recording:
-    config = load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
+    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True}}))
     return mock_runtime.run(lambda: deploy(config), {})
 
 
@@ -96,17 +98,15 @@ def test_the_activation_waiter_ships_its_provider_by_value(aks_stack):
 
 
 def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
-    recording = run_sections(
-        run_program,
-        {"aks": {}, "queues": {"waitUntilActive": {"onInactive": "warn", "timeoutSeconds": 60}}},
-    )
+    queues = {"preset": AKS_WALKTHROUGH, "waitUntilActive": {"onInactive": "warn", "timeoutSeconds": 60}}
+    recording = run_sections(run_program, {"aks": {}, "queues": queues})
     waiter = recording.one(WAITER)
     assert (waiter.inputs["onInactive"], waiter.inputs["timeoutSeconds"]) == ("warn", 60)
     assert recording.by_type(CRD_WAIT) == [], "a missing CRD must warn, not hold Kueue back until a deadline"
 
 
 def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
-    config = load_stack_config(as_config(ON_EXISTING_CLUSTER), secret_keys=KUBECONFIG_SECRET)
+    config = load_stack_config(as_config({**ON_EXISTING_CLUSTER, **WALKTHROUGH}), secret_keys=KUBECONFIG_SECRET)
     recording = run_program(lambda: deploy(config))
     hint = recording.one(WAITER).inputs["hint"]
     assert "AKS" not in hint and "cluster autoscaler that serves ProvisioningRequests" in hint
@@ -354,7 +354,7 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
     """Acceptance: the chart included, every object's provider renders, no provider holds a kubeconfig, and nothing
     waits for a cluster only the GitOps controller reaches."""
     ack = ack_data.section([ack_data.workload()], clusters=[ack_data.cluster(nodePool=ack_data.POOL)])
-    sections = {"aks": {"entraId": {}}, "smokeJob": {"enabled": True}, "ack": ack}
+    sections = {"aks": {"entraId": {}}, **WALKTHROUGH, "smokeJob": {"enabled": True}, "ack": ack}
     recording = run_sections(run_program, {**sections, "gitops": {"renderToDirectory": "gitops"}})
     providers = recording.by_type("pulumi:providers:kubernetes")
     rendering = {"alwaysRender": "true"}

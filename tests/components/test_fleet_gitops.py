@@ -10,13 +10,14 @@ from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support import ack as ack_data
-from tests.support.config import as_config
+from tests.support.config import WALKTHROUGH, as_config
 from tests.support.transforms import as_transformed, record_transforms
 from tools import mock_runtime
 
 CHART = "kubernetes:helm.sh/v4:Chart"
 SECTIONS = {
     "aks": {},
+    **WALKTHROUGH,
     "smokeJob": {"enabled": True},
     "ack": ack_data.section([ack_data.workload()], clusters=[ack_data.cluster(nodePool=ack_data.POOL)]),
     "gitops": {"renderToDirectory": "gitops"},

@@ -7,7 +7,7 @@ from components.config.loader import load_stack_config
 from components.fleet import deploy
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from tests.support import PROJECT_ROOT
-from tests.support.config import as_config
+from tests.support.config import WALKTHROUGH, as_config
 from tests.support.stacks import recorded
 
 CHART = "kubernetes:helm.sh/v4:Chart"
@@ -21,7 +21,7 @@ KUBECONFIG_CLUSTER = {
 
 
 def test_kueue_starts_after_the_pools_and_the_crd_they_serve_when_queues_need_provisioning_requests(run_program):
-    config = load_stack_config(as_config({"aks": {}}))
+    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH}))
     recording = run_program(lambda: deploy(config))
     chart, pool, wait = recording.one(CHART), recording.one(AGENT_POOL), recording.one(CRD_WAIT, "kueue-crd-wait")
     assert recording.depends_on(chart, pool)
@@ -34,7 +34,8 @@ def test_kueue_starts_after_the_pools_and_the_crd_they_serve_when_queues_need_pr
 
 def test_kueue_on_an_existing_cluster_still_waits_for_the_crd_when_queues_need_provisioning_requests(run_program):
     """The CRD may be there already (the wait then ends at once); Kueue must still not start before it."""
-    config = load_stack_config(as_config(KUBECONFIG_CLUSTER), secret_keys={"elastic-capacity:kubeconfig"})
+    sections = {**KUBECONFIG_CLUSTER, **WALKTHROUGH}
+    config = load_stack_config(as_config(sections), secret_keys={"elastic-capacity:kubeconfig"})
     recording = run_program(lambda: deploy(config))
     wait = recording.one(CRD_WAIT, "kueue-crd-wait")
     assert wait.urn in recording.one(CHART).dependencies

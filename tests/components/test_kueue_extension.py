@@ -11,7 +11,7 @@ import pytest
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.fleet import deploy
-from tests.support.config import as_config
+from tests.support.config import WALKTHROUGH, as_config
 from tools import mock_cloud, mock_engine, mock_runtime
 
 EXTENSION = "azure-native:kubernetesconfiguration:Extension"
@@ -24,10 +24,11 @@ CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 QUEUES_ACTIVE = "pulumi-python:dynamic/kueue:QueuesActive"
 VERSION = "0.19.6-aks.0.4.4"
 KUEUE_EXTENSION = {"install": "aks-extension", "extension": {"version": VERSION, "acceptPreview": True}}
-NEW_AKS = {"aks": {"location": "eastus"}, "kueue": KUEUE_EXTENSION}
+NEW_AKS = {"aks": {"location": "eastus"}, "kueue": KUEUE_EXTENSION, **WALKTHROUGH}
 EXISTING_AKS = {
     "existingCluster": {"source": "aks", "resourceGroupName": "platform", "clusterName": "shared"},
     "kueue": KUEUE_EXTENSION,
+    **WALKTHROUGH,
 }
 
 
@@ -56,7 +57,7 @@ def test_the_extension_is_the_documented_request_pinned_and_no_chart_is_installe
 
 
 def test_the_chart_install_registers_no_extension():
-    recording = deployed({"aks": {"location": "eastus"}})
+    recording = deployed({"aks": {"location": "eastus"}, **WALKTHROUGH})
     assert recording.one(CHART) and not recording.by_type(EXTENSION)
 
 

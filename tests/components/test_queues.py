@@ -41,7 +41,7 @@ def kueue_objects(recording):
 
 @pytest.fixture(scope="module")
 def article():
-    return record(QueuesConfig())
+    return record(QueuesConfig(preset="aks-walkthrough"))
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_general_config_registers_every_object_and_each_passes_its_schema(genera
 
 def test_on_a_cluster_kueue_already_serves_the_objects_wait_only_for_their_namespace(article):
     """``kueue.install: false``: no gate, the cluster's Kueue is serving; a LocalQueue still waits for its namespace."""
-    ungated = record(QueuesConfig(), gated=False)
+    ungated = record(QueuesConfig(preset="aks-walkthrough"), gated=False)
     assert all(article.depends_on(obj, article.one("kubernetes:core/v1:ConfigMap")) for obj in kueue_objects(article))
     gate = ungated.one("kubernetes:core/v1:ConfigMap", "kueue-ready")
     assert not [obj.name for obj in kueue_objects(ungated) if ungated.depends_on(obj, gate)]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from components.config.base import PROJECT, ConfigError, problems_from
 from components.config.loader import load_stack_config
+from components.config.queues_presets import AKS_WALKTHROUGH, PRESETS
 from components.config.stack import StackConfig
 
 
@@ -38,6 +39,11 @@ def model_error_keys(model: type[BaseModel] | TypeAdapter, data: Any, prefix: st
             model.model_validate(data)
     return [key for key, _ in problems_from(caught.value, prefix)]
 
+
+WALKTHROUGH: dict[str, Any] = {"queues": {"preset": AKS_WALKTHROUGH}}
+"""The queues section of the shipped seed stacks: the objects of Azure's article (``queues.preset``)."""
+WALKTHROUGH_OBJECTS: dict[str, Any] = PRESETS[AKS_WALKTHROUGH]
+"""The same objects written out as lists, for a test to change one of them."""
 
 ON_EXISTING_CLUSTER: dict[str, Any] = {
     "existingCluster": {"source": "kubeconfig", "kubernetesVersion": "1.35"},

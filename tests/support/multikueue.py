@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from tests.support import ack as ack_data
+from tests.support.config import WALKTHROUGH
 
 MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s.m.daocloud.io/kubectl"}
 """What a worker in mainland China pulls instead of registry.k8s.io."""
@@ -31,11 +32,11 @@ WORKER_KUBECONFIG = yaml.safe_dump(
 
 
 def stack(**changes: Any) -> dict[str, Any]:
-    """An AKS manager on Kubernetes 1.35 with Kueue 0.17.8 and one ACK worker with a node pool and a public API."""
-    sections: dict[str, Any] = {"aks": {}, "ack": {"clusters": [WORKER]}, "multiKueue": BURST}
-    for section, value in changes.items():
-        sections[section] = value
-    return sections
+    """An AKS manager on Kubernetes 1.35 with Kueue 0.17.8 and the walkthrough's queues (as the shipped burst stack),
+    and one ACK worker with a node pool and a public API; a change to ``None`` leaves its section out."""
+    sections: dict[str, Any] = {"aks": {}, **WALKTHROUGH, "ack": {"clusters": [WORKER]}, "multiKueue": BURST}
+    sections.update(changes)
+    return {section: value for section, value in sections.items() if value is not None}
 
 
 def kubeconfig_stack(**changes: Any) -> dict[str, Any]:

@@ -22,15 +22,15 @@ CASES = {
         "elastic-capacity:kueue.admissionFairSharing.usageHalfLifeTime: required key is missing",
     ),
     "queues-admission-check-controller": (
-        "44:9",
+        "47:9",
         "elastic-capacity:queues.admissionChecks[0].controllerName: required key is missing",
     ),
-    "queues-managed-namespaces": ("3:1", "elastic-capacity:queues.localQueues[0].namespace: 'cas-kueue-demo'"),
+    "queues-managed-namespaces": ("26:3", "elastic-capacity:queues.localQueues[0].namespace: 'cas-kueue-demo'"),
 }
 """Case -> where its error points, and how the message begins there. A key in the file points at itself (a map key
 holding dots, a list item, a flow mapping's entry); a missing required key at the mapping that lacks it
-(``admissionFairSharing: {...}``, the list item ``- {name: sample-prov}``); a key only defaults fill (no
-``elastic-capacity:queues`` at all) at ``config:``."""
+(``admissionFairSharing: {...}``, the list item ``- {name: sample-prov}``); a key only a preset fills at the section
+that names the preset (``elastic-capacity:queues: {preset: aks-walkthrough}``)."""
 
 
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))

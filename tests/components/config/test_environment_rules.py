@@ -20,7 +20,14 @@ from components.config.environment_rules import (
 from components.config.loader import load_stack_config
 from components.config.stack import StackConfig
 from tests.support import ack as ack_data
-from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, as_config, stack_error_keys
+from tests.support.config import (
+    KUBECONFIG_SECRET,
+    ON_EXISTING_CLUSTER,
+    WALKTHROUGH,
+    WALKTHROUGH_OBJECTS,
+    as_config,
+    stack_error_keys,
+)
 from tests.support.multikueue import MIRROR
 from tests.support.stacks import MULTICLOUD_STACK
 from tools import render
@@ -39,6 +46,7 @@ def errors(kind: str, **sections: Any) -> list[str]:
 
 
 LONG_NAMESPACE = {
+    **WALKTHROUGH_OBJECTS,
     "namespaces": ["n" * 60],
     "localQueues": [{"name": "q", "namespace": "n" * 60, "clusterQueue": "cas-cluster-queue"}],
 }
@@ -80,7 +88,8 @@ def test_the_production_error_says_what_to_do_instead():
 
 
 def test_the_same_settings_are_fine_on_a_dev_stack():
-    config = load("dev", aks={"deleteUnreachable": True}, smokeJob={"enabled": True}, ack=ack(deletionProtection=False))
+    sections = {"aks": {"deleteUnreachable": True}, **WALKTHROUGH, "smokeJob": {"enabled": True}}
+    config = load("dev", **sections, ack=ack(deletionProtection=False))
     assert config.aks is not None and config.aks.delete_unreachable
 
 
@@ -92,7 +101,8 @@ def test_a_name_that_fits_without_the_suffix_is_fine_outside_ephemeral_stacks():
 
 
 def test_an_ephemeral_stack_suffixes_its_physical_names_and_references():
-    config = load("ephemeral", aks={"resourceGroup": {"name": "rg"}, "clusterName": "c"}, smokeJob={"enabled": True})
+    aks = {"resourceGroup": {"name": "rg"}, "clusterName": "c"}
+    config = load("ephemeral", aks=aks, **WALKTHROUGH, smokeJob={"enabled": True})
     assert config.aks is not None
     assert (config.aks.resource_group.name, config.aks.cluster_name) == (f"rg{SUFFIX}", f"c{SUFFIX}")
     assert config.aks.effective_dns_prefix == f"c{SUFFIX}"
@@ -126,7 +136,7 @@ def test_an_existing_resource_group_keeps_its_name():
 
 @pytest.mark.parametrize("kind", ["dev", "production"])
 def test_other_kinds_keep_every_name_and_default(kind):
-    sections = {"aks": {"resourceGroup": {"name": "rg"}, "clusterName": "c"}, "ack": ack()}
+    sections = {"aks": {"resourceGroup": {"name": "rg"}, "clusterName": "c"}, **WALKTHROUGH, "ack": ack()}
     config = load(kind, **sections)
     assert config.aks is not None and (config.aks.resource_group.name, config.aks.cluster_name) == ("rg", "c")
     assert config.aks.dns_prefix is None and not config.aks.delete_unreachable
@@ -148,6 +158,7 @@ def test_a_written_deletion_protection_is_kept(kind):
 
 BY_NAME = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]}
 TEAM_A = {
+    **WALKTHROUGH_OBJECTS,
     "namespaces": ["team-a"],
     "localQueues": [{"name": "q", "namespace": "team-a", "clusterQueue": "cas-cluster-queue"}],
 }

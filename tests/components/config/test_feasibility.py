@@ -11,13 +11,18 @@ import pytest
 from components.config.base import ConfigError
 from components.config.feasibility import VM_SIZES, allocatable, most_allocatable
 from components.config.loader import load_stack_config
-from tests.support.config import as_config, stack_error_keys
+from tests.support.config import WALKTHROUGH, WALKTHROUGH_OBJECTS, as_config, stack_error_keys
 
 SMOKE = {"enabled": True}
 
 
+def on_the_walkthrough(sections: dict[str, Any]) -> dict[str, str]:
+    """``sections`` on the article's queues, which the smoke Job's defaults submit to."""
+    return as_config({**WALKTHROUGH, **sections})
+
+
 def warnings_for(sections: dict[str, Any]) -> list[tuple[str, str]]:
-    return load_stack_config(as_config(sections)).warnings()
+    return load_stack_config(on_the_walkthrough(sections)).warnings()
 
 
 def test_the_article_stack_can_work_and_warns_of_nothing():
@@ -40,7 +45,7 @@ def test_allocatable_takes_off_what_aks_reserves():
     ],
 )
 def test_what_cannot_work_is_refused_naming_the_key(sections, key):
-    assert stack_error_keys(sections) == [key]
+    assert stack_error_keys({**WALKTHROUGH, **sections}) == [key]
 
 
 def test_kueue_off_the_system_pool_needs_no_toleration_of_its_taint():
@@ -52,7 +57,7 @@ def test_a_queue_in_a_cohort_may_borrow_what_the_job_needs_beyond_its_quota():
         {"coveredResources": ["cpu", "memory"], "flavors": [{"name": "scalepool", "resources": [
             {"name": "cpu", "nominalQuota": "1"}, {"name": "memory", "nominalQuota": "1Gi"}]}]}],
         "admissionChecksStrategy": {"admissionChecks": [{"name": "cas-provisioning"}]}}]}  # fmt: skip
-    load_stack_config(as_config({"aks": {}, "queues": queues, "smokeJob": SMOKE}))
+    load_stack_config(as_config({"aks": {}, "queues": {**WALKTHROUGH_OBJECTS, **queues}, "smokeJob": SMOKE}))
 
 
 def pool(vm_size: str, max_count: int) -> dict[str, Any]:
@@ -63,7 +68,7 @@ def pool(vm_size: str, max_count: int) -> dict[str, Any]:
 
 def refusal(sections: dict[str, Any]) -> tuple[str, str]:
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config(sections))
+        load_stack_config(on_the_walkthrough(sections))
     [problem] = caught.value.problems
     return problem
 

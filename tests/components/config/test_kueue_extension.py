@@ -3,6 +3,7 @@ every chart key refused and none of the extension's ``aks-`` objects created by 
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -13,7 +14,7 @@ from components.config.base import ConfigError
 from components.config.kueue import EXTENSION_KEYS, KueueConfig
 from components.config.loader import load_stack_config
 from tests.support import PROJECT_ROOT
-from tests.support.config import as_config, model_error_keys, stack_error_keys
+from tests.support.config import WALKTHROUGH_OBJECTS, as_config, model_error_keys, stack_error_keys
 from tools import render
 
 VERSION = "0.19.6-aks.0.4.4"
@@ -169,8 +170,8 @@ AKS_NAMED = [
 
 @pytest.mark.parametrize(("queues", "key"), AKS_NAMED, ids=[key for _, key in AKS_NAMED])
 def test_a_queue_object_named_like_the_extensions_own_is_refused(queues, key):
-    defaults = load_stack_config(as_config({"aks": OFFERED})).queues.model_dump(by_alias=True, exclude_none=True)
-    if "provisioningChecks" in queues:  # the default ClusterQueue names the default check
+    defaults = copy.deepcopy(WALKTHROUGH_OBJECTS)
+    if "provisioningChecks" in queues:  # the walkthrough's ClusterQueue names the walkthrough's check
         defaults["clusterQueues"][0]["admissionChecksStrategy"]["admissionChecks"][0]["name"] = queues[
             "provisioningChecks"
         ][0]["name"]

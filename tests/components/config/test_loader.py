@@ -9,7 +9,7 @@ import pytest
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config, read_stack_config
 from components.fleet import deploy
-from tests.support.config import as_config, stack_error_keys
+from tests.support.config import WALKTHROUGH, as_config, stack_error_keys
 
 
 def test_empty_stack_deploys_nothing(run_program):
@@ -36,7 +36,8 @@ def test_structured_values_may_arrive_as_json_or_as_objects():
 
 
 def test_the_loaded_stack_carries_the_physical_names():
-    values = as_config({"aks": {"clusterName": "c"}, "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"}})
+    sections = {"aks": {"clusterName": "c"}, **WALKTHROUGH, "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"}}
+    values = as_config(sections)
     config = load_stack_config(values)
     assert config.aks is not None and config.aks.cluster_name == "c-pr7"
     assert [q.name for q in config.queues.cluster_queues] == ["cas-cluster-queue-pr7"]

@@ -38,7 +38,7 @@ def test_the_burst_set_up_loads_and_gives_the_manager_its_multikueue_settings():
 @pytest.mark.parametrize(
     ("changes", "key"),
     [
-        ({"aks": None}, "multiKueue"),
+        ({"aks": None, "queues": None}, "multiKueue"),
         ({"aks": None, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"},
           "kueue": {"install": False}}, "multiKueue"),
         ({"kueue": {"chartVersion": "0.17.1"}}, "kueue.chartVersion"),
@@ -65,7 +65,7 @@ def test_what_the_burst_set_up_cannot_work_without_is_refused_naming_the_key(cha
 
 def test_an_existing_cluster_with_its_own_kueue_install_can_be_the_manager():
     manager = {"aks": None, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}}
-    sections = {k: v for k, v in stack(**manager).items() if v is not None}
+    sections = stack(**manager)
     assert load_stack_config(as_config(sections)).multi_kueue is not None
 
 

@@ -1,4 +1,4 @@
-"""The ``queues`` section: the article's defaults, lists that replace their default whole, and the section's key."""
+"""The ``queues`` section: exactly the objects written, the walkthrough preset's objects, and the section's key."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pytest
 
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
-from components.config.queues import QueuesConfig
+from components.config.queues import ExternalObjects, QueuesConfig
+from components.config.queues_presets import SETTINGS
 from tests.support.config import as_config
 from tests.support.queues import DELETE, GENERAL, edited, queues_error_keys
 
@@ -15,8 +16,15 @@ def test_namespaces_are_dns_labels():
     assert queues_error_keys(edited(GENERAL, ("namespaces.0", "team.a"))) == ["queues.namespaces[0]"]
 
 
-def test_defaults_are_the_article_objects():
+def test_a_section_that_writes_nothing_has_no_object():
     config = QueuesConfig()
+    lists = {name: getattr(config, name) for name in QueuesConfig.model_fields if name not in SETTINGS}
+    assert lists == {name: ExternalObjects() if name == "external" else [] for name in lists}
+    assert not config.uses_provisioning_requests
+
+
+def test_the_walkthrough_preset_is_the_article_objects():
+    config = QueuesConfig(preset="aks-walkthrough")
     assert config.namespaces == ["cas-kueue-demo"]
     assert [(f.name, f.node_labels) for f in config.resource_flavors] == [("scalepool", {"agentpool": "scalepool"})]
     [check] = config.provisioning_checks
@@ -48,19 +56,11 @@ def test_general_config_is_valid_and_quantities_become_strings():
     assert len(config.local_queues) == 3
 
 
-def test_overriding_one_list_keeps_the_other_seed_defaults():
-    queue = edited(GENERAL["clusterQueues"][1], ("name", "cas-cluster-queue"), ("cohortName", DELETE))
-    queue["admissionChecksStrategy"] = {"admissionChecks": [{"name": "cas-provisioning"}]}
-    config = QueuesConfig.model_validate({"clusterQueues": [queue]})
-    assert [f.name for f in config.resource_flavors] == ["scalepool"]
-    assert [q.name for q in config.local_queues] == ["cas-local-queue"]
-
-
-def test_without_provisioning_checks_kueue_needs_no_provisioning_requests():
+def test_a_written_list_is_all_of_its_kind_and_nothing_else_is_added():
     queue = edited(GENERAL["clusterQueues"][1], ("admissionChecksStrategy", DELETE), ("cohortName", DELETE))
-    config = QueuesConfig.model_validate(
-        {"provisioningChecks": [], "clusterQueues": [queue], "localQueues": [], "namespaces": []}
-    )
+    config = QueuesConfig.model_validate({"resourceFlavors": GENERAL["resourceFlavors"], "clusterQueues": [queue]})
+    assert [q.name for q in config.cluster_queues] == [queue["name"]]
+    assert (config.namespaces, config.provisioning_checks, config.local_queues) == ([], [], [])
     assert not config.uses_provisioning_requests
 
 

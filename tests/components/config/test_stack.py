@@ -8,14 +8,19 @@ import pytest
 
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
-from tests.support.config import as_config, stack_error_keys
+from tests.support.config import WALKTHROUGH, as_config, stack_error_keys
 
 ARTICLE_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1, "maxCount": 5, "initialCount": 1}
 
 
-def test_aks_section_alone_targets_kueue_at_the_new_cluster_with_the_seed_queues():
+def test_aks_section_alone_targets_kueue_at_the_new_cluster_with_no_queue_object():
     config = load_stack_config(as_config({"aks": {}}))
     assert config.kueue_target == "aks"
+    assert (config.queues.namespaces, config.queues.cluster_queues, config.queues.local_queues) == ([], [], [])
+
+
+def test_the_walkthrough_preset_brings_the_seed_queues():
+    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH}))
     assert [f.name for f in config.queues.resource_flavors] == ["scalepool"]
     assert [(q.namespace, q.name) for q in config.queues.local_queues] == [("cas-kueue-demo", "cas-local-queue")]
 
@@ -90,40 +95,51 @@ def test_a_key_set_where_it_does_not_belong_is_named_without_its_value(sections,
 
 
 def test_flavor_must_select_an_autoscaling_pool_of_the_stack():
-    keys = stack_error_keys({"aks": {"userPools": [{**ARTICLE_POOL, "name": "burst"}]}})
+    keys = stack_error_keys({"aks": {"userPools": [{**ARTICLE_POOL, "name": "burst"}]}, **WALKTHROUGH})
     assert keys == ["elastic-capacity:queues.resourceFlavors[0].nodeLabels.agentpool"]
 
 
 def test_flavor_pool_is_not_checked_on_an_existing_cluster():
-    values = as_config({"existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}})
+    values = as_config(
+        {"existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}, **WALKTHROUGH}
+    )
     assert load_stack_config(values).queues.resource_flavors[0].node_labels == {"agentpool": "scalepool"}
 
 
 def test_smoke_job_must_use_a_configured_local_queue():
-    keys = stack_error_keys({"aks": {}, "smokeJob": {"enabled": True, "localQueue": "nope"}})
+    keys = stack_error_keys({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True, "localQueue": "nope"}})
     assert keys == ["elastic-capacity:smokeJob.localQueue"]
 
 
 def test_smoke_job_must_select_a_pool_of_the_stack():
-    assert stack_error_keys({"aks": {}, "smokeJob": {"enabled": True, "pool": "gpupool"}}) == [
+    assert stack_error_keys({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True, "pool": "gpupool"}}) == [
         "elastic-capacity:smokeJob.pool"
     ]
 
 
 def test_local_queue_namespace_must_be_managed_by_kueue():
     selector = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]}
-    keys = stack_error_keys({"aks": {}, "kueue": {"managedJobsNamespaceSelector": selector}})
+    keys = stack_error_keys({"aks": {}, **WALKTHROUGH, "kueue": {"managedJobsNamespaceSelector": selector}})
     assert keys == ["elastic-capacity:queues.localQueues[0].namespace"]
 
 
-def test_smoke_job_with_the_seed_defaults_is_valid():
-    config = load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
+def test_smoke_job_with_its_defaults_runs_on_the_walkthrough_preset():
+    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True}}))
     assert config.smoke_job.local_queue == "cas-local-queue"
+
+
+def test_smoke_job_on_a_stack_without_queue_objects_is_told_how_to_get_one():
+    with pytest.raises(ConfigError) as caught:
+        load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
+    assert str(caught.value) == (
+        "elastic-capacity:smokeJob.localQueue: 'cas-local-queue' is not allowed; the stack creates no LocalQueue: "
+        "name queues.preset aks-walkthrough, whose LocalQueue is the smoke Job's default, or write queues.localQueues"
+    )
 
 
 def test_error_message_names_key_value_and_what_is_allowed():
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {"userPools": [{**ARTICLE_POOL, "name": "burst"}]}}))
+        load_stack_config(as_config({"aks": {"userPools": [{**ARTICLE_POOL, "name": "burst"}]}, **WALKTHROUGH}))
     message = str(caught.value)
     assert "elastic-capacity:queues.resourceFlavors[0].nodeLabels.agentpool" in message
     assert "'scalepool'" in message

@@ -32,8 +32,12 @@ def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
     return {o["metadata"]["name"]: o for o in objects if o["kind"] == kind}
 
 
-def test_default_config_renders_the_seed_objects_in_apply_order():
-    assert queue_manifests(QueuesConfig()) == KUEUE_SEED_OBJECTS
+def test_the_walkthrough_preset_renders_the_seed_objects_in_apply_order():
+    assert queue_manifests(QueuesConfig(preset="aks-walkthrough")) == KUEUE_SEED_OBJECTS
+
+
+def test_a_section_that_writes_nothing_renders_nothing():
+    assert queue_manifests(QueuesConfig()) == []
 
 
 @pytest.mark.parametrize("obj", KUEUE_SEED_OBJECTS, ids=[o["kind"] for o in KUEUE_SEED_OBJECTS])
