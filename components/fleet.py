@@ -174,8 +174,9 @@ def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Re
     return [queues.objects[key] for key in wanted if key in queues.objects]
 
 
-def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueues) -> QueuesActive:
-    """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed."""
+def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueues) -> pulumi.Resource:
+    """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed. With
+    nothing to watch (Kueue alone, or only burst queues) there is no waiter: the queues component stands for it."""
     wait = config.queues.wait_until_active
     # MultiKueue's checks and the queues that carry them are Active once a worker connects: the burst set-up's own
     # proof waits for them, after the workers.
@@ -184,9 +185,12 @@ def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueu
         burst |= {("ClusterQueue", name) for name in dispatching_cluster_queues(config.multi_kueue, config.queues)}
     objects = [("AdmissionCheck", c.name) for c in config.queues.all_admission_checks]
     objects += [("ClusterQueue", q.name) for q in config.queues.cluster_queues]
+    watched = [{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst]
+    if not watched:
+        return queues
     active = QueuesActive(
         "queues-active",
-        objects=[{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst],
+        objects=watched,
         kueue_namespace=config.kueue.namespace,
         kueue_revision=_kueue_revision(config),
         timeout_seconds=wait.timeout_seconds,

@@ -105,6 +105,13 @@ def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
     assert recording.by_type(CRD_WAIT) == [], "a missing CRD must warn, not hold Kueue back until a deadline"
 
 
+def test_kueue_without_queue_objects_has_no_activation_waiter(run_program):
+    """Nothing to prove Active: a waiter over no objects would only cost a cluster read on every up."""
+    recording = run_sections(run_program, {"aks": {}})
+    assert recording.by_type(WAITER) == []
+    assert recording.by_type("kubernetes:helm.sh/v4:Chart"), "Kueue itself is installed"
+
+
 def test_a_cluster_given_by_kubeconfig_gets_the_generic_hint(run_program):
     config = load_stack_config(as_config({**ON_EXISTING_CLUSTER, **WALKTHROUGH}), secret_keys=KUBECONFIG_SECRET)
     recording = run_program(lambda: deploy(config))

@@ -57,7 +57,7 @@ def test_the_refusal_says_what_to_do_instead():
     assert str(caught.value) == (
         "elastic-capacity:queues.clusterQueues: it must not be set here; queues.preset 'aks-walkthrough' writes every "
         "queue object: drop the preset and write them all (docs/kueue-api.md#the-aks-walkthrough-preset has its "
-        "objects written out)"
+        "objects written out) [rule: queues.preset-objects]"
     )
 
 
@@ -70,7 +70,8 @@ def test_an_unknown_preset_is_refused_naming_the_names_allowed():
     with pytest.raises(ConfigError) as caught:
         load_stack_config(as_config({"aks": {}, "queues": {"preset": "walkthrough"}}))
     assert str(caught.value) == (
-        "elastic-capacity:queues.preset: 'walkthrough' is not allowed; Input should be 'aks-walkthrough'"
+        "elastic-capacity:queues.preset: 'walkthrough' is not allowed; Input should be 'aks-walkthrough' "
+        "[rule: schema.literal-error]"
     )
 
 

@@ -133,7 +133,8 @@ def test_smoke_job_on_a_stack_without_queue_objects_is_told_how_to_get_one():
         load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
     assert str(caught.value) == (
         "elastic-capacity:smokeJob.localQueue: 'cas-local-queue' is not allowed; the stack creates no LocalQueue: "
-        "name queues.preset aks-walkthrough, whose LocalQueue is the smoke Job's default, or write queues.localQueues"
+        "name queues.preset aks-walkthrough, whose LocalQueue is the smoke Job's default, or write queues.localQueues "
+        "[rule: stack.smoke-job-targets-a-local-queue-and-pool]"
     )
 
 
