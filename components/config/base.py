@@ -49,6 +49,7 @@ class ConfigModel(BaseModel):
         extra="forbid",
         frozen=True,
         str_strip_whitespace=True,
+        defer_build=True,
     )
 
 
