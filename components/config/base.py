@@ -49,7 +49,6 @@ class ConfigModel(BaseModel):
         extra="forbid",
         frozen=True,
         str_strip_whitespace=True,
-        defer_build=True,
     )
 
 
