@@ -1,21 +1,22 @@
 """Build everything a stack asks for from its validated configuration, and export what operators need.
 
-Two independent halves: Kueue with provisioning-gated queues on an AKS (new or existing) or any cluster, and ACK
-Pro clusters with ACS workloads. A ``multiKueue`` section joins them: the AKS cluster's Kueue sends burst Jobs to
-ACK clusters whose capacity is ACS. Each half only wires components together; the components own the resources. The
-config arrives resolved for its environment (:mod:`components.config.environment_rules`): every physical name and
-every per-resource flag is a config value (a new ACK cluster's ``name`` stays what workloads and outputs key by; its
-``clusterName`` is its name in ACK); only Pulumi's ``protect`` is handed to the components here, as a plain flag.
+Two independent halves: Kueue with provisioning-gated queues on an AKS (new or existing) or any cluster, and ACK Pro
+clusters with ACS workloads. A ``multiKueue`` section joins them: the AKS cluster's Kueue sends burst Jobs to ACK
+clusters whose capacity is ACS. Each half only wires components together; the components own the resources. The config
+arrives resolved for its environment (:mod:`components.config.environment_rules`): every physical name and every
+per-resource flag is a config value (a new ACK cluster's ``name`` stays what workloads and outputs key by; its
+``clusterName`` is its name in ACK); only Pulumi's ``protect`` is handed to the components here, as a plain flag. Each
+cloud's components (and SDK) are imported by the function that builds that cloud's clusters, so a one-cloud stack never
+loads the other's SDK.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pulumi
 
-from components.ack import AckClusterHandle, AckProCluster
-from components.ack_existing import ExistingAckCluster
 from components.acs import AcsNamespace, AcsWorkload
-from components.aks import AksCluster
 from components.cluster_access import WORKLOADS, ClusterTarget
 from components.config.ack import AckConfig
 from components.config.multikueue import MultiKueueConfig
@@ -28,10 +29,8 @@ from components.config.multikueue_workers import (
 )
 from components.config.stack import StackConfig
 from components.crd_wait import CrdWaitTarget
-from components.existing_cluster import ExistingCluster, gate_image
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
-from components.kueue_extension import ManagedCluster
 from components.manifests import kueue_gate
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
@@ -39,7 +38,13 @@ from components.queue_wait import QueuesActive
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
 
-AckClusters = dict[str, AckClusterHandle]
+if TYPE_CHECKING:  # the cloud SDKs load with the section that needs them (the functions that build its clusters)
+    from components.ack import AckClusterHandle
+    from components.aks import AksCluster
+    from components.existing_cluster import ExistingCluster
+    from components.kueue_extension import ManagedCluster
+
+AckClusters = dict[str, "AckClusterHandle"]
 """The stack's ACK clusters, new and existing, by ``name``."""
 EXISTING_KUEUE_REVISION = "cluster-kueue"
 """What the activation waiter records as Kueue's revision when the stack uses the cluster's own Kueue
@@ -105,8 +110,12 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
     the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist. A MultiKueue
     manager's provider updates its workers' kubeconfig Secrets in place.
     """
+    from components.existing_cluster import ExistingCluster
+
     manages_multikueue = config.multi_kueue is not None
     if config.aks is not None:
+        from components.aks import AksCluster
+
         aks = AksCluster(
             "aks",
             config.aks,
@@ -134,6 +143,9 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
 def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluster) -> ManagedCluster:
     """The AKS cluster of ``kueue.install: aks-extension`` (an AKS one: the config allows no other); an existing
     one's region and version are only known at deploy time, so the extension checks them there."""
+    from components.aks import AksCluster
+    from components.kueue_extension import ManagedCluster
+
     if isinstance(cluster, AksCluster):
         return ManagedCluster(cluster.resource_group_name, cluster.cluster_name)
     existing = config.existing_cluster
@@ -144,6 +156,8 @@ def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluste
 def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> pulumi.Input[str]:
     """The readiness gate's kubectl for Kueue's cluster: of the minor the stack file states, else of the version the
     existing AKS cluster runs."""
+    from components.existing_cluster import ExistingCluster, gate_image
+
     if config.probe_image is not None:
         return config.probe_image
     assert isinstance(cluster, ExistingCluster) and config.existing_cluster is not None
@@ -249,6 +263,8 @@ def _worker_access(
             pulumi.Output.secret(config.multi_kueue_kubeconfigs[plan.cluster_name].get_secret_value())
         )
     if plan.aks is not None:
+        from components.existing_cluster import ExistingCluster
+
         cluster: AksCluster | ExistingCluster | AckClusterHandle = ExistingCluster(f"aks-{plan.label}", plan.aks)
         kueue_waits_for: list[pulumi.Resource] = []
         addons: pulumi.Input[list[pulumi.Resource]] = []
@@ -265,6 +281,9 @@ def _worker_access(
 
 def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
     """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons."""
+    from components.ack import AckProCluster
+    from components.ack_existing import ExistingAckCluster
+
     render_to = stack.gitops.render_to_directory
     clusters: AckClusters = {
         c.name: AckProCluster(

@@ -6,12 +6,11 @@ are templates of the chart, so deleting the chart deletes every Kueue object.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
-from components import kueue_extension
 from components.cluster_access import KUEUE, ClusterTarget
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
@@ -19,6 +18,9 @@ from components.crd_wait import CrdEstablished, CrdWaitTarget
 from components.kube_wait import PROVISIONING_REQUEST_CRD
 from components.manifests import kueue_gate, kueue_install
 from components.version_pin import KueueVersion
+
+if TYPE_CHECKING:  # the AKS extension (and the azure-native SDK) loads only for a stack that installs it
+    from components import kueue_extension
 
 
 class Kueue(pulumi.ComponentResource):
@@ -91,6 +93,8 @@ class Kueue(pulumi.ComponentResource):
     ) -> pulumi.Resource:
         """The chart, or AKS's managed extension on ``extension_on``, which goes into the namespace once it exists."""
         if extension_on is not None:
+            from components import kueue_extension
+
             depends_on = [namespace, *before_kueue]
             return kueue_extension.extension(
                 f"{name}-extension", args, extension_on, protect=protect, depends_on=depends_on, parent=self

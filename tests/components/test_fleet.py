@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -393,3 +395,13 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
         "cloud resources stay managed by Pulumi; only the deployer's cluster-admin role, which only Pulumi's own "
         "Kubernetes calls needed, goes"
     )
+
+
+def test_the_program_loads_a_cloud_sdk_only_for_the_section_that_needs_it():
+    """An AKS-only stack never pays for pulumi-alicloud, an ACK-only one never for pulumi-azure-native."""
+    probe = "import sys, components.fleet; print(sorted(m for m in sys.modules if m.split('.')[0] in SDKS))"
+    sdks = "SDKS = {'pulumi_azure_native', 'pulumi_alicloud'}; "
+    done = subprocess.run(
+        [sys.executable, "-c", sdks + probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
