@@ -72,3 +72,19 @@ def test_uv_installs_what_pip_installs_from_the_same_indexes(monkeypatch, tmp_pa
     assert {"--compile-bytecode", "--no-cache", "--find-links", "/opt/wheels"} <= set(install)
     assert install[install.index("--index-strategy") + 1] == "unsafe-best-match"
     assert install[-2:] == ["-r", str(bench_env.REQUIREMENTS)]
+
+
+def test_an_import_is_timed_with_its_bytecode_written_first(monkeypatch):
+    """A real run has every module's bytecode cached; PYTHONDONTWRITEBYTECODE would compile only the project's."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    calls = []
+    times = iter([9.0, 0.3, 0.1, 0.2])
+
+    def timed(command, timeout, env=None):
+        calls.append((command, env))
+        return next(times), 0, ""
+
+    monkeypatch.setattr(bench_env, "run_timed", timed)
+    assert bench_env.import_median("pulumi", runs=3) == 0.2, "the warm-up (9 s) is not measured"
+    assert len(calls) == 4 and all("PYTHONDONTWRITEBYTECODE" not in env for _, env in calls)
+    assert {tuple(command[1:]) for command, _ in calls} == {("-c", "import pulumi")}
