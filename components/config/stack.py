@@ -34,7 +34,7 @@ from components.config.gitops import GitOpsConfig
 from components.config.kueue import KueueConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
-from components.config.queues_presets import AKS_WALKTHROUGH
+from components.config.queues_presets import AKS_WALKTHROUGH, SETTINGS
 from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
 from components.config.rules import rule
 from components.config.smoke_job import SmokeJobConfig
@@ -244,7 +244,20 @@ class StackConfig(ConfigModel):
             if self.aks is not None and self.environment.protect
             else []
         )
-        return [*feasibility.warnings(self), *ack, *production]
+        return [*feasibility.warnings(self), *ack, *production, *self._no_queue_objects()]
+
+    def _no_queue_objects(self) -> list[tuple[str, str]]:
+        """Kueue alone is a valid stack, but one deployed before ``queues.preset`` existed got the walkthrough's
+        objects without writing them: say so before its next ``up`` deletes them."""
+        lists = (getattr(self.queues, name) for name in QueuesConfig.model_fields if name not in SETTINGS)
+        if self.kueue_target is None or any(isinstance(value, list) and value for value in lists):
+            return []
+        message = (
+            "this stack creates no queue object (Kueue alone); a stack deployed before queues.preset existed got "
+            f"the walkthrough's objects without writing them, and this up deletes them: add queues.preset "
+            f"{AKS_WALKTHROUGH} to keep them (docs/kueue-api.md#the-aks-walkthrough-preset)"
+        )
+        return [("queues", message)]
 
     @model_validator(mode="after")
     @rule("stack.aks-location-in-the-provider-cloud")

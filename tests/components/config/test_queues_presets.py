@@ -99,3 +99,10 @@ def test_a_shipped_stack_names_a_preset_or_writes_its_objects_never_neither():
         if "elastic-capacity:aks" in config or "elastic-capacity:existingCluster" in config:
             queues = config.get("elastic-capacity:queues") or {}
             assert queues.get("preset") in PRESETS or queues.get("localQueues"), path.name
+
+
+def test_kueue_without_queue_objects_is_warned_about_the_old_defaults():
+    """A stack deployed when leaving queues out meant the walkthrough: its next up would delete them."""
+    bare = load_stack_config(as_config({"aks": {}})).warnings()
+    assert [key for key, _ in bare] == ["queues"] and AKS_WALKTHROUGH in bare[0][1]
+    assert load_stack_config(as_config({"aks": {}, **WALKTHROUGH})).warnings() == []
