@@ -33,6 +33,7 @@ from pydantic.fields import FieldInfo
 
 from components.config.base import PROJECT
 from components.config.stack import StackConfig
+from tools import generated_file
 
 REFERENCE_FILE = Path(__file__).resolve().parents[1] / "docs" / "config-reference.md"
 HEADER = f"""# Configuration reference
@@ -217,7 +218,4 @@ def reference() -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        REFERENCE_FILE.write_text(reference())
-    else:
-        print(reference(), end="")
+    raise SystemExit(generated_file.main(REFERENCE_FILE, reference, sys.argv[1:]))

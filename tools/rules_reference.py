@@ -25,6 +25,7 @@ from pydantic import BaseModel
 import components.config
 from components.config.base import PROJECT, key_path
 from components.config.rules import RULES, Rule
+from tools import generated_file
 
 REFERENCE_FILE = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 MAX_KEYS = 4
@@ -134,7 +135,4 @@ def reference() -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        REFERENCE_FILE.write_text(reference())
-    else:
-        print(reference(), end="")
+    raise SystemExit(generated_file.main(REFERENCE_FILE, reference, sys.argv[1:]))

@@ -27,6 +27,7 @@ from typing import Any
 from components.config.base import PROJECT
 from components.config.loader import CONFIG_NAMESPACES
 from components.config.stack import StackConfig
+from tools import generated_file
 from tools.config_reference import describe
 from tools.stack_file import STACK_FILE_KEYS
 
@@ -105,7 +106,4 @@ def text() -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        SCHEMA_FILE.write_text(text(), encoding="utf-8")
-    else:
-        print(text(), end="")
+    raise SystemExit(generated_file.main(SCHEMA_FILE, text, sys.argv[1:]))

@@ -44,6 +44,12 @@ RESOLVED = "resolved"
 """The validation context key set while the resolved tree is validated again
 (:func:`components.config.loader.resolved`): keys only the resolution may write are then accepted."""
 
+
+def validating_resolved(info: ValidationInfo) -> bool:
+    """Whether the tree being validated is the resolution's output, whose resolution-only keys are accepted."""
+    return bool((info.context or {}).get(RESOLVED))
+
+
 SUFFIX_PATTERN = re.compile(r"^-[a-z0-9]{1,8}$")
 SUFFIX_MAX = 9
 """The longest suffix: ``-`` and 8 characters. Derived names leave room for it."""

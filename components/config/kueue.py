@@ -17,7 +17,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 
 from components.config import kubectl_image, kueue_extension, kueue_gates, kueue_manager, kueue_profiles
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
-from components.config.environment import RESOLVED
+from components.config.environment import validating_resolved
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
     LabelSelector,
@@ -239,7 +239,7 @@ class KueueConfig(ConfigModel):
     @rule("kueue.multikueue-comes-from-its-section")
     def _multikueue_comes_from_its_section(cls, data: Any, info: ValidationInfo) -> Any:
         """The manager's settings are the resolution's, from the top-level section; never the stack file's."""
-        if (info.context or {}).get(RESOLVED):
+        if validating_resolved(info):
             return data
         if isinstance(data, dict) and ("multiKueue" in data or "multi_kueue" in data):
             raise MisplacedKey("multiKueue", "MultiKueue is configured by the top-level multiKueue section")

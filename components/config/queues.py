@@ -17,7 +17,7 @@ from pydantic import Field, ValidationInfo, model_validator
 
 from components.config import queues_naming, queues_presets, queues_rules
 from components.config.base import ConfigModel, DnsLabel, DnsSubdomain
-from components.config.environment import RESOLVED
+from components.config.environment import validating_resolved
 from components.config.queues_checks import (
     AdmissionCheckConfig,
     ProvisioningCheckConfig,
@@ -163,7 +163,7 @@ class QueuesConfig(ConfigModel):
     @rule("queues.preset-objects")
     def _preset_objects(cls, data: Any, info: ValidationInfo) -> Any:
         """A preset writes every queue object; the resolved tree (validated again) holds them written out already."""
-        if (info.context or {}).get(RESOLVED):
+        if validating_resolved(info):
             return data
         return queues_presets.with_preset_objects(data, cls.model_fields)
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from components.config.kueue_references import REFERENCES
+from tools import generated_file
 
 PACK_COPY = Path(__file__).resolve().parents[2] / "policies" / "elastic_capacity_policies" / "kueue_references.py"
 
@@ -29,13 +30,5 @@ def text() -> str:
     )
 
 
-def main(argv: list[str]) -> int:
-    if argv == ["--write"]:
-        PACK_COPY.write_text(text(), encoding="utf-8")
-    else:
-        sys.stdout.write(text())
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(generated_file.main(PACK_COPY, text, sys.argv[1:]))
