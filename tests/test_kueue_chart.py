@@ -32,7 +32,7 @@ from tests.support.kueue_sources import (
     value_references,
 )
 from tests.support.schemas import validate_kueue
-from tests.support.stacks import STACKS, edited_stack, kueue_version, of_type, rendered
+from tests.support.stacks import STACKS, edited_stack, kueue_version, of_type, rendered, stack_config
 from tests.support.tiers import tiered
 from tools import render, stack_file
 
@@ -55,7 +55,7 @@ MULTIKUEUE_FLOOR = "0.17.8"
 
 def refused(stack: Path, version: str) -> bool:
     """Whether the config refuses ``stack`` at ``version``: a MultiKueue stack below :data:`MULTIKUEUE_FLOOR`."""
-    has_multikueue = "elastic-capacity:multiKueue" in yaml.safe_load(stack.read_text())["config"]
+    has_multikueue = "elastic-capacity:multiKueue" in stack_config(stack)
     older = [int(part) for part in version.split(".")] < [int(part) for part in MULTIKUEUE_FLOOR.split(".")]
     return has_multikueue and older
 

@@ -8,6 +8,7 @@ One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -38,10 +39,13 @@ def run(
     Exceptions raised by the program (a ``ConfigError`` above all) propagate unchanged.
     """
     loop = asyncio.new_event_loop()
+    loop.set_default_executor(_InlineExecutor())
     asyncio.set_event_loop(loop)
     pickler = _PicklerPatch()
     live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
     live_stack_trace, resource._get_stack_trace = resource._get_stack_trace, _no_stack_trace
+    live_collapse = pulumi.resource.collapse_alias_to_urn
+    pulumi.resource.collapse_alias_to_urn = _alias_urn_unread  # type: ignore[assignment]  # its result is never read
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
         mocks = ProgramMocks(preview=preview)
@@ -55,6 +59,7 @@ def run(
     finally:
         aks_catalogue.LOOKUP = live_catalogue
         resource._get_stack_trace = live_stack_trace
+        pulumi.resource.collapse_alias_to_urn = live_collapse
         pickler.restore()
         asyncio.set_event_loop(None)
         loop.close()
@@ -66,6 +71,33 @@ def _no_stack_trace() -> source_pb2.StackTrace:
     (``_get_stack_trace`` in https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/lib/pulumi/runtime/resource.py)
     to send the engine source positions, which a mock run never reads; that walk was a tenth of the test suite."""
     return source_pb2.StackTrace()
+
+
+class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
+    """Runs each call to the mock monitor at once, on the event loop's thread.
+
+    The SDK sends every registration, invoke and output through ``run_in_executor`` to the default thread pool,
+    because the engine's gRPC calls block; the mock monitor's answers do not, and handing each of them to a thread
+    and back cost a third of a run. asyncio accepts only a ``ThreadPoolExecutor`` as the default executor, so this is
+    one that starts no thread."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # handed to the awaiting coroutine, as a worker thread hands it
+            done.set_exception(error)
+        return done
+
+
+def _alias_urn_unread(*_: object) -> None:
+    """No URN for each alias of a resource: ``Resource.__init__`` collapses every alias into a URN (``Output`` work on
+    every alias: an azure-native resource carries one per API version, about a hundred), which only
+    ``all_aliases`` reads, for an engine without alias specs
+    (https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/lib/pulumi/runtime/resource.py). The mock monitor
+    supports alias specs as the engine does, so the engine's aliases come from the specs; those URNs were half of
+    an AKS stack's run."""
+    return None
 
 
 class _PicklerPatch:

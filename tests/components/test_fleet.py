@@ -405,3 +405,14 @@ def test_the_program_loads_a_cloud_sdk_only_for_the_section_that_needs_it():
         [sys.executable, "-c", sdks + probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_program_builds_the_stack_configs_validator_on_first_use_not_at_import():
+    """Building it at import built every section's validator too, which the run builds again inside the stack's."""
+    probe = (
+        "import components.fleet; from components.config.stack import StackConfig; "
+        "before = StackConfig.__pydantic_complete__; StackConfig.model_validate({}); "
+        "print(before, StackConfig.__pydantic_complete__)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -69,9 +70,21 @@ def edited_stack(path: Path, change: Callable[[dict[str, Any]], None], out: Path
     return target
 
 
+def stack_config(stack: Path) -> dict[str, Any]:
+    """The ``config`` mapping of a stack file as written, parsed once per version of the file (collection asks for
+    it a few hundred times): read it, never change it."""
+    return _parsed_config(stack, stack.stat().st_mtime_ns)
+
+
+@functools.cache
+def _parsed_config(stack: Path, _version: int) -> dict[str, Any]:
+    config: dict[str, Any] = yaml.load(stack.read_text(), Loader=yaml.CSafeLoader)["config"]
+    return config
+
+
 def kueue_version(stack: Path) -> str:
     """The Kueue chart version ``stack`` installs: its ``kueue.chartVersion``, else the program's default."""
-    config = yaml.safe_load(stack.read_text())["config"]
+    config = stack_config(stack)
     return str((config.get("elastic-capacity:kueue") or {}).get("chartVersion", LATEST_CHART_VERSION))
 
 

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import base64
+import concurrent.futures
+import dataclasses
 import json
 import pickle
+import threading
 
 import pulumi
 import pulumi_kubernetes as kubernetes
 import pytest
 import yaml
-from pulumi.runtime import rpc
+from pulumi.runtime import resource, rpc
 from pulumi_azure_native import containerservice, resources
 
 from components.version_pin import ClusterVersion
 from tests.support.stacks import STACKS, recorded
 from tools import mock_cloud, mock_runtime, render
-from tools.recording import REDACTED, UNKNOWN, Recording
+from tools.recording import REDACTED, UNKNOWN, Recording, Registration
 
 GROUP = "azure-native:resources:ResourceGroup"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -165,3 +168,58 @@ def test_a_run_leaves_the_pickler_the_sdk_patches_for_dynamic_providers_as_it_fo
 
     mock_runtime.run(program, {})
     assert {name: vars(pickle._Pickler).get(name) for name in before} == before
+
+
+# --- the run's shortcuts: what the SDK does for a real engine that no mock monitor needs ----------------------------
+
+
+def the_sdk_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undo the mock runtime's shortcuts: calls on a thread pool, every alias collapsed into a URN, the call stack
+    walked for every registration."""
+    monkeypatch.setattr(mock_runtime, "_InlineExecutor", concurrent.futures.ThreadPoolExecutor)
+    monkeypatch.setattr(mock_runtime, "_alias_urn_unread", pulumi.resource.collapse_alias_to_urn)
+    monkeypatch.setattr(mock_runtime, "_no_stack_trace", resource._get_stack_trace)
+
+
+def as_the_engine_keeps_them(recording: Recording) -> list[Registration]:
+    """Every registration by URN, its dependencies as sets (the SDK gathers them in a set of resources, in no fixed
+    order)."""
+    return sorted(
+        (
+            dataclasses.replace(
+                r,
+                dependencies=tuple(sorted(r.dependencies)),
+                property_dependencies={k: tuple(sorted(v)) for k, v in r.property_dependencies.items()},
+            )
+            for r in recording.registrations
+        ),
+        key=lambda r: r.urn,
+    )
+
+
+@pytest.mark.parametrize("stack_file", [s for s in STACKS if s.name == "Pulumi.local.yaml"], ids=lambda s: s.stem)
+def test_the_shortcuts_leave_every_registration_and_output_as_the_sdk_makes_them(stack_file, monkeypatch):
+    """The stack renames a component with children (an alias the SDK would collapse for each child too)."""
+    stack, config, secret_keys = render.read_stack_file(stack_file)
+    fast = render.run_main(stack, config, secret_keys)
+    assert any(r.aliases for r in fast.registrations if not r.custom)
+    the_sdk_as_it_is(monkeypatch)
+    as_is = render.run_main(stack, config, secret_keys)
+    assert as_the_engine_keeps_them(fast) == as_the_engine_keeps_them(as_is)
+    assert (fast.outputs, fast.secret_outputs) == (as_is.outputs, as_is.secret_outputs)
+
+
+def test_a_run_starts_no_thread_collapses_no_alias_and_restores_the_sdk(monkeypatch):
+    collapsed: list[object] = []
+    monkeypatch.setattr(pulumi.resource, "collapse_alias_to_urn", lambda *alias: collapsed.append(alias))
+    spy = pulumi.resource.collapse_alias_to_urn
+    threads: list[int] = []
+
+    def program() -> None:
+        group = resources.ResourceGroup("demo-rg", resource_group_name="demo", location="eastus2")
+        pulumi.export("threads", group.id.apply(lambda _: threads.append(threading.active_count())))
+
+    before = threading.active_count()
+    mock_runtime.run(program, {})
+    assert (collapsed, threads) == ([], [before])
+    assert pulumi.resource.collapse_alias_to_urn is spy
