@@ -88,3 +88,13 @@ def test_an_import_is_timed_with_its_bytecode_written_first(monkeypatch):
     assert bench_env.import_median("pulumi", runs=3) == 0.2, "the warm-up (9 s) is not measured"
     assert len(calls) == 4 and all("PYTHONDONTWRITEBYTECODE" not in env for _, env in calls)
     assert {tuple(command[1:]) for command, _ in calls} == {("-c", "import pulumi")}
+
+
+def test_the_cpu_time_counts_the_processes_a_child_waited_for():
+    """pytest's workers are the master's children: their time is in the measure once the master has reaped them."""
+    spin = "import time; t = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
+    before = bench_env.children_cpu_seconds()
+    nested = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {spin!r}], check=True)"
+    _, code, _ = bench_env.run_timed([sys.executable, "-c", nested], timeout=60)
+    assert code == 0
+    assert bench_env.children_cpu_seconds() - before >= 0.3
