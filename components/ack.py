@@ -285,6 +285,12 @@ def _node_pool(
         system_disk_size=pool.system_disk_size,
         labels=[{"key": key, "value": value} for key, value in pool.labels.items()],
         taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints],
+        spot_strategy=pool.spot_strategy,
+        spot_price_limits=[
+            {"instance_type": instance_type, "price_limit": price}
+            for instance_type, price in pool.spot_price_limits.items()
+        ]
+        or None,
         tags=tags,
         opts=pulumi.ResourceOptions.merge(opts, scaling),
     )

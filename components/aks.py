@@ -71,10 +71,21 @@ def _pool_settings(
         "os_sku": pool.os_sku,
         "type": containerservice.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
         "orchestrator_version": kubernetes_version,
-        "node_labels": pool.labels or None,
         "availability_zones": pool.availability_zones,
         "max_pods": pool.max_pods,
         "tags": tags,
+    }
+
+
+def _spot_settings(pool: UserPoolConfig) -> dict[str, Any]:
+    """ARM's Spot properties, every one sent on a Spot pool (eviction ``Delete`` and price -1 are AKS's defaults, so
+    the pool read back matches); a Regular pool sends none, as ARM refuses them without Spot."""
+    if not pool.spot:
+        return {}
+    return {
+        "scale_set_priority": containerservice.ScaleSetPriority.SPOT,
+        "scale_set_eviction_policy": pool.eviction_policy or containerservice.ScaleSetEvictionPolicy.DELETE,
+        "spot_max_price": pool.spot_max_price if pool.spot_max_price is not None else -1,
     }
 
 
@@ -271,6 +282,7 @@ class AksCluster(pulumi.ComponentResource):
             min_count=system.min_count,
             max_count=system.max_count,
             node_taints=system.node_taints or None,
+            node_labels=system.labels or None,
             **_pool_settings(system, self.kubernetes_version, args.tags),
         )
         return containerservice.ManagedCluster(
@@ -314,6 +326,7 @@ class AksCluster(pulumi.ComponentResource):
         self, name: str, args: AksConfig, pool: UserPoolConfig, cluster: containerservice.ManagedCluster
     ) -> containerservice.AgentPool:
         """One autoscaling pool; ``count`` only seeds it, the autoscaler owns it afterwards."""
+        gpu = pool.gpu_settings
         return containerservice.AgentPool(
             f"{name}-{pool.name}",
             resource_group_name=self.resource_group_name,
@@ -324,7 +337,11 @@ class AksCluster(pulumi.ComponentResource):
             min_count=pool.min_count,
             max_count=pool.max_count,
             count=pool.initial_count,
-            node_taints=pool.taints or None,
+            node_taints=pool.node_taints or None,
+            node_labels=pool.node_labels or None,
+            **_spot_settings(pool),
+            gpu_profile=containerservice.GPUProfileArgs(driver=gpu.driver) if gpu else None,
+            gpu_instance_profile=gpu.instance_profile if gpu else None,
             **_pool_settings(pool, self.kubernetes_version, args.tags),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"]),
         )

@@ -82,6 +82,7 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             chart_waits_for=kueue_waits_for if config.queues.uses_provisioning_requests else None,
             extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
         )
+    gpus = _nvidia_gpus(config, cluster)
     queues = KueueQueues(
         "queues",
         config.queues,
@@ -97,7 +98,9 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             "smoke-job",
             config.smoke_job,
             target,
-            opts=pulumi.ResourceOptions(depends_on=[active, *kueue_waits_for, *_smoke_job_queue(config, queues)]),
+            opts=pulumi.ResourceOptions(
+                depends_on=[active, *kueue_waits_for, *gpus, *_smoke_job_queue(config, queues)]
+            ),
         )
     target.flux_kustomizations()
     return cluster, kueue
@@ -179,6 +182,18 @@ def _provisioning_hint(config: StackConfig) -> str:
 
 WATCHED = ("AdmissionCheck", "ClusterQueue")
 """The kinds the activation waiter reads."""
+
+
+def _nvidia_gpus(config: StackConfig, cluster: AksCluster | ExistingCluster) -> list[pulumi.Resource]:
+    """NVIDIA's chart on an AKS cluster with GPU pools (:mod:`components.gpu`), after those pools; a GPU smoke Job
+    waits for it, as its pods need ``nvidia.com/gpu`` advertised."""
+    from components.aks import AksCluster
+    from components.gpu import NvidiaGpus
+
+    if config.aks is None or not isinstance(cluster, AksCluster) or config.aks.gpu_driver is None:
+        return []
+    gpu_pools = [cluster.user_pools[p.name] for p in config.aks.user_pools if p.gpu_settings is not None]
+    return [NvidiaGpus("nvidia", config.aks, cluster.target, pools=gpu_pools).chart]
 
 
 def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Resource]:

@@ -41,6 +41,7 @@ def test_the_shipped_deployers_runners_and_clouds():
             "ack-acs-dev": {"deployer": "operator", "azure": "none", "alibaba": True, "runner": "hosted"},
             "multicloud": {"deployer": "github", "azure": "global", "alibaba": True, "runner": "FIXED_EGRESS_RUNNER"},
             "burst": {"deployer": "github", "azure": "global", "alibaba": True, "runner": "hosted"},
+            "aks-gpu-spot": {"deployer": "github", "azure": "global", "alibaba": False, "runner": "hosted"},
         }
     }
 
@@ -65,12 +66,13 @@ def test_the_matrix_job_writes_the_github_stacks_to_the_step_output(tmp_path):
     result = run_stacks("matrix", env={**os.environ, "GITHUB_OUTPUT": str(output)})
     assert result.returncode == 0, result.stdout + result.stderr
     answers = dict(line.partition("=")[::2] for line in output.read_text().splitlines())
-    assert answers["count"] == "4"
+    assert answers["count"] == "5"
     assert json.loads(answers["matrix"])["include"] == [
         {"stack": "aks-kueue-dev", "azure": "global", "alibaba": False, "runner": "hosted"},
         {"stack": "aks-kueue-china", "azure": "china", "alibaba": False, "runner": "AZURE_CHINA_RUNNER"},
         {"stack": "multicloud", "azure": "global", "alibaba": True, "runner": "FIXED_EGRESS_RUNNER"},
         {"stack": "burst", "azure": "global", "alibaba": True, "runner": "hosted"},
+        {"stack": "aks-gpu-spot", "azure": "global", "alibaba": False, "runner": "hosted"},
     ]
 
 

@@ -376,7 +376,10 @@ NOT_AUTOSCALED = {"Pulumi.ack-acs-dev.yaml", "Pulumi.ephemeral-shared.yaml", "Pu
 def test_every_autoscaled_pool_of_every_shipped_stack_leaves_its_count_to_the_autoscaler(stack_file):
     recording = recorded(stack_file)
     pools = autoscaled_pools(recording)
-    assert sorted(pools) == ([] if stack_file.name in NOT_AUTOSCALED else ["aks-scalepool"])
+    expected = (
+        ["aks-cpu", "aks-cpuspot", "aks-gpu"] if stack_file.name == "Pulumi.aks-gpu-spot.yaml" else ["aks-scalepool"]
+    )
+    assert sorted(pools) == ([] if stack_file.name in NOT_AUTOSCALED else expected)
     assert [name for name, (count, ignored) in pools.items() if count not in ignored] == []
     fixed = [pool for pool in recording.by_type(NODE_POOL) if pool.name not in pools]
     assert [pool.name for pool in fixed if pool.ignore_changes] == [], "a fixed pool's size is the config's"

@@ -123,6 +123,11 @@ def chart_objects(chart_dir: Path, chart: Registration) -> list[dict[str, Any]]:
     return objects
 
 
+def is_kueue_chart(chart: Registration) -> bool:
+    """Kueue's chart (by name, from any repository), not another the stack installs (NVIDIA's, on GPU pools)."""
+    return str(chart.inputs["chart"]).rsplit("/", 1)[-1] == "kueue"
+
+
 def _chart_error(chart_dir: Path, problem: str) -> ConfigError:
     return ConfigError([("--kueue-chart", f"{chart_dir}: {problem}")], rule="tool.kueue-chart")
 
@@ -140,7 +145,7 @@ def files(recording: Recording, chart_dir: Path | None) -> tuple[dict[str, dict[
     for chart in recording.by_type(CHART):
         provider = recording.by_urn(chart.providers["kubernetes"].rsplit("::", 1)[0])
         directory = provider.inputs["renderYamlToDirectory"]
-        if chart_dir is None:
+        if chart_dir is None or not is_kueue_chart(chart):  # --kueue-chart holds Kueue's chart only
             absent.append(f"{chart.inputs['chart']} {chart.inputs.get('version')} in {directory}")
             continue
         placed += [(directory, obj, chart.name) for obj in chart_objects(chart_dir, chart)]

@@ -6,11 +6,12 @@ Each field mirrors an argument of the provider's ``cs.NodePool``
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, require_unique
+from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, matching, require_unique
 from components.config.kube import Labels, Taint, TaintEffect
 from components.config.rules import rule
 
@@ -49,6 +50,21 @@ class AckNodePoolConfig(ConfigModel):
     """Kubernetes labels ACK puts on every node of the pool."""
     taints: list[TaintConfig] = Field(default_factory=list)
     """Taints ACK puts on every node of the pool, keeping pods that do not tolerate them off it."""
+    spot_strategy: Literal["NoSpot", "SpotWithPriceLimit", "SpotAsPriceGo"] = "NoSpot"
+    """ECS preemptible instances (``spot_strategy``): ``SpotAsPriceGo`` bids the market price, up to pay-as-you-go;
+    ``SpotWithPriceLimit`` caps each instance type at its ``spotPriceLimits`` entry. ECS reclaims spot instances
+    with about five minutes' notice (https://www.alibabacloud.com/help/en/ecs/user-guide/spot-instances)."""
+    spot_price_limits: dict[str, Annotated[str, matching(r"\d+(\.\d+)?", "an hourly price such as '0.62'")]] = Field(
+        default_factory=dict
+    )
+    """With ``SpotWithPriceLimit``: the highest hourly price per instance type of ``instanceTypes``
+    (``spot_price_limit[].instance_type`` and ``price_limit``), one for each."""
+
+    @property
+    def gpu_instance_types(self) -> list[str]:
+        """The GPU families of ``instanceTypes`` (``ecs.gn*``, ``ecs.ebmgn*``), on which ACK installs the NVIDIA
+        driver and device plugin itself (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/create-an-ack-managed-cluster-with-gpu-accelerated-nodes)."""
+        return [t for t in self.instance_types if re.match(r"ecs\.(ebm)?gn", t)]
 
     @property
     def autoscaling(self) -> bool:
@@ -70,4 +86,25 @@ class AckNodePoolConfig(ConfigModel):
                 "desiredSize", self.desired_size, f"it must lie in minSize..maxSize ({self.min_size}..{self.max_size})"
             )
         require_unique(self.instance_types, lambda i: key_path("instanceTypes", i), "instance types")
+        return self
+
+    @model_validator(mode="after")
+    @rule("ack-node-pool.spot-price-limits")
+    def _spot_price_limits(self) -> AckNodePoolConfig:
+        """The provider sends ``spot_price_limit`` only with ``SpotWithPriceLimit``, and ECS then needs a limit for
+        every instance type (``spot_strategy`` of
+        https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_node_pool)."""
+        limited = self.spot_strategy == "SpotWithPriceLimit"
+        if self.spot_price_limits and not limited:
+            raise RuleViolation(
+                "spotPriceLimits", list(self.spot_price_limits), "only with spotStrategy SpotWithPriceLimit"
+            )
+        for name in self.spot_price_limits:
+            if name not in self.instance_types:
+                raise RuleViolation(
+                    key_path("spotPriceLimits", name), name, f"one of instanceTypes {self.instance_types}"
+                )
+        missing = [t for t in self.instance_types if limited and t not in self.spot_price_limits]
+        if missing:
+            raise RuleViolation("spotPriceLimits", sorted(self.spot_price_limits), f"give a limit for {missing}")
         return self

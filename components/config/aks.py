@@ -30,8 +30,10 @@ from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfi
 from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, matching, require_unique
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
+from components.config.gpu import GPU_TAINT, GpuPoolConfig, NvidiaConfig
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.config.rules import rule
+from components.config.vm_sizes import VM_SIZES, is_gpu_size
 from components.versions import KubernetesVersion
 
 MAX_POOL_NODES = 1000
@@ -42,6 +44,14 @@ CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 
 POOL_LABEL = "agentpool"
 """The label AKS puts on every node, valued with the node's pool name: how a ResourceFlavor or a pod selects a pool."""
+
+SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
+"""The label and taint key AKS puts on every Spot node, valued ``spot``
+(https://learn.microsoft.com/azure/aks/spot-node-pool)."""
+SPOT_TAINT = f"{SPOT_LABEL}=spot:NoSchedule"
+"""The taint AKS adds to every Spot pool. The stack sends it (and the label) itself: AKS stores both in the pool's
+``nodeTaints`` and ``nodeLabels`` anyway, so a program that left them out would differ from the pool it reads back
+(https://github.com/kubernetes-sigs/cluster-api-provider-azure/issues/3976)."""
 
 WALKTHROUGH_NAMES = ("kueue-cas-demo", "kueue-cas")
 """The walkthrough's ``RG=kueue-cas-demo`` and ``CLUSTER=kueue-cas``: the names of a section validated outside any
@@ -135,6 +145,8 @@ class AksNodePoolConfig(ConfigModel):
     os_sku: Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"] | None = None
     """The node OS (ARM ``osSKU``); Linux only, as the pools run Linux batch pods and Kueue. Unset keeps AKS's
     default, Ubuntu."""
+    priority: Literal["Regular", "Spot"] = "Regular"
+    """ARM ``scaleSetPriority``: ``Spot`` nodes cost less and Azure may evict them at any time; user pools only."""
 
 
 class SystemPoolConfig(AksNodePoolConfig):
@@ -162,6 +174,15 @@ class SystemPoolConfig(AksNodePoolConfig):
     @property
     def autoscales(self) -> bool:
         return self.min_count is not None
+
+    @model_validator(mode="after")
+    @rule("aks.system-pool-regular")
+    def _system_pool_regular(self) -> SystemPoolConfig:
+        """AKS refuses a Spot system pool: "a Spot node pool can't be a default or system node pool"
+        (https://learn.microsoft.com/azure/aks/spot-node-pool#limitations)."""
+        if self.priority != "Regular":
+            raise RuleViolation("priority", self.priority, "the system pool must be Regular: put Spot on a user pool")
+        return self
 
     @property
     def node_taints(self) -> list[str]:
@@ -198,11 +219,69 @@ class UserPoolConfig(AksNodePoolConfig):
     initial_count: NodeCount = 1
     """Nodes at creation (ARM ``count``; the walkthrough's ``--node-count 1``); afterwards the autoscaler owns the
     count."""
+    eviction_policy: Literal["Delete", "Deallocate"] | None = None
+    """With ``priority: Spot``, ARM ``scaleSetEvictionPolicy``: what Azure does to an evicted node. Unset: ``Delete``,
+    AKS's default, which the autoscaler can replace; ``Deallocate`` keeps the stopped VM (and its disk cost) in the
+    pool's count."""
+    spot_max_price: float | None = None
+    """With ``priority: Spot``, ARM ``spotMaxPrice`` in US dollars an hour, or -1 (unset): pay up to the on-demand
+    price and never be evicted for price (https://learn.microsoft.com/azure/aks/spot-node-pool)."""
+    gpu: GpuPoolConfig | None = None
+    """GPU settings (ARM ``gpuProfile``, ``gpuInstanceProfile``) of a GPU ``vmSize`` (NC, ND ...). Unset on a GPU
+    size: AKS's driver, no MIG, the ``sku=gpu:NoSchedule`` taint."""
+
+    @property
+    def spot(self) -> bool:
+        return self.priority == "Spot"
+
+    @property
+    def gpu_settings(self) -> GpuPoolConfig | None:
+        """The pool's GPU settings, defaults for a GPU size written without any; ``None`` for a CPU pool."""
+        return self.gpu if self.gpu is not None else (GpuPoolConfig() if is_gpu_size(self.vm_size) else None)
+
+    @property
+    def node_taints(self) -> list[str]:
+        """Every taint the pool's nodes carry: the written ones, then AKS's Spot taint and the GPU taint."""
+        gpu = self.gpu_settings
+        derived = [SPOT_TAINT] * self.spot + [GPU_TAINT] * bool(gpu and gpu.taint)
+        return [*self.taints, *(taint for taint in derived if taint not in self.taints)]
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        """The labels the pool sends: the written ones and, on Spot, AKS's own ``scalesetpriority`` label."""
+        return {**self.labels, **({SPOT_LABEL: "spot"} if self.spot else {})}
 
     @model_validator(mode="after")
     @rule("aks.count-bounds")
     def _count_bounds(self) -> UserPoolConfig:
         _check_counts(self.min_count, self.initial_count, self.max_count, "initialCount")
+        return self
+
+    @model_validator(mode="after")
+    @rule("aks.spot-settings-only-on-spot")
+    def _spot_settings_only_on_spot(self) -> UserPoolConfig:
+        """ARM takes ``scaleSetEvictionPolicy`` and ``spotMaxPrice`` only with ``scaleSetPriority: Spot``, and a max
+        price above zero or -1 (https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update)."""
+        for key, value in (("evictionPolicy", self.eviction_policy), ("spotMaxPrice", self.spot_max_price)):
+            if value is not None and not self.spot:
+                raise RuleViolation(key, value, "only a priority: Spot pool takes it")
+        if self.spot_max_price is not None and self.spot_max_price <= 0 and self.spot_max_price != -1:
+            raise RuleViolation("spotMaxPrice", self.spot_max_price, "a price above 0 US dollars an hour, or -1")
+        return self
+
+    @model_validator(mode="after")
+    @rule("aks.gpu-settings-on-a-gpu-size")
+    def _gpu_settings_on_a_gpu_size(self) -> UserPoolConfig:
+        """``gpu`` needs a GPU size, and MIG an A100, H100 or H200 one
+        (https://learn.microsoft.com/azure/aks/gpu-multi-instance): AKS would refuse the pool only at create."""
+        if self.gpu is not None and not is_gpu_size(self.vm_size):
+            raise RuleViolation("gpu", "set", f"{self.vm_size} has no GPU: use an NC or ND size, or drop gpu")
+        profile = self.gpu.instance_profile if self.gpu is not None else None
+        size = VM_SIZES.get(self.vm_size)
+        if profile is not None and (size is None or not size.mig):
+            mig_sizes = ", ".join(name for name, known in VM_SIZES.items() if known.mig)
+            allowed = f"MIG needs an A100, H100 or H200 size ({mig_sizes}); {self.vm_size} is not one"
+            raise RuleViolation(key_path("gpu", "instanceProfile"), profile, allowed)
         return self
 
 
@@ -266,6 +345,8 @@ class AksConfig(ConfigModel):
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
     """Autoscaling pools for batch jobs, each an ARM agent pool of mode ``User``. At least one: without one no
     ProvisioningRequest can ever be satisfied."""
+    nvidia: NvidiaConfig = NvidiaConfig()
+    """The NVIDIA device plugin or GPU Operator the stack installs by Helm when a user pool has GPUs."""
     autoscaler_profile: AutoscalerProfileConfig = AutoscalerProfileConfig()
     """Cluster-autoscaler settings for the whole cluster (ARM ``autoScalerProfile``)."""
     oidc_issuer: bool = True
@@ -383,6 +464,24 @@ class AksConfig(ConfigModel):
         """The system pool comes first, so only a user pool can ever be the repeat."""
         names = [self.system_pool.name, *(pool.name for pool in self.user_pools)]
         require_unique(names, lambda index: key_path("userPools", index - 1, "name"), "pool names")
+        return self
+
+    @property
+    def gpu_driver(self) -> str | None:
+        """``Install`` or ``None`` of the GPU pools (one for all: :meth:`_one_gpu_driver`); ``None`` without any."""
+        return next((gpu.driver for pool in self.user_pools if (gpu := pool.gpu_settings)), None)
+
+    @model_validator(mode="after")
+    @rule("aks.one-gpu-driver")
+    def _one_gpu_driver(self) -> AksConfig:
+        """The device plugin (for AKS's driver) and the GPU Operator (its own driver) would both advertise the GPUs of
+        a node they share, so all GPU pools of a cluster use one driver setting."""
+        first = self.gpu_driver
+        for index, pool in enumerate(self.user_pools):
+            gpu = pool.gpu_settings
+            if gpu is not None and gpu.driver != first:
+                allowed = f"every GPU pool of the cluster uses one driver; the first uses {first}"
+                raise RuleViolation(key_path("userPools", index, "gpu", "driver"), gpu.driver, allowed)
         return self
 
     @model_validator(mode="after")

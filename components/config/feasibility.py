@@ -5,7 +5,7 @@ What the stack itself decides (quota, taints, frameworks) is an error. So is a s
 :data:`VM_SIZES` prove can never run: its pods ask more than a node has even before AKS's reservation for memory,
 or more pods than ``maxCount`` such nodes hold; the Job is this program's own, and ``pulumi up`` would wait for it
 until its timeout. What only likely fails (what AKS reserves of a node's memory depends on its pods) is a warning
-naming the key: the fleet logs it and goes on. A VM size not in the table is not judged.
+naming the key: the fleet logs it and goes on, as is a VM size not in the table, which is not judged.
 """
 
 from __future__ import annotations
@@ -15,43 +15,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from components.config.aks import POOL_LABEL, UserPoolConfig
 from components.config.base import RuleViolation, key_path
-from components.config.kube import Toleration, quantity_value
+from components.config.kube import quantity_value
+from components.config.pool_flavors import parse_taint, pool_resources, tolerates
 from components.config.rules import rule
+from components.config.vm_sizes import VM_SIZES, VmSize
 
 if TYPE_CHECKING:
     from components.config.stack import StackConfig
 
 GIB = Decimal(2**30)
-
-
-class VmSize(NamedTuple):
-    vcpus: int
-    memory_gib: int
-
-
-VM_SIZES: dict[str, VmSize] = {
-    "Standard_D2s_v3": VmSize(2, 8),
-    "Standard_D4s_v3": VmSize(4, 16),
-    "Standard_D8s_v3": VmSize(8, 32),
-    "Standard_D16s_v3": VmSize(16, 64),
-    "Standard_D2s_v5": VmSize(2, 8),
-    "Standard_D4s_v5": VmSize(4, 16),
-    "Standard_D8s_v5": VmSize(8, 32),
-    "Standard_D2ds_v5": VmSize(2, 8),
-    "Standard_D4ds_v5": VmSize(4, 16),
-    "Standard_D2ds_v6": VmSize(2, 8),
-    "Standard_D4ds_v6": VmSize(4, 16),
-    "Standard_D8ds_v6": VmSize(8, 32),
-    "Standard_E4s_v5": VmSize(4, 32),
-    "Standard_F4s_v2": VmSize(4, 8),
-    "Standard_NC4as_T4_v3": VmSize(4, 28),
-    "Standard_NC24ads_A100_v4": VmSize(24, 220),
-}
-"""vCPUs and memory of common AKS node sizes, from Azure's size pages (e.g.
-https://learn.microsoft.com/azure/virtual-machines/sizes/general-purpose/dv3-series,
-https://learn.microsoft.com/azure/virtual-machines/sizes/general-purpose/dsv6-series,
-https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/ncast4v3-series). A size not listed is not
-checked."""
 
 CPU_RESERVED_MILLICORES = {1: 60, 2: 100, 4: 140, 8: 180, 16: 260, 32: 420, 64: 740}
 """What AKS reserves for the kubelet per node, by vCPU count
@@ -103,8 +75,12 @@ def _smoke_job_misfits(config: StackConfig, *, certain: bool) -> list[tuple[str,
     """``(key, value, message)`` for a smoke Job whose pods fit no node of its pool, or need more nodes than the
     pool's ``maxCount``: judged against :func:`most_allocatable` when ``certain``, else against :func:`allocatable`."""
     job, pool = config.smoke_job, _smoke_pool(config)
-    if not job.enabled or pool is None or pool.vm_size not in VM_SIZES:
+    if not job.enabled or pool is None or config.aks is None:
         return []
+    extended = _extended_misfits(config, pool, certain=certain)
+    if pool.vm_size not in VM_SIZES or extended:
+        unknown = f"vmSize {pool.vm_size} of pool {pool.name} is not in the size table: its fit is not checked"
+        return extended or ([] if certain else [("smokeJob.pool", pool.name, unknown)])
     size = VM_SIZES[pool.vm_size]
     room, bound = (most_allocatable(size), "at most") if certain else (allocatable(size), "about")
     requests = Room(quantity_value(job.cpu), quantity_value(job.memory))
@@ -117,6 +93,12 @@ def _smoke_job_misfits(config: StackConfig, *, certain: bool) -> list[tuple[str,
             message = f"{value} per pod fits no {pool.vm_size} node of pool {pool.name} ({bound} {shown} allocatable)"
             misfits.append((key, value, f"{message}: request less or give the pool a larger vmSize"))
     per_node = [int(space / request) for request, space in zip(requests, room, strict=True) if request]
+    advertised = pool_resources(config.aks, pool)
+    per_node += [
+        int(Decimal(advertised[name] or 0) / quantity_value(count))
+        for name, count in job.extended_resources.items()
+        if quantity_value(count)
+    ]
     if misfits or not per_node or min(per_node) * pool.max_count >= job.parallelism:
         return misfits
     nodes = -(-job.parallelism // min(per_node))
@@ -125,6 +107,26 @@ def _smoke_job_misfits(config: StackConfig, *, certain: bool) -> list[tuple[str,
         f"{pool.max_count}: lower parallelism or raise maxCount"
     )
     return [("smokeJob.parallelism", job.parallelism, message)]
+
+
+def _extended_misfits(config: StackConfig, pool: UserPoolConfig, *, certain: bool) -> list[tuple[str, object, str]]:
+    """A GPU (or MIG instance) request the pool's nodes never advertise, or more of it than one node has: certain for
+    a size in the table, a warning for one whose GPU count is unknown."""
+    assert config.aks is not None
+    advertised = pool_resources(config.aks, pool)
+    misfits: list[tuple[str, object, str]] = []
+    for name, count in config.smoke_job.extended_resources.items():
+        key, per_node = key_path("smokeJob", "extendedResources", name), advertised.get(name)
+        if name not in advertised:
+            if certain:
+                misfits.append((key, count, f"pool {pool.name}'s nodes advertise no {name}: {sorted(advertised)}"))
+        elif per_node is None:
+            if not certain:
+                misfits.append((key, count, f"{pool.vm_size} is not in the size table: its {name} count is unknown"))
+        elif certain and quantity_value(count) > per_node:
+            message = f"{count} per pod fits no {pool.vm_size} node of pool {pool.name} ({per_node} {name})"
+            misfits.append((key, count, message))
+    return misfits
 
 
 def _smoke_pool(config: StackConfig) -> UserPoolConfig | None:
@@ -142,22 +144,10 @@ def _kueue_tolerates_its_pool(config: StackConfig) -> None:
     if any(node_labels.get(key) != value for key, value in config.kueue.node_selector.items()):
         return
     for taint in system.node_taints:
-        key_value, effect = taint.rsplit(":", 1)
-        key, _, value = key_value.partition("=")
-        if not any(_tolerates(t, key, value, effect) for t in config.kueue.tolerations):
+        key, value, effect = parse_taint(taint)
+        if not any(tolerates(t, key, value, effect) for t in config.kueue.tolerations):
             allowed = f"kueue.nodeSelector pins Kueue to the system pool, tainted {taint}: tolerate it"
             raise RuleViolation("kueue.tolerations", [t.key for t in config.kueue.tolerations], allowed)
-
-
-def _tolerates(toleration: Toleration, key: str, value: str, effect: str) -> bool:
-    """The API server's matching (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/)."""
-    if toleration.effect is not None and toleration.effect != effect:
-        return False
-    if toleration.key is None:
-        return toleration.operator == "Exists"
-    if toleration.key != key:
-        return False
-    return toleration.operator == "Exists" or (toleration.value or "") == value
 
 
 @rule("feasibility.smoke-job-is-a-framework")

@@ -17,7 +17,7 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
-from components.config import environment_rules, multikueue_rules, rules_declared
+from components.config import environment_rules, multikueue_rules, pool_flavors, rules_declared
 from components.config.base import (
     PROJECT,
     ConfigError,
@@ -141,12 +141,13 @@ def load_stack_config(
 
 def resolved(given: StackConfig, context: Mapping[str, Any]) -> StackConfig:
     """``given`` as the components build it (:func:`~components.config.environment_rules.resolve`, run once: physical
-    names with ``environment.nameSuffix``, the environment's defaults), validated again as a whole, so every rule
+    names with ``environment.nameSuffix``, the environment's defaults; :func:`~components.config.pool_flavors.resolve`:
+    flavors given their pool's label and tolerations), validated again as a whole, so every rule
     holds for the names and values that reach the cloud too. Only the keys written or resolved are passed on: a rule
     that tells a written key from a default sees the same difference. A name too long for the suffix is a
     :class:`ConfigError` at its key."""
     try:
-        tree = environment_rules.resolve(given)
+        tree = pool_flavors.resolve(environment_rules.resolve(given))
     except RuleViolation as violation:
         raise ConfigError([(f"{PROJECT}:{violation.key}", violation.problem)], rule=violation.rule) from None
     return StackConfig.model_validate(

@@ -154,6 +154,10 @@ class ResourceFlavorConfig(ConfigModel):
 
     name: DnsSubdomain
     """The ResourceFlavor's name, which ClusterQueues and Cohorts list their quota under."""
+    pool: DnsLabel | None = None
+    """An ``aks.userPools`` name: the flavor is that pool's nodes, its ``agentpool`` node label and a toleration of
+    every taint the pool's nodes carry (AKS's Spot taint, the GPU taint, the written ones) derived from the pool,
+    unless ``tolerations`` is written. Not a Kueue field: only the derived ones reach the ResourceFlavor."""
     node_labels: Labels = Field(default_factory=dict, max_length=8)
     """Labels of the flavor's nodes; Kueue adds them to the admitted pods' node selector (``spec.nodeLabels``, at most
     8: the CRD's ``maxProperties``)."""

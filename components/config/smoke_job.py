@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from components.config.base import ConfigModel, DnsLabel, RuleViolation
-from components.config.kube import Quantity
+from components.config.kube import LabelKey, Quantity
 from components.config.queues_presets import WALKTHROUGH_LOCAL_QUEUE, WALKTHROUGH_NAMESPACE, WALKTHROUGH_POOL
 from components.config.registries import PinnedImage, Source
 from components.config.rules import rule
@@ -43,6 +43,9 @@ class SmokeJobConfig(ConfigModel):
     """Each pod's cpu request: three 1800m pods do not fit one 4-core node, so the autoscaler must add one."""
     memory: Quantity = "256Mi"
     """Each pod's memory request."""
+    extended_resources: dict[LabelKey, Quantity] = Field(default_factory=dict)
+    """Each pod's extended resources, e.g. ``{nvidia.com/gpu: "1"}`` to prove a GPU flavor (requested and limited
+    alike, as Kubernetes requires of extended resources); the pool's nodes must advertise them."""
     image: PinnedImage = "mcr.microsoft.com/azurelinux/busybox:1.36"
     """The article's image; in Azure China use ``mcr.azure.cn/azurelinux/busybox:1.36`` or the proxy
     ``mcr.azk8s.cn/azurelinux/busybox:1.36``."""

@@ -19,6 +19,7 @@ from components.config import (
     kueue_extension,
     kueue_rules,
     multikueue_rules,
+    pool_flavors,
 )
 from components.config.ack import AckConfig
 from components.config.aks import POOL_LABEL, AksConfig
@@ -162,6 +163,7 @@ class StackConfig(ConfigModel):
     @rule("stack.flavors-select-stack-pools")
     def _flavors_select_stack_pools(self) -> StackConfig:
         """A flavor's ``agentpool`` label must name an autoscaling pool of this stack, or it is never provisioned."""
+        pool_flavors.check(self)
         if self.aks is None:
             return self
         pools = [pool.name for pool in self.aks.user_pools]
@@ -244,7 +246,8 @@ class StackConfig(ConfigModel):
             if self.aks is not None and self.environment.protect
             else []
         )
-        return [*feasibility.warnings(self), *ack, *production, *self._no_queue_objects()]
+        pools = pool_flavors.warnings(self)
+        return [*feasibility.warnings(self), *pools, *ack, *production, *self._no_queue_objects()]
 
     def _no_queue_objects(self) -> list[tuple[str, str]]:
         """Kueue alone is a valid stack, but one deployed before ``queues.preset`` existed got the walkthrough's

@@ -13,6 +13,13 @@ SKIP_AWAIT = "pulumi.com/skipAwait"
 """pulumi-kubernetes' documented annotation: create the object without waiting for it to become ready."""
 
 
+def _resources(args: SmokeJobConfig) -> dict[str, Any]:
+    """cpu and memory requested; extended resources (GPUs) requested and limited alike, as the API server requires
+    (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources)."""
+    requests = {"cpu": args.cpu, "memory": args.memory, **args.extended_resources}
+    return {"requests": requests} | ({"limits": dict(args.extended_resources)} if args.extended_resources else {})
+
+
 def smoke_job(args: SmokeJobConfig) -> dict[str, Any]:
     """The article's ``kueue-cas-job``, created suspended for Kueue to admit.
 
@@ -40,7 +47,7 @@ def smoke_job(args: SmokeJobConfig) -> dict[str, Any]:
                             "name": "worker",
                             "image": args.image,
                             "command": list(args.command),
-                            "resources": {"requests": {"cpu": args.cpu, "memory": args.memory}},
+                            "resources": _resources(args),
                         }
                     ],
                     "restartPolicy": args.restart_policy,

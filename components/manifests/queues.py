@@ -55,7 +55,7 @@ def topology(spec: TopologyConfig) -> Manifest:
 
 def resource_flavor(flavor: ResourceFlavorConfig) -> Manifest:
     """Empty node labels are left out, as in Kueue's own flavors (``nodeLabels`` is an atomic map)."""
-    spec = _fields(flavor, exclude={"name", "node_labels"})
+    spec = _fields(flavor, exclude={"name", "node_labels", "pool"})
     if flavor.node_labels:
         spec = {"nodeLabels": dict(flavor.node_labels), **spec}
     return _object("ResourceFlavor", flavor.name, spec)

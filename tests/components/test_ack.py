@@ -254,8 +254,23 @@ def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_pro
     assert (inputs["systemDiskCategory"], inputs["systemDiskSize"]) == ("cloud_essd", 120)
     assert inputs["labels"] == [{"key": "role", "value": "system"}]
     assert inputs["taints"] == [{"key": "dedicated", "value": "system", "effect": "NoSchedule"}]
+    assert inputs["spotStrategy"] == "NoSpot" and "spotPriceLimits" not in inputs, "pay-as-you-go, said explicitly"
     assert recording.provider_of(node_pool).name == "ack-demo-alicloud"
     assert set(node_pool.property_dependencies["clusterId"]) == {recording.one(CLUSTER_TYPE).urn}
+
+
+def test_a_spot_gpu_pool_sends_its_strategy_and_a_price_limit_per_instance_type(run_program):
+    pool = {**POOL, "instanceTypes": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge"]}
+    pool |= {
+        "spotStrategy": "SpotWithPriceLimit",
+        "spotPriceLimits": {"ecs.gn7i-c8g1.2xlarge": "2.5", "ecs.gn6i-c4g1.xlarge": "1.2"},
+    }
+    inputs = build(run_program, cluster_config(nodePool=pool)).one(NODE_POOL_TYPE).inputs
+    assert inputs["spotStrategy"] == "SpotWithPriceLimit"
+    assert inputs["spotPriceLimits"] == [
+        {"instanceType": "ecs.gn7i-c8g1.2xlarge", "priceLimit": "2.5"},
+        {"instanceType": "ecs.gn6i-c4g1.xlarge", "priceLimit": "1.2"},
+    ]
 
 
 def test_fixed_node_pool_has_no_scaling_config_and_keeps_its_size(run_program):

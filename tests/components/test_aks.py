@@ -227,10 +227,40 @@ def test_user_pools_autoscale_and_leave_the_count_to_the_autoscaler(two_pools) -
 
     gpu = recording.one(AGENT_POOL, "demo-gpupool").inputs
     assert gpu["nodeLabels"] == GPU_POOL["labels"]
-    assert gpu["nodeTaints"] == GPU_POOL["taints"]
+    assert gpu["nodeTaints"] == [*GPU_POOL["taints"], "sku=gpu:NoSchedule"], "the written taints, then the GPU taint"
     assert (gpu["availabilityZones"], gpu["maxPods"], gpu["osSKU"]) == (["1", "2"], 110, "AzureLinux")
+    assert gpu["gpuProfile"] == {"driver": "Install"} and "gpuInstanceProfile" not in gpu
     scalepool = recording.one(AGENT_POOL, "demo-scalepool").inputs
     assert "nodeTaints" not in scalepool and "nodeLabels" not in scalepool
+    assert not {"gpuProfile", "scaleSetPriority", "scaleSetEvictionPolicy", "spotMaxPrice"} & set(scalepool)
+
+
+SPOT = {"name": "spot", "vmSize": "Standard_D4s_v3", "priority": "Spot", "minCount": 0, "initialCount": 0}
+
+
+@pytest.mark.parametrize(
+    ("written", "eviction", "price"),
+    [({}, "Delete", -1), ({"evictionPolicy": "Deallocate", "spotMaxPrice": 0.12}, "Deallocate", 0.12)],
+)
+def test_a_spot_pool_sends_every_spot_setting_and_the_taint_and_label_aks_adds(run_program, written, eviction, price):
+    """AKS stores its Spot taint and label on the pool either way: sending them keeps the pool read back equal."""
+    recording, _ = build_aks(run_program, {"userPools": [{**SPOT, **written}]})
+    inputs = recording.one(AGENT_POOL, "demo-spot").inputs
+    assert (inputs["scaleSetPriority"], inputs["scaleSetEvictionPolicy"], inputs["spotMaxPrice"]) == (
+        "Spot",
+        eviction,
+        price,
+    )
+    assert inputs["nodeTaints"] == ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
+    assert inputs["nodeLabels"] == {"kubernetes.azure.com/scalesetpriority": "spot"}
+
+
+def test_a_mig_pool_without_the_gpu_taint_sends_its_profile_and_driver(run_program):
+    pool = {**GPU_POOL, "taints": [], "gpu": {"driver": "None", "instanceProfile": "MIG3g", "taint": False}}
+    recording, _ = build_aks(run_program, {"userPools": [pool]})
+    inputs = recording.one(AGENT_POOL, "demo-gpupool").inputs
+    assert (inputs["gpuProfile"], inputs["gpuInstanceProfile"]) == ({"driver": "None"}, "MIG3g")
+    assert "nodeTaints" not in inputs
 
 
 def test_provider_waits_for_the_cluster_but_never_for_user_pools(two_pools) -> None:

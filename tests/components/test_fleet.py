@@ -275,13 +275,16 @@ def test_every_documented_output_exists_with_its_secrecy(shipped):
 def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
     """Every stack with a new AKS cluster; a production stack has no smoke Job (it refuses one)."""
     recording = recorded(PROJECT_ROOT / "stacks" / stack_file)
-    chart, pool = recording.one(CHART, "kueue-chart"), recording.one(AGENT_POOL)
+    chart, pools = recording.one(CHART, "kueue-chart"), recording.by_type(AGENT_POOL)
     waiter = recording.one(WAITER, "queues-active")
     gate = next(r for r in recording.by_type(GATE) if r.name == "kueue-ready")
     assert recording.depends_on(gate, chart)
-    assert recording.depends_on(chart, pool), "Kueue must start after the autoscaling pool (ProvisioningRequest CRD)"
+    assert pools and all(recording.depends_on(chart, pool) for pool in pools), (
+        "Kueue must start after the autoscaling pools (ProvisioningRequest CRD)"
+    )
     wait = recording.one(CRD_WAIT, "kueue-crd-wait")
-    assert recording.depends_on(chart, wait) and recording.depends_on(wait, pool), "and after the CRD it serves"
+    assert recording.depends_on(chart, wait), "and after the CRD it serves"
+    assert all(recording.depends_on(wait, pool) for pool in pools)
     queue_objects = [r for r in recording.registrations if r.name.startswith("queues-") and r.type.startswith(KUEUE)]
     assert queue_objects and all(recording.depends_on(obj, gate) for obj in queue_objects)
     watched = [r for r in queue_objects if r.type.endswith((":AdmissionCheck", ":ClusterQueue"))]
@@ -290,7 +293,7 @@ def test_kueue_orders_chart_gate_queues_proof_and_smoke_job(stack_file):
     assert len(smoke_job) == (0 if environment_kind(PROJECT_ROOT / "stacks" / stack_file) == "production" else 1)
     local_queues = [r for r in queue_objects if r.type.endswith(":LocalQueue")]
     for part in (*smoke_job, *recording.by_type(SMOKE_WAITER)):
-        assert recording.depends_on(part, waiter) and recording.depends_on(part, pool)
+        assert recording.depends_on(part, waiter) and all(recording.depends_on(part, pool) for pool in pools)
         assert any(recording.depends_on(part, queue) for queue in local_queues), "submitted to its LocalQueue"
     access = recording.one("pulumi-python:dynamic/azure:ClusterAccess")
     assert recording.depends_on(recording.one("pulumi:providers:kubernetes", "aks-k8s"), access)

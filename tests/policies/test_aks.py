@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from elastic_capacity_policies.aks import ENTRA_ID, MANAGED_CLUSTER, WORKLOAD_IDENTITY
 
-AKS_STACKS = ["aks-kueue-dev", "aks-kueue-china", "burst", "multicloud", "ephemeral"]
+AKS_STACKS = ["aks-kueue-dev", "aks-kueue-china", "aks-gpu-spot", "burst", "multicloud", "ephemeral"]
 
 
 def cluster(engine, stack="aks-kueue-dev"):

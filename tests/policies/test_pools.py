@@ -40,7 +40,14 @@ def test_every_shipped_pool_passes_and_the_agent_pools_are_the_autoscaled_ones(e
                 assert engine.messages(POOL_BOUNDS, engine.resource_args(registration)) == [], name
             if registration.type == AGENT_POOL and registration.inputs.get("enableAutoScaling"):
                 autoscaled.append(name)
-    assert sorted(autoscaled) == ["aks-kueue-china", "aks-kueue-dev", "burst", "ephemeral", "multicloud"]
+    assert sorted(autoscaled) == [
+        *["aks-gpu-spot"] * 3,
+        "aks-kueue-china",
+        "aks-kueue-dev",
+        "burst",
+        "ephemeral",
+        "multicloud",
+    ], "aks-gpu-spot: its Spot, on-demand and GPU pools"
 
 
 def test_an_agent_pool_with_its_minimum_above_its_maximum_fails(engine):

@@ -23,6 +23,16 @@ POOL = {"name": "system", "instanceTypes": ["ecs.g7.xlarge"], "minSize": 1, "max
         ({"taints": [{"key": "dedicated pool"}]}, "nodePool.taints[0].key"),
         ({"systemDiskSize": 10}, "nodePool.systemDiskSize"),
         ({"name": "System"}, "nodePool.name"),
+        ({"spotPriceLimits": {"ecs.g7.xlarge": "0.5"}}, "nodePool.spotPriceLimits"),
+        ({"spotStrategy": "SpotWithPriceLimit"}, "nodePool.spotPriceLimits"),
+        (
+            {"spotStrategy": "SpotWithPriceLimit", "spotPriceLimits": {"ecs.g6.large": "1"}},
+            "nodePool.spotPriceLimits.ecs.g6.large",
+        ),
+        (
+            {"spotStrategy": "SpotAsPriceGo", "spotPriceLimits": {"ecs.g7.xlarge": "cheap"}},
+            "nodePool.spotPriceLimits.ecs.g7.xlarge",
+        ),
     ],
 )
 def test_rule(changes, key):
@@ -43,3 +53,10 @@ def test_defaults():
     assert (pool.min_size, pool.desired_size, pool.initial_size) == (0, None, 0)
     assert (pool.system_disk_category, pool.system_disk_size) == ("cloud_essd", 120)
     assert (pool.labels, pool.taints) == ({}, [])
+
+
+def test_gpu_instance_types_are_the_gn_families():
+    pool = AckNodePoolConfig.model_validate(
+        {**POOL, "instanceTypes": ["ecs.gn7i-c8g1.2xlarge", "ecs.g7.xlarge", "ecs.ebmgn7e.32xlarge"]}
+    )
+    assert pool.gpu_instance_types == ["ecs.gn7i-c8g1.2xlarge", "ecs.ebmgn7e.32xlarge"]

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from components.config.base import ConfigError
-from components.config.feasibility import VM_SIZES, allocatable, most_allocatable
+from components.config.feasibility import allocatable, most_allocatable
 from components.config.loader import load_stack_config
+from components.config.vm_sizes import VM_SIZES
 from tests.support.config import WALKTHROUGH, WALKTHROUGH_OBJECTS, as_config, stack_error_keys
 
 SMOKE = {"enabled": True}
@@ -113,6 +114,8 @@ def test_a_smoke_job_requesting_nothing_is_judged_by_what_it_requests(request_):
     assert warnings_for({"aks": pool("Standard_D4s_v3", 1), "smokeJob": {**SMOKE, "cpu": "1", **request_}}) == []
 
 
-def test_an_unlisted_vm_size_is_not_judged():
+def test_an_unlisted_vm_size_is_not_judged_but_warned_of():
     sections = {"aks": pool("Standard_X1", 1), "smokeJob": {**SMOKE, "cpu": "8"}}
-    assert warnings_for(sections) == []
+    assert warnings_for(sections) == [
+        ("smokeJob.pool", "vmSize Standard_X1 of pool scalepool is not in the size table: its fit is not checked")
+    ]

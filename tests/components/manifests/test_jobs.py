@@ -59,3 +59,13 @@ def test_manifest_follows_the_config():
     pod = manifest["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"agentpool": "gpupool"}
     assert pod["containers"][0]["image"] == "mcr.azk8s.cn/azurelinux/busybox:1.36"
+
+
+def test_extended_resources_are_requested_and_limited_alike():
+    container = smoke_job(SmokeJobConfig(pool="gpu", extended_resources={"nvidia.com/gpu": "1"}))["spec"]["template"][
+        "spec"
+    ]["containers"][0]
+    assert container["resources"] == {
+        "requests": {"cpu": "1800m", "memory": "256Mi", "nvidia.com/gpu": "1"},
+        "limits": {"nvidia.com/gpu": "1"},
+    }

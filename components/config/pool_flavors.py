@@ -1,0 +1,185 @@
+"""ResourceFlavors that are AKS node pools: what a flavor derives from its pool, and what it must agree with.
+
+A flavor names its pool (``queues.resourceFlavors[].pool``) and gets the pool's ``agentpool`` node label and a
+toleration of every taint its nodes carry, which Kueue injects into the pods it admits on the flavor
+(https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/). The taints include the ones AKS adds itself (Spot's
+``kubernetes.azure.com/scalesetpriority=spot:NoSchedule``) and the GPU taint, so nobody writes them twice. Kueue
+accepts a flavor whose pods cannot land on its nodes, or quota for a resource its nodes never advertise, and then
+admits Jobs that stay Pending: :func:`check` refuses both. :func:`warnings` names Spot capacity without an on-demand
+fallback and flavor orders that would use Spot last.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from components.config.aks import POOL_LABEL, UserPoolConfig
+from components.config.base import RuleViolation, key_path
+from components.config.gpu import gpu_resources
+from components.config.kube import Toleration, quantity_value
+from components.config.queues_objects import ResourceFlavorConfig
+from components.config.rules import rule
+from components.config.vm_sizes import VM_SIZES
+
+if TYPE_CHECKING:
+    from components.config.aks import AksConfig
+    from components.config.stack import StackConfig
+
+SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
+"""The taint effects that keep a pod off a node; ``PreferNoSchedule`` only discourages it."""
+EVICTION = (
+    "Azure may evict Spot nodes at any time, with 30 seconds' notice: the pods of admitted Jobs on them fail (counted "
+    "against the Job's backoffLimit unless its podFailurePolicy ignores DisruptionTarget) and their replacements wait "
+    "Pending for a new node while the workload keeps its quota (https://learn.microsoft.com/azure/aks/spot-node-pool)"
+)
+
+
+def parse_taint(taint: str) -> tuple[str, str, str]:
+    """``key=value:Effect`` as AKS writes it, split."""
+    key_value, effect = taint.rsplit(":", 1)
+    key, _, value = key_value.partition("=")
+    return key, value, effect
+
+
+def tolerates(toleration: Toleration, key: str, value: str, effect: str) -> bool:
+    """The API server's matching (https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/)."""
+    if toleration.effect is not None and toleration.effect != effect:
+        return False
+    if toleration.key is None:
+        return toleration.operator == "Exists"
+    if toleration.key != key:
+        return False
+    return toleration.operator == "Exists" or (toleration.value or "") == value
+
+
+def pool_tolerations(pool: UserPoolConfig) -> list[Toleration]:
+    """A toleration of each taint that keeps pods off the pool's nodes."""
+    return [
+        Toleration(key=key, operator="Equal", value=value, effect=effect)  # type: ignore[arg-type]
+        for key, value, effect in map(parse_taint, pool.node_taints)
+        if effect in SCHEDULING_EFFECTS
+    ]
+
+
+def pool_resources(aks: AksConfig, pool: UserPoolConfig) -> dict[str, int | None]:
+    """The extended resources one node of ``pool`` advertises (GPUs, MIG instances) and how many, when known."""
+    gpu = pool.gpu_settings
+    return gpu_resources(VM_SIZES.get(pool.vm_size), gpu, aks.nvidia.mig_strategy) if gpu else {}
+
+
+def flavor_pool(flavor: ResourceFlavorConfig) -> str | None:
+    """The pool a flavor's nodes are: the one it names, or the one its ``agentpool`` node label selects."""
+    return flavor.pool or flavor.node_labels.get(POOL_LABEL)
+
+
+def resolve(config: StackConfig) -> StackConfig:
+    """``config`` with each flavor that names a pool given the pool's label and, unless written, its tolerations."""
+    pools = {pool.name: pool for pool in config.aks.user_pools} if config.aks is not None else {}
+    flavors = [
+        flavor.model_copy(
+            update={
+                "node_labels": {POOL_LABEL: flavor.pool, **flavor.node_labels},
+                "tolerations": flavor.tolerations
+                if flavor.tolerations is not None
+                else pool_tolerations(pools[flavor.pool]) or None,
+            }
+        )
+        if flavor.pool in pools
+        else flavor
+        for flavor in config.queues.resource_flavors
+    ]
+    if flavors == config.queues.resource_flavors:
+        return config
+    return config.model_copy(update={"queues": config.queues.model_copy(update={"resource_flavors": flavors})})
+
+
+@rule("pool-flavors.flavors-fit-their-pools")
+def check(config: StackConfig) -> None:
+    """A flavor names a pool of the stack, agrees with its label, tolerates its taints, and quota above 0 of an
+    extended resource (``nvidia.com/gpu``, a MIG instance) is only for flavors whose pool advertises it (a group's
+    CPU flavors list it at 0, as every flavor lists every covered resource)."""
+    if config.aks is None:
+        for index, flavor in enumerate(config.queues.resource_flavors):
+            if flavor.pool is not None:
+                key = key_path("queues", "resourceFlavors", index, "pool")
+                raise RuleViolation(key, flavor.pool, "it names a pool of aks.userPools: only on a stack with aks")
+        return
+    pools = {pool.name: pool for pool in config.aks.user_pools}
+    for index, flavor in enumerate(config.queues.resource_flavors):
+        _fits_its_pool(index, flavor, pools)
+    _extended_quota_provided(config, config.aks)
+
+
+def _fits_its_pool(index: int, flavor: ResourceFlavorConfig, pools: dict[str, UserPoolConfig]) -> None:
+    base = key_path("queues", "resourceFlavors", index)
+    if flavor.pool is not None and flavor.pool not in pools:
+        raise RuleViolation(key_path(base, "pool"), flavor.pool, f"it must name one of aks.userPools: {list(pools)}")
+    label = flavor.node_labels.get(POOL_LABEL)
+    if flavor.pool is not None and label not in (None, flavor.pool):
+        raise RuleViolation(key_path(base, "nodeLabels", POOL_LABEL), label, f"pool names {flavor.pool}: drop it")
+    pool = pools.get(flavor_pool(flavor) or "")
+    if pool is None or (flavor.pool is not None and flavor.tolerations is None):  # derived: see resolve()
+        return
+    listed = {(taint.key, taint.value or "", taint.effect) for taint in flavor.node_taints or []}
+    for key, value, effect in map(parse_taint, pool.node_taints):
+        if effect not in SCHEDULING_EFFECTS or (key, value, effect) in listed:
+            continue
+        if not any(tolerates(t, key, value, effect) for t in flavor.tolerations or []):
+            allowed = (
+                f"pool {pool.name}'s nodes are tainted {key}={value}:{effect}: tolerate it, list it in nodeTaints, "
+                "or leave tolerations unset with pool to derive them"
+            )
+            raise RuleViolation(key_path(base, "tolerations"), [t.key for t in flavor.tolerations or []], allowed)
+
+
+def _extended_quota_provided(config: StackConfig, aks: AksConfig) -> None:
+    flavors = {flavor.name: flavor for flavor in config.queues.resource_flavors}
+    pools = {pool.name: pool for pool in aks.user_pools}
+    anywhere = {name for pool in aks.user_pools for name in pool_resources(aks, pool)}
+    holders = [("clusterQueues", i, queue.resource_groups) for i, queue in enumerate(config.queues.cluster_queues)]
+    holders += [("cohorts", i, cohort.resource_groups) for i, cohort in enumerate(config.queues.cohorts)]
+    for section, h, groups in holders:
+        for g, group in enumerate(groups or []):
+            for r, resource in enumerate(group.covered_resources):
+                if "/" not in resource:
+                    continue
+                key = key_path("queues", section, h, "resourceGroups", g, "coveredResources", r)
+                if resource not in anywhere:
+                    allowed = f"no pool of aks.userPools advertises it (they advertise {sorted(anywhere)})"
+                    raise RuleViolation(key, resource, allowed)
+                for flavor in group.flavors:
+                    pool = pools.get(flavor_pool(flavors[flavor.name]) or "") if flavor.name in flavors else None
+                    quota = quantity_value(flavor.resources[r].nominal_quota)
+                    if pool is not None and quota and resource not in pool_resources(aks, pool):
+                        allowed = f"flavor {flavor.name} is pool {pool.name}, whose nodes do not advertise it"
+                        raise RuleViolation(key, resource, allowed)
+
+
+def warnings(config: StackConfig) -> list[tuple[str, str]]:
+    """``(key, message)`` for Spot pools that keep nodes, Spot flavors with no on-demand flavor after them, and
+    on-demand flavors Kueue would try before Spot ones."""
+    if config.aks is None:
+        return []
+    pools = {pool.name: pool for pool in config.aks.user_pools}
+    found = [
+        (key_path("aks", "userPools", i, "minCount"), f"a Spot pool that keeps {pool.min_count} nodes: {EVICTION}")
+        for i, pool in enumerate(config.aks.user_pools)
+        if pool.spot and pool.min_count > 0
+    ]
+    flavors = {flavor.name: pools.get(flavor_pool(flavor) or "") for flavor in config.queues.resource_flavors}
+    for c, queue in enumerate(config.queues.cluster_queues):
+        for g, group in enumerate(queue.resource_groups or []):
+            spot = [_is_spot(flavors.get(f.name)) for f in group.flavors]
+            for f, flavor in enumerate(group.flavors):
+                key = key_path("queues", "clusterQueues", c, "resourceGroups", g, "flavors", f, "name")
+                if spot[f] and not any(not later for later in spot[f + 1 :]):
+                    message = f"flavor {flavor.name} is Spot with no on-demand flavor after it in the group: {EVICTION}"
+                    found.append((key, f"{message}; add a Regular pool's flavor after it"))
+                if not spot[f] and any(spot[f + 1 :]):
+                    message = "Kueue tries a group's flavors in order, so the Spot flavors after it get Jobs only once"
+                    found.append((key, f"{message} {flavor.name}'s quota is used up: put Spot flavors first"))
+    return found
+
+
+def _is_spot(pool: UserPoolConfig | None) -> bool:
+    return pool is not None and pool.spot

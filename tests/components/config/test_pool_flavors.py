@@ -1,0 +1,134 @@
+"""Flavors that are AKS pools: the label and tolerations they derive, what they must agree with, and the Spot
+warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from components.config.loader import load_stack_config
+from components.config.pool_flavors import EVICTION
+from components.manifests.queues import resource_flavor
+from tests.support.config import as_config, stack_error_keys
+
+SPOT = {"name": "cpuspot", "vmSize": "Standard_D4s_v3", "priority": "Spot", "minCount": 0, "initialCount": 0}
+CPU = {"name": "cpu", "vmSize": "Standard_D4s_v3", "minCount": 0, "initialCount": 0}
+GPU = {"name": "gpu", "vmSize": "Standard_NC24ads_A100_v4", "minCount": 0, "initialCount": 0, "maxCount": 2}
+
+
+def quota(flavor: str, gpus: str = "0") -> dict[str, Any]:
+    return {
+        "name": flavor,
+        "resources": [{"name": "cpu", "nominalQuota": "8"}, {"name": "nvidia.com/gpu", "nominalQuota": gpus}],
+    }
+
+
+def stack(
+    pools: list[dict[str, Any]], flavors: list[dict[str, Any]], groups: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    queue = {"name": "team", "resourceGroups": groups} if groups else None
+    return {
+        "aks": {"userPools": pools},
+        "queues": {"resourceFlavors": flavors, "clusterQueues": [queue] if queue else []},
+    }
+
+
+def load(sections: dict[str, Any]):
+    return load_stack_config(as_config(sections), stack="dev")
+
+
+def test_a_flavor_naming_a_pool_gets_its_label_and_a_toleration_of_each_of_its_taints():
+    pools = [SPOT, {**GPU, "taints": ["team=ml:NoExecute", "soft=yes:PreferNoSchedule"]}]
+    config = load(stack(pools, [{"name": "spot", "pool": "cpuspot"}, {"name": "gpu", "pool": "gpu"}]))
+    spot, gpu = (resource_flavor(f)["spec"] for f in config.queues.resource_flavors)
+    assert spot == {
+        "nodeLabels": {"agentpool": "cpuspot"},
+        "tolerations": [
+            {
+                "key": "kubernetes.azure.com/scalesetpriority",
+                "operator": "Equal",
+                "value": "spot",
+                "effect": "NoSchedule",
+            }
+        ],
+    }, "the taint AKS adds to Spot nodes, never written by the user; pool itself is not a Kueue field"
+    assert gpu["tolerations"] == [
+        {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"},
+        {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+    ], "PreferNoSchedule keeps no pod off a node: nothing to tolerate"
+
+
+def test_written_tolerations_are_kept_and_must_tolerate_the_pool():
+    written = [{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists"}]
+    config = load(stack([SPOT], [{"name": "spot", "pool": "cpuspot", "tolerations": written}]))
+    assert resource_flavor(config.queues.resource_flavors[0])["spec"]["tolerations"] == [written[0]]
+    bad = stack([SPOT], [{"name": "spot", "pool": "cpuspot", "tolerations": [{"key": "sku", "operator": "Exists"}]}])
+    assert stack_error_keys(bad) == ["elastic-capacity:queues.resourceFlavors[0].tolerations"]
+
+
+@pytest.mark.parametrize(
+    ("flavor", "key"),
+    [
+        ({"name": "spot", "nodeLabels": {"agentpool": "cpuspot"}}, "queues.resourceFlavors[0].tolerations"),
+        ({"name": "spot", "pool": "nope"}, "queues.resourceFlavors[0].pool"),
+        (
+            {"name": "spot", "pool": "cpuspot", "nodeLabels": {"agentpool": "cpu"}},
+            "queues.resourceFlavors[0].nodeLabels.agentpool",
+        ),
+    ],
+)
+def test_a_flavor_that_cannot_land_on_its_pool_is_refused_at_its_key(flavor, key):
+    assert stack_error_keys(stack([SPOT, CPU], [flavor])) == [f"elastic-capacity:{key}"]
+
+
+def test_a_taint_listed_as_a_flavor_node_taint_is_left_to_the_workloads():
+    taint = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
+    load(stack([SPOT], [{"name": "spot", "nodeLabels": {"agentpool": "cpuspot"}, "nodeTaints": [taint]}]))
+
+
+def test_gpu_quota_needs_a_pool_that_advertises_the_resource():
+    flavors = [{"name": "spot", "pool": "cpuspot"}, {"name": "gpu", "pool": "gpu"}]
+    group = {"coveredResources": ["cpu", "nvidia.com/gpu"], "flavors": [quota("spot"), quota("gpu", "1")]}
+    load(stack([SPOT, GPU], flavors, [group]))
+    on_spot = {**group, "flavors": [quota("spot", "1"), quota("gpu", "1")]}
+    key = "elastic-capacity:queues.clusterQueues[0].resourceGroups[0].coveredResources[1]"
+    assert stack_error_keys(stack([SPOT, GPU], flavors, [on_spot])) == [key], "the Spot CPU pool has no GPU"
+    assert stack_error_keys(stack([SPOT], flavors[:1], [{**group, "flavors": [quota("spot")]}])) == [key]
+
+
+@pytest.mark.parametrize(("strategy", "resource"), [("single", "nvidia.com/gpu"), ("mixed", "nvidia.com/mig-1g.10gb")])
+def test_a_mig_pool_advertises_the_resource_of_its_strategy(strategy, resource):
+    mig = {**GPU, "gpu": {"instanceProfile": "MIG1g"}}
+    group = {
+        "coveredResources": ["cpu", resource],
+        "flavors": [
+            {
+                "name": "gpu",
+                "resources": [{"name": "cpu", "nominalQuota": "8"}, {"name": resource, "nominalQuota": "7"}],
+            }
+        ],
+    }
+    sections = stack([mig], [{"name": "gpu", "pool": "gpu"}], [group])
+    sections["aks"]["nvidia"] = {"migStrategy": strategy}
+    load(sections)
+
+
+def cpu_group(*names: str) -> dict[str, Any]:
+    return {
+        "coveredResources": ["cpu"],
+        "flavors": [{"name": n, "resources": [{"name": "cpu", "nominalQuota": "4"}]} for n in names],
+    }
+
+
+def test_spot_warnings_say_what_eviction_does_to_admitted_jobs():
+    flavors = [{"name": "spot", "pool": "cpuspot"}, {"name": "cpu", "pool": "cpu"}]
+    assert load(stack([SPOT, CPU], flavors, [cpu_group("spot", "cpu")])).warnings() == []
+    keeps_nodes = load(stack([{**SPOT, "minCount": 1, "initialCount": 1}, CPU], flavors, [cpu_group("spot", "cpu")]))
+    assert keeps_nodes.warnings() == [("aks.userPools[0].minCount", f"a Spot pool that keeps 1 nodes: {EVICTION}")]
+    at = "queues.clusterQueues[0].resourceGroups[0].flavors[{}].name"
+    [(key, message)] = load(stack([SPOT, CPU], flavors, [cpu_group("spot")])).warnings()
+    assert key == at.format(0) and "no on-demand flavor after it" in message and EVICTION in message
+    first, last = load(stack([SPOT, CPU], flavors, [cpu_group("cpu", "spot")])).warnings()
+    assert first[0] == at.format(0) and "put Spot flavors first" in first[1]
+    assert last[0] == at.format(1) and "no on-demand flavor after it" in last[1]
