@@ -57,14 +57,21 @@ EVICTIONS = {
     "and admitted again once quota frees",
     "PodsReadyTimeout": "its pods were not all ready within waitForPodsReady's timeout (on by default from Kueue "
     "0.19); it is requeued after a backoff",
-    "AdmissionCheck": "an admission check asked for a retry; it is requeued after the check's backoff",
+    "AdmissionCheck": "an admission check asked for a retry: Kueue deleted the Workload's ProvisioningRequests with "
+    "the eviction (from Kueue 0.17.7, gate CleanupProvisioningRequestsOnEviction) and files attempt retryCount + 1 "
+    "once the check's requeueAfterSeconds have passed and quota is reserved again",
     "ClusterQueueStopped": "its ClusterQueue has a spec.stopPolicy; clear it to let the Workload run",
     "LocalQueueStopped": "its LocalQueue has a spec.stopPolicy; clear it to let the Workload run",
     "Deactivated": "the Workload is deactivated (spec.active: false) and is not requeued until that is set to true",
 }
 """What an ``Evicted=True`` reason means (``WorkloadEvictedBy*`` in
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/workload_types.go); a deactivation's reason
-carries its cause after the prefix (``DeactivatedDueToAdmissionCheck``)."""
+carries its cause after the prefix (``DeactivatedDueToAdmissionCheck``). An eviction resets every check to Pending,
+counting a retry in ``retryCount``, and deletes the Workload's ProvisioningRequests
+(``resetChecksOnEviction`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/workload/evict/evict.go;
+``Reconcile`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/admissionchecks/provisioning/controller.go);
+the next request is named after ``retryCount``."""
 
 
 @dataclasses.dataclass(frozen=True)

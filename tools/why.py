@@ -8,8 +8,8 @@ The kubeconfig is ``--kubeconfig FILE``; or with ``--stack STACK`` the stack's `
 ``pulumi stack output --show-secrets`` writes to a pipe (never onto a command line or a file); else the one file
 ``$KUBECONFIG`` names, else ``~/.kube/config``. What it reads and the read-only RBAC it needs: docs/why.md.
 
-Exit codes: 0 the line was printed (a Job that does not exist included); 1 the cluster could not be read (no answer,
-a failed sign-in, access refused); 2 a usage error, said on one line.
+Exit codes: 0 the line was printed; 1 the cluster could not be read (no answer, a failed sign-in, access refused);
+2 a usage error; 3 the Job does not exist. Each failure is one line on standard error.
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ its pods carry, so 63 characters at most."""
 STACK_OUTPUT = "kubeconfig"
 """The stack output holding the kubeconfig of the cluster Kueue runs on (components/fleet.py exports it)."""
 RBAC = "get on jobs (batch), list on pods, workloads (kueue.x-k8s.io) and provisioningrequests (autoscaling.x-k8s.io)"
+
+NO_SUCH_JOB = 3
+"""The exit code for a Job the cluster does not have: a script telling "no such Job" from "cannot read" needs it."""
 
 RunPulumi = Callable[[list[str]], subprocess.CompletedProcess[str]]
 
@@ -159,10 +162,11 @@ def main(
     except Exception as error:
         if is_not_found(error):
             print(
-                f"Job {namespace}/{name} does not exist: check its name and namespace (kubectl -n {namespace} get "
-                "jobs); a finished Job is deleted, with its Workload, once its ttlSecondsAfterFinished has passed."
+                f"error: Job {namespace}/{name} does not exist: check its name and namespace (kubectl -n {namespace} "
+                "get jobs); a finished Job is deleted, with its Workload, once its ttlSecondsAfterFinished has passed.",
+                file=sys.stderr,
             )
-            return 0
+            return NO_SUCH_JOB
         said = read_error(error, namespace)
         if said is None:
             raise

@@ -50,7 +50,7 @@ LINES = {
     "running": f"{JOB} is running: 3 active (3 ready), 0 succeeded, 0 failed pod(s). "
     f"Follow it: kubectl -n {NS} logs -f job/{NAME}",
     "finished": f"{JOB} completed: 3 pod(s) succeeded.",
-    "job-not-found": f"{JOB} does not exist: check its name and namespace (kubectl -n {NS} get jobs); a finished "
+    "job-not-found": f"error: {JOB} does not exist: check its name and namespace (kubectl -n {NS} get jobs); a finished "
     "Job is deleted, with its Workload, once its ttlSecondsAfterFinished has passed.",
     "not-managed": f"{JOB} is not managed by Kueue: it has no kueue.x-k8s.io/queue-name label and Kueue made no "
     "Workload for it, so Kueue neither queues nor admits it. To queue it, submit it with that label naming a "
@@ -61,6 +61,11 @@ LINES = {
     "check-retry": f"{SUSPENDED} Its admission check 'cas-provisioning' (Retrying after booking expired: Capacity "
     "reservation time is expired) asked for a retry: Kueue releases its quota and requeues it after a backoff. "
     f"Check: {SHOW_WORKLOAD} (status.admissionChecks)",
+    "check-retry-evicted": f"{SUSPENDED} Kueue evicted its Workload (AdmissionCheck: Evicted due to AdmissionCheck "
+    'in Retry state: "cas-provisioning" (Retrying after booking expired: Capacity reservation time is expired)): an '
+    "admission check asked for a retry: Kueue deleted the Workload's ProvisioningRequests with the eviction (from "
+    "Kueue 0.17.7, gate CleanupProvisioningRequestsOnEviction) and files attempt retryCount + 1 once the check's "
+    f"requeueAfterSeconds have passed and quota is reserved again. Check: {SHOW_WORKLOAD} (status.conditions)",
     "evicted-preempted": f"{SUSPENDED} Kueue evicted its Workload (Preempted: Preempted to accommodate a workload "
     "(UID: 2b3c4d5e-6f70-4a81-92a3-b4c5d6e7f809, JobUID: 3c4d5e6f-7081-4b92-a3b4-c5d6e7f8091a) due to "
     "prioritization in the ClusterQueue; preemptor path: /cas-cluster-queue; preemptee path: /cas-cluster-queue): "
@@ -68,7 +73,8 @@ LINES = {
     f"admitted again once quota frees. Check: {SHOW_WORKLOAD} (status.conditions)",
 }
 """The line for each recorded state: the six of the issue, then a missing Job, a Job Kueue does not manage, a
-rejected and a retried admission check, and a preempted Workload."""
+rejected and a retried admission check, the retried Workload once evicted (its request deleted), and a preempted
+Workload."""
 
 
 class ApiError(Exception):
@@ -106,10 +112,15 @@ def run_why(capsys, *argv, cluster=None, **options):
     return code, out.splitlines(), err.splitlines()
 
 
-@pytest.mark.parametrize("state", list(LINES))
+@pytest.mark.parametrize("state", [state for state in LINES if state != "job-not-found"])
 def test_each_recorded_state_gets_its_one_line(state, capsys, kubeconfig):
     code, out, err = run_why(capsys, f"{NS}/{NAME}", "--kubeconfig", str(kubeconfig), cluster=recorded(state))
     assert (code, out, err) == (0, [LINES[state]], [])
+
+
+def test_a_job_that_does_not_exist_is_one_line_on_stderr_and_exit_code_3(capsys, kubeconfig):
+    code, out, err = run_why(capsys, f"{NS}/{NAME}", "--kubeconfig", str(kubeconfig), cluster=recorded("job-not-found"))
+    assert (code, out, err) == (why.NO_SUCH_JOB, [], [LINES["job-not-found"]]) and why.NO_SUCH_JOB == 3
 
 
 def test_every_recorded_state_is_asserted():
@@ -125,7 +136,7 @@ def recorded_objects(key: str) -> list[dict]:
 @pytest.mark.parametrize("kueue_version", ["0.17.8", "0.18.6", "0.19.2"])
 def test_the_recorded_workloads_are_what_each_supported_kueue_s_crd_accepts(kueue_version):
     workloads = recorded_objects("workloads")
-    assert len(workloads) == 9, "every state but the missing and the unmanaged Job"
+    assert len(workloads) == 10, "every state but the missing and the unmanaged Job"
     for workload in workloads:
         validate_kueue(workload, kueue_version)
 
