@@ -171,8 +171,9 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
             principal_id=principal.apply(lambda value: value or ""),
             principal_type="ServicePrincipal",
             role_definition_id=subscription.subscription_id.apply(
-                lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/"
-                f"{MONITORING_DATA_READER}"
+                lambda sub: (
+                    f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{MONITORING_DATA_READER}"
+                )
             ),
             scope=workspace.id,
             opts=pulumi.ResourceOptions(parent=self),

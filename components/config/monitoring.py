@@ -113,8 +113,8 @@ class MonitoringConfig(ConfigModel):
             raise RuleViolation(
                 "scraper",
                 None,
-                "collector arms needs the ServiceAccount its agent runs as (kubectl get pods -A -l "
-                "app=arms-prometheus-ack-arms-prometheus -o jsonpath='{..serviceAccountName}')",
+                "collector arms needs the ServiceAccount its agent runs as (kubectl get pods -n arms-prom -o "
+                "jsonpath='{..serviceAccountName}')",
             )
         return self
 

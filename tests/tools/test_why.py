@@ -50,8 +50,8 @@ LINES = {
     "running": f"{JOB} is running: 3 active (3 ready), 0 succeeded, 0 failed pod(s). "
     f"Follow it: kubectl -n {NS} logs -f job/{NAME}",
     "finished": f"{JOB} completed: 3 pod(s) succeeded.",
-    "job-not-found": f"error: {JOB} does not exist: check its name and namespace (kubectl -n {NS} get jobs); a finished "
-    "Job is deleted, with its Workload, once its ttlSecondsAfterFinished has passed.",
+    "job-not-found": f"error: {JOB} does not exist: check its name and namespace (kubectl -n {NS} get jobs); a "
+    "finished Job is deleted, with its Workload, once its ttlSecondsAfterFinished has passed.",
     "not-managed": f"{JOB} is not managed by Kueue: it has no kueue.x-k8s.io/queue-name label and Kueue made no "
     "Workload for it, so Kueue neither queues nor admits it. To queue it, submit it with that label naming a "
     f"LocalQueue (kubectl -n {NS} get localqueue).",
