@@ -120,7 +120,7 @@ def _deploy_monitoring(
     from components.azure_monitor import AzureManagedPrometheus
 
     assert isinstance(cluster, AksCluster) and config.aks is not None  # the rule: this collector goes with aks
-    azure = AzureManagedPrometheus(
+    AzureManagedPrometheus(
         "monitoring-azure",
         monitoring,
         resource_group_name=cluster.resource_group_name,
@@ -130,9 +130,6 @@ def _deploy_monitoring(
         physical_name=config.aks.cluster_name,
         alert_rules=rule_objects(monitoring, config.kueue),
     )
-    pulumi.export("azureMonitorWorkspaceId", azure.workspace_id)
-    if monitoring.azure_settings.grafana:
-        pulumi.export("grafanaEndpoint", azure.grafana_endpoint)
 
 
 def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, list[pulumi.Resource]]:

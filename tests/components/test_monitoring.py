@@ -121,7 +121,6 @@ def test_the_data_collection_chain_is_wired_id_to_id(aks):
     assert association.inputs["dataCollectionRuleId"] == rule.id
     location = aks.one(CLUSTER).inputs["location"]
     assert {workspace.inputs["location"], endpoint.inputs["location"], rule.inputs["location"]} == {location}
-    assert aks.outputs["azureMonitorWorkspaceId"] == workspace.id
 
 
 def test_the_alerts_become_an_azure_rule_group_on_the_workspace_with_iso_8601_waits(aks):
@@ -167,7 +166,7 @@ def test_managed_grafana_reads_the_workspace_with_monitoring_data_reader(tmp_pat
     assert reader.inputs["scope"] == workspace.id
     assert reader.inputs["roleDefinitionId"].endswith(f"/roleDefinitions/{MONITORING_DATA_READER}")
     assert recording.depends_on(reader, grafana)
-    assert "grafanaEndpoint" in recording.outputs
+    assert recording.named("monitoring-azure").type == "elastic-capacity:azure:AzureManagedPrometheus"
     assert not recording.by_type(RULE_GROUP), "alertRules: false"
 
 
