@@ -74,6 +74,39 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
         template does (``MSProm-<region>-<cluster>``), so two stacks in one resource group do not collide."""
         super().__init__("elastic-capacity:azure:AzureManagedPrometheus", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        workspace = self._data_collection(name, resource_group_name, location, cluster_id, physical_name)
+        settings = config.azure_settings
+        if settings.alert_rules:
+            alertsmanagement.PrometheusRuleGroup(
+                f"{name}-kueue-alerts",
+                resource_group_name=resource_group_name,
+                rule_group_name=f"{physical_name}-kueue-alerts",
+                location=location,
+                cluster_name=cluster_name,
+                scopes=[workspace.id, cluster_id],
+                interval="PT1M",
+                enabled=True,
+                rules=[azure_rule(rule) for rule in alert_rules],
+                opts=child,
+            )
+        self.workspace_id = workspace.id
+        self.grafana_endpoint = (
+            self._grafana(name, physical_name, resource_group_name, location, workspace)
+            if settings.grafana
+            else pulumi.Output.from_input(None)
+        )
+        self.register_outputs({"workspaceId": self.workspace_id, "grafanaEndpoint": self.grafana_endpoint})
+
+    def _data_collection(
+        self,
+        name: str,
+        resource_group_name: pulumi.Input[str],
+        location: str,
+        cluster_id: pulumi.Input[str],
+        physical_name: str,
+    ) -> monitor.AzureMonitorWorkspace:
+        """The workspace, and the endpoint, rule and association that carry the cluster's series into it."""
+        child = pulumi.ResourceOptions(parent=self)
         msprom = f"MSProm-{location}-{physical_name}"[:64]
         workspace = monitor.AzureMonitorWorkspace(
             f"{name}-workspace",
@@ -117,27 +150,7 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
             data_collection_rule_id=collection_rule.id,
             opts=child,
         )
-        settings = config.azure_settings
-        if settings.alert_rules:
-            alertsmanagement.PrometheusRuleGroup(
-                f"{name}-kueue-alerts",
-                resource_group_name=resource_group_name,
-                rule_group_name=f"{physical_name}-kueue-alerts",
-                location=location,
-                cluster_name=cluster_name,
-                scopes=[workspace.id, cluster_id],
-                interval="PT1M",
-                enabled=True,
-                rules=[azure_rule(rule) for rule in alert_rules],
-                opts=child,
-            )
-        self.workspace_id = workspace.id
-        self.grafana_endpoint = (
-            self._grafana(name, physical_name, resource_group_name, location, workspace)
-            if settings.grafana
-            else pulumi.Output.from_input(None)
-        )
-        self.register_outputs({"workspaceId": self.workspace_id, "grafanaEndpoint": self.grafana_endpoint})
+        return workspace
 
     def _grafana(
         self,

@@ -15,7 +15,7 @@ import pulumi
 from pulumi_kubernetes import core, rbac
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from components.cluster_access import KUEUE, ClusterTarget
+from components.cluster_access import QUEUES, ClusterTarget
 from components.config.kueue import KueueConfig
 from components.config.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, PROMETHEUS_OPERATOR, MonitoringConfig
 from components.manifests import alerts, monitoring
@@ -62,12 +62,13 @@ class KueueMonitoring(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``kueue_ready`` is Kueue's readiness gate (or its chart): the ServiceMonitor selects the chart's Service
-        and the binding names the chart's role, so both follow it."""
+        and the binding names the chart's role, so both follow it; rendered for GitOps they are in the layer after
+        Kueue's (the queues'), applied once Kueue's is healthy."""
         super().__init__(
             "elastic-capacity:monitoring:KueueMonitoring",
             name,
             None,
-            pulumi.ResourceOptions.merge(target.on(KUEUE), opts),
+            pulumi.ResourceOptions.merge(target.on(QUEUES), opts),
         )
         fullname = kueue_fullname(kueue)
         # A component's depends_on does not reach its children: each waits for Kueue itself.
