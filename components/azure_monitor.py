@@ -115,20 +115,14 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
             location=location,
             opts=child,
         )
+        linux: dict[str, Any] = {"resource_group_name": resource_group_name, "location": location, "kind": "Linux"}
         endpoint = monitor.DataCollectionEndpoint(
-            f"{name}-dce",
-            resource_group_name=resource_group_name,
-            data_collection_endpoint_name=msprom,
-            kind="Linux",
-            location=location,
-            opts=child,
+            f"{name}-dce", data_collection_endpoint_name=msprom, **linux, opts=child
         )
         collection_rule = monitor.DataCollectionRule(
             f"{name}-dcr",
-            resource_group_name=resource_group_name,
             data_collection_rule_name=msprom,
-            kind="Linux",
-            location=location,
+            **linux,
             data_collection_endpoint_id=endpoint.id,
             data_sources=monitor.DataCollectionRuleDataSourcesArgs(
                 prometheus_forwarder=[

@@ -76,12 +76,9 @@ class KueueMonitoring(pulumi.ComponentResource):
         binding = monitoring.metrics_reader_binding(
             f"{fullname}-metrics-scraper", monitoring.metrics_reader_role(fullname), config.scraper_identity
         )
+        metadata, role_ref, subjects = binding["metadata"], binding["roleRef"], binding["subjects"]
         rbac.v1.ClusterRoleBinding(
-            f"{name}-reader",
-            metadata=binding["metadata"],
-            role_ref=binding["roleRef"],
-            subjects=binding["subjects"],
-            opts=child,
+            f"{name}-reader", metadata=metadata, role_ref=role_ref, subjects=subjects, opts=child
         )
         operator = config.collector == PROMETHEUS_OPERATOR
         monitor = monitoring.service_monitor(

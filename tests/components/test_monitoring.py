@@ -18,17 +18,10 @@ from tests.support.schemas import validate_core
 from tests.support.stacks import AKS_STACK, CHINA_STACK, recorded
 from tools.recording import Recording
 
-BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 CHART = "kubernetes:helm.sh/v4:Chart"
 GATE = "kubernetes:batch/v1:Job"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
-DCE = "azure-native:monitor:DataCollectionEndpoint"
-DCR = "azure-native:monitor:DataCollectionRule"
-DCRA = "azure-native:monitor:DataCollectionRuleAssociation"
-RULE_GROUP = "azure-native:alertsmanagement:PrometheusRuleGroup"
-GRAFANA = "azure-native:dashboard:Grafana"
-ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
 CASES = PROJECT_ROOT / "tests/cases/valid"
 OPERATOR_CASE = CASES / "Pulumi.monitoring-prometheus-operator.yaml"
 ARMS_CASE = CASES / "Pulumi.monitoring-arms.yaml"
