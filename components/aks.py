@@ -158,6 +158,8 @@ class AksCluster(pulumi.ComponentResource):
     """Pool name -> the autoscaling user pool; what must exist before Kueue can see ProvisioningRequests served."""
     maintenance: dict[str, containerservice.MaintenanceConfiguration]
     """ARM configuration name -> the planned-maintenance window of that upgrade channel."""
+    cluster_id: pulumi.Output[str]
+    """The managed cluster's ARM id (what a data collection rule association names)."""
 
     def __init__(
         self,
@@ -168,15 +170,19 @@ class AksCluster(pulumi.ComponentResource):
         protect: bool = False,
         secrets_mutable: bool = False,
         render_to: str | None = None,
+        prometheus_metrics: bool = False,
     ) -> None:
         """``protect`` (production stacks) puts Pulumi's ``protect`` on the managed cluster only: a destroy or a
         replacement of it fails before anything is deleted; the pools and the rest stay changeable.
-        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_target`)."""
+        ``secrets_mutable`` goes to the Kubernetes provider (:func:`~components.cluster_access.cluster_target`).
+        ``prometheus_metrics`` turns on Azure Monitor's managed Prometheus add-on (``monitoring.collector:
+        azure-managed-prometheus``); off, the profile is not sent, so a stack without monitoring keeps what it had."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
         self.resource_group_name = self._resource_group(name, args)
         self.kubernetes_version = self._pinned_version(name, args)
-        cluster = self._managed_cluster(name, args, protect)
+        cluster = self._managed_cluster(name, args, protect, prometheus_metrics)
         self.cluster_name = cluster.name
+        self.cluster_id = cluster.id
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
             lambda profile: profile.issuer_url if profile else None
         )
@@ -272,7 +278,9 @@ class AksCluster(pulumi.ComponentResource):
         )
         return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, self)
 
-    def _managed_cluster(self, name: str, args: AksConfig, protect: bool) -> containerservice.ManagedCluster:
+    def _managed_cluster(
+        self, name: str, args: AksConfig, protect: bool, prometheus_metrics: bool
+    ) -> containerservice.ManagedCluster:
         system = args.system_pool
         system_pool = containerservice.ManagedClusterAgentPoolProfileArgs(
             name=system.name,
@@ -316,6 +324,11 @@ class AksCluster(pulumi.ComponentResource):
             auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
                 upgrade_channel=args.upgrade_channel, node_os_upgrade_channel=args.node_os_upgrade_channel
             ),
+            azure_monitor_profile=containerservice.ManagedClusterAzureMonitorProfileArgs(
+                metrics=containerservice.ManagedClusterAzureMonitorProfileMetricsArgs(enabled=True)
+            )
+            if prometheus_metrics
+            else None,
             tags=args.tags,
             opts=pulumi.ResourceOptions(
                 parent=self, ignore_changes=[AUTOSCALED_SYSTEM_COUNT] if system.autoscales else None, protect=protect

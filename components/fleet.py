@@ -19,6 +19,7 @@ import pulumi
 from components.acs import AcsNamespace, AcsWorkload
 from components.cluster_access import WORKLOADS, ClusterTarget
 from components.config.ack import AckConfig
+from components.config.monitoring import AZURE_MANAGED_PROMETHEUS, MonitoringConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import (
     WorkerPlan,
@@ -32,6 +33,7 @@ from components.crd_wait import CrdWaitTarget
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from components.kueue import Kueue
 from components.manifests import kueue_gate
+from components.monitoring import KueueMonitoring, rule_objects
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
 from components.queue_wait import QueuesActive
@@ -83,6 +85,9 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
             extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
         )
     gpus = _nvidia_gpus(config, cluster)
+    if config.monitoring is not None:
+        assert kueue is not None  # stack.monitoring-where-its-collector-runs: the stack installs Kueue's chart
+        _deploy_monitoring(config, config.monitoring, cluster, kueue)
     queues = KueueQueues(
         "queues",
         config.queues,
@@ -106,6 +111,30 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
     return cluster, kueue
 
 
+def _deploy_monitoring(
+    config: StackConfig, monitoring: MonitoringConfig, cluster: AksCluster | ExistingCluster, kueue: Kueue
+) -> None:
+    """Kueue's scraper let in and pointed at it, after Kueue; on a new AKS cluster with managed Prometheus, the
+    workspace the add-on writes to, its data collection and alert rules (Azure's side, beside the cluster's)."""
+    KueueMonitoring("monitoring", monitoring, config.kueue, cluster.target, kueue_ready=kueue.ready)
+    if monitoring.collector != AZURE_MANAGED_PROMETHEUS:
+        return
+    from components.aks import AksCluster
+    from components.azure_monitor import AzureManagedPrometheus
+
+    assert isinstance(cluster, AksCluster) and config.aks is not None  # the rule: this collector goes with aks
+    AzureManagedPrometheus(
+        "monitoring-azure",
+        monitoring,
+        resource_group_name=cluster.resource_group_name,
+        location=config.aks.location,
+        cluster_id=cluster.cluster_id,
+        cluster_name=cluster.cluster_name,
+        physical_name=config.aks.cluster_name,
+        alert_rules=rule_objects(monitoring, config.kueue),
+    )
+
+
 def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, list[pulumi.Resource]]:
     """The cluster Kueue and the queues go onto, and what Kueue must wait for there.
 
@@ -125,6 +154,8 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
             protect=config.environment.protect,
             secrets_mutable=manages_multikueue,
             render_to=config.gitops.render_to_directory,
+            prometheus_metrics=config.monitoring is not None
+            and config.monitoring.collector == AZURE_MANAGED_PROMETHEUS,
         )
         pulumi.export("aksClusterName", aks.cluster_name)
         pulumi.export("aksResourceGroupName", aks.resource_group_name)

@@ -19,6 +19,9 @@ PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 
 KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta2"
 """Where the API server serves Kueue's objects, in the storage version the stack writes."""
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+"""Routes a Job to a LocalQueue; since v1beta2 only the label works, not the old annotation (``QueueNameForObject`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/jobframework/interface.go)."""
 
 MULTIKUEUE_CLUSTER_REASONS = {
     "ClientConnectionFailed": "the manager could not reach or use the worker's API server: its egress must reach the "

@@ -10,7 +10,7 @@ import pytest
 
 from components.config.environment import stack_digest
 from components.config.kubectl_image import kubectl_tag
-from tests.support import PROJECT_ROOT
+from tests.support import PROJECT_ROOT, service_monitor
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.seeds import (
     GPU_BY_NODE_SELECTOR,
@@ -73,6 +73,8 @@ def test_every_rendered_object_of_the_aks_stack_passes_its_real_schema(aks):
         kinds.add(obj["kind"])
         if obj["apiVersion"].startswith("kueue.x-k8s.io/"):
             validate_kueue(obj, kueue_version(AKS_STACK))
+        elif obj["kind"] == "ServiceMonitor":
+            service_monitor.validate(obj)
         else:
             validate_core(obj, "1.33")
     assert {"Namespace", "Job", "ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck"} <= kinds

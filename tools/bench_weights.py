@@ -79,6 +79,9 @@ _API_OBJECTS = [
     "kubernetes:rbac.authorization.k8s.io/v1:Role",
     "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
     "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy",
+    "kubernetes:azmonitoring.coreos.com/v1:ServiceMonitor",
+    "kubernetes:monitoring.coreos.com/v1:ServiceMonitor",
+    "kubernetes:monitoring.coreos.com/v1:PrometheusRule",
     f"kubernetes:batch/v1:Job{SKIP_AWAIT_SUFFIX}",
     *(
         f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}"
@@ -115,6 +118,17 @@ WEIGHTS: dict[str, Weight] = {
     ),
     "azure-native:containerservice:MaintenanceConfiguration": Weight(5, 2, 10, "estimate", "one ARM request"),
     "azure-native:authorization:RoleAssignment": Weight(5, 2, 10, "estimate", "one ARM request (not yet effective)"),
+    **dict.fromkeys(
+        [
+            "azure-native:monitor:AzureMonitorWorkspace",
+            "azure-native:monitor:DataCollectionEndpoint",
+            "azure-native:monitor:DataCollectionRule",
+            "azure-native:monitor:DataCollectionRuleAssociation",
+            "azure-native:alertsmanagement:PrometheusRuleGroup",
+        ],
+        Weight(10, 5, 60, "estimate", "one ARM request; no published figure"),
+    ),
+    "azure-native:dashboard:Grafana": Weight(300, 180, 600, "estimate", "a Managed Grafana; no published figure"),
     "pulumi-python:dynamic/azure:ClusterAccess": Weight(
         120, 0, 600, "vendor", 'waits until the role assignment works: "can take up to 10 minutes"', AZURE_RBAC_DELAY
     ),

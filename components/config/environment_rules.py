@@ -27,6 +27,7 @@ from components.config.aks_network import API_SERVER_ACCESS_URL
 from components.config.base import RuleViolation, key_path
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import EnvironmentConfig, suffixed
+from components.config.kueue_manager import MetricsSettings
 from components.config.queues_naming import renamed_namespaces
 from components.config.rules import rule
 
@@ -151,6 +152,8 @@ def resolve(config: StackConfig) -> StackConfig:
         kueue = kueue.model_copy(update={"managed_jobs_namespace_selector": selector})
     if kueue.install and kueue.extension is None and environment.protect:  # the extension takes no chart settings
         kueue = kueue.model_copy(update=_unset(kueue, PRODUCTION_KUEUE_DEFAULTS))
+    if config.monitoring is not None and kueue.install is True:  # the dashboard's quota panels need the gauges
+        kueue = kueue.model_copy(update={"metrics": with_cluster_queue_resources(kueue.metrics)})
     if config.multi_kueue is not None:  # the manager's side of the burst set-up
         kueue = kueue.model_copy(update={"multi_kueue": config.multi_kueue.named_with(suffix).manager_settings()})
     update: dict[str, Any] = {
@@ -168,6 +171,14 @@ def resolve(config: StackConfig) -> StackConfig:
         update["smoke_job"] = _within("smokeJob", lambda: config.smoke_job.named_with(suffix))
     # Only what changed: the resolved tree is validated again, and rules tell a written section from a default.
     return config.model_copy(update={key: value for key, value in update.items() if value != getattr(config, key)})
+
+
+def with_cluster_queue_resources(metrics: MetricsSettings | None) -> MetricsSettings:
+    """The manager's ``metrics`` with the ClusterQueue quota gauges on, unless the stack file wrote the key."""
+    metrics = metrics or MetricsSettings()
+    if "enable_cluster_queue_resources" in metrics.model_fields_set:
+        return metrics
+    return metrics.model_copy(update={"enable_cluster_queue_resources": True})
 
 
 def _given_by_kubeconfig(config: StackConfig) -> bool:

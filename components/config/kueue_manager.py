@@ -235,10 +235,15 @@ class CustomMetricLabel(ConfigModel):
 
 
 class MetricsSettings(ConfigModel):
-    """Custom labels on Kueue's metrics; the rest of the manager's ``metrics`` stays the chart's."""
+    """Custom labels on Kueue's metrics and its ClusterQueue quota gauges; the rest of the manager's ``metrics``
+    stays the chart's."""
 
     custom_labels: list[CustomMetricLabel] = Field(default_factory=list)
     """The labels, each name once; they need ``featureGates.CustomMetricLabels: true``."""
+    enable_cluster_queue_resources: bool | None = None
+    """Report each ClusterQueue's nominal quota, usage and reservations (``kueue_cluster_queue_nominal_quota`` ...),
+    which the dashboard's quota panels read; unset is Kueue's off, and a ``monitoring`` section makes it true
+    unless written here."""
 
     @model_validator(mode="after")
     @rule("kueue-manager.each-name-once")

@@ -33,6 +33,7 @@ from components.config.environment import EnvironmentConfig
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.gitops import GitOpsConfig
 from components.config.kueue import KueueConfig
+from components.config.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, MonitoringConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
 from components.config.queues_presets import AKS_WALKTHROUGH, SETTINGS
@@ -96,6 +97,9 @@ class StackConfig(ConfigModel):
     multi_kueue: MultiKueueConfig | None = None
     """A MultiKueue burst set-up: the stack's Kueue cluster (the manager) sends Jobs to worker clusters, ACK with ACS
     capacity, existing AKS clusters, or any cluster given by kubeconfig."""
+    monitoring: MonitoringConfig | None = None
+    """Scrape the stack's Kueue with the cluster's collector, alert on stuck queues, ship the dashboard
+    (docs/monitoring.md); it also turns on the manager's ClusterQueue quota gauges the dashboard's quota panels read."""
     multi_kueue_kubeconfigs: dict[str, SecretStr] | None = None
     """The kubeconfigs of ``multiKueue.workers`` of ``source: kubeconfig``, by worker ``name``: what MultiKueue
     connects with (an inline token or client certificate and CA data, as Kueue's
@@ -118,7 +122,7 @@ class StackConfig(ConfigModel):
         if self.aks is not None and self.existing_cluster is not None:
             raise MisplacedKey("existingCluster", "set either aks (a new cluster) or existingCluster, not both")
         if self.kueue_target is None:
-            stray = [key for key in ("kueue", "queues", "smoke_job") if key in self.model_fields_set]
+            stray = [key for key in ("kueue", "queues", "smoke_job", "monitoring") if key in self.model_fields_set]
             if stray:
                 name = type(self).model_fields[stray[0]].alias or stray[0]
                 raise MisplacedKey(name, "Kueue needs a target cluster: add aks or existingCluster")
@@ -146,6 +150,25 @@ class StackConfig(ConfigModel):
     @rule("stack.what-the-environment-allows")
     def _what_the_environment_allows(self) -> StackConfig:
         environment_rules.check(self)
+        return self
+
+    @model_validator(mode="after")
+    @rule("stack.monitoring-where-its-collector-runs")
+    def _monitoring_where_its_collector_runs(self) -> StackConfig:
+        """Monitoring scrapes the Kueue this stack installs from its chart, with a collector its cluster can run."""
+        if self.monitoring is None or self.kueue_target is None:
+            return self
+        collector = self.monitoring.collector
+        if self.kueue.install is not True:
+            why = "monitoring scrapes the Kueue the stack installs from its chart (its metrics Service and role)"
+            raise RuleViolation("monitoring.collector", collector, f"{why}; kueue.install is {self.kueue.install}")
+        if collector == AZURE_MANAGED_PROMETHEUS and self.aks is None:
+            allowed = "it turns on the metrics add-on of the AKS cluster this stack creates: use it with aks"
+            raise RuleViolation("monitoring.collector", collector, allowed)
+        existing = self.existing_cluster
+        if collector == ARMS and (existing is None or existing.source != "kubeconfig"):
+            allowed = "ARMS scrapes an ACK cluster: give it as existingCluster with source kubeconfig"
+            raise RuleViolation("monitoring.collector", collector, allowed)
         return self
 
     @model_validator(mode="after")

@@ -6,9 +6,8 @@ from typing import Any
 
 from components.config.aks import POOL_LABEL
 from components.config.smoke_job import SmokeJobConfig
+from components.kube_wait import QUEUE_NAME_LABEL
 
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
-"""Routes a Job to a LocalQueue; since v1beta2 only the label works, not the old annotation."""
 SKIP_AWAIT = "pulumi.com/skipAwait"
 """pulumi-kubernetes' documented annotation: create the object without waiting for it to become ready."""
 

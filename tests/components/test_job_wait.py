@@ -16,7 +16,7 @@ from components.job_wait import (
 )
 from tests.support.fakes import FakeClock, FakeCluster, NotFoundError, cond
 
-NS, NAME = "cas-kueue-demo", "kueue-cas-job"
+NS, NAME, QUEUE = "cas-kueue-demo", "kueue-cas-job", "cas-local-queue"
 SUSPENDED = {"conditions": [cond("Suspended", reason="JobSuspended")]}
 RUNNING = {"startTime": "2026-01-01T00:00:00Z", "active": 3, "conditions": [cond("Suspended", "False")]}
 COMPLETE = {"startTime": "2026-01-01T00:00:00Z", "succeeded": 3, "conditions": [cond("Complete")]}
@@ -44,7 +44,8 @@ AKS_SERVES_FROM_1_33 = "https://github.com/Azure/AKS/pull/5867"
 
 
 def explain(job_status, workload=None, provreq=None, pods=()) -> str:
-    return diagnose(JobObservation(job_status, workload, provreq, pod_problems(pods)), namespace=NS, name=NAME)
+    seen = JobObservation(job_status, workload, provreq, pod_problems(pods), queue_name=QUEUE)
+    return diagnose(seen, namespace=NS, name=NAME)
 
 
 # --- diagnose ---------------------------------------------------------------------------------------------------
@@ -64,7 +65,7 @@ def test_failed_job_names_the_reason_and_where_to_look():
 def test_running_job_with_failed_pods_that_timed_out_says_it_was_admitted():
     message = explain({**RUNNING, "failed": 2}, [*RESERVED, cond("Admitted")], [cond("Provisioned")])
     assert "admitted and started" in message
-    assert "3 active, 0 succeeded, 2 failed" in message
+    assert "3 active (0 ready), 0 succeeded, 2 failed" in message
     assert f"kubectl -n {NS} get pods -l batch.kubernetes.io/job-name={NAME}" in message
 
 
@@ -89,6 +90,7 @@ def test_pods_that_are_only_pending_or_running_are_no_problem():
 def test_suspended_without_workload_points_at_the_queue_label_and_namespace_selector():
     message = explain(SUSPENDED)
     assert "still suspended" in message and "no Workload" in message
+    assert f"LocalQueue {QUEUE!r}, which its kueue.x-k8s.io/queue-name label names, exists" in message
     assert f"kubectl -n {NS} get localqueue" in message
     assert "managedJobsNamespaceSelector" in message
 
@@ -140,10 +142,10 @@ def test_provisioned_but_not_admitted_says_nodes_may_not_be_ready():
     assert "Capacity was provisioned" in message and "Ready" in message
 
 
-def test_accepted_but_not_provisioned_suggests_a_longer_timeout():
+def test_accepted_but_not_provisioned_says_scale_ups_take_minutes():
     message = explain(SUSPENDED, RESERVED, [cond("Accepted")])
     assert "accepted its ProvisioningRequest but has not provisioned" in message
-    assert "smokeJob.timeoutSeconds" in message
+    assert "scale-ups can take minutes" in message
 
 
 # --- the polling loop -------------------------------------------------------------------------------------------
@@ -189,7 +191,7 @@ def test_wait_times_out_with_the_diagnosis_of_the_last_observation():
     with pytest.raises(JobIncompleteError) as caught:
         wait_for_job(observer, NS, NAME, 25, clock=clock, sleep=clock.sleep, interval_seconds=10)
     message = str(caught.value)
-    assert message.startswith("Waited 25s. ")
+    assert message.startswith("Waited 25s (smokeJob.timeoutSeconds). "), "the key that raises the deadline"
     assert "no conditions" in message
     assert clock.sleeps == [10, 10, 5], "never sleeps past the deadline"
     assert observer.calls == 4
@@ -201,10 +203,14 @@ JOB_PATH = f"/apis/batch/v1/namespaces/{NS}/jobs/{NAME}"
 PODS_PATH = f"/api/v1/namespaces/{NS}/pods"
 WORKLOADS_PATH = f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{NS}/workloads"
 PROVREQS_PATH = f"/apis/autoscaling.x-k8s.io/v1/namespaces/{NS}/provisioningrequests"
-THE_JOB = {"metadata": {"name": NAME, "namespace": NS, "uid": "job-uid"}, "status": SUSPENDED}
+CHECK = {"name": "cas-provisioning", "state": "Pending", "message": ""}
+THE_JOB = {
+    "metadata": {"name": NAME, "namespace": NS, "uid": "job-uid", "labels": {"kueue.x-k8s.io/queue-name": QUEUE}},
+    "status": SUSPENDED,
+}
 
 
-def owned(owner_uid: str, name: str, created: str, conditions=None) -> dict:
+def owned(owner_uid: str, name: str, created: str, conditions=None, **status) -> dict:
     return {
         "metadata": {
             "name": name,
@@ -212,7 +218,7 @@ def owned(owner_uid: str, name: str, created: str, conditions=None) -> dict:
             "creationTimestamp": created,
             "ownerReferences": [{"uid": owner_uid}],
         },
-        "status": {"conditions": conditions} if conditions is not None else {},
+        "status": ({"conditions": conditions} if conditions is not None else {}) | status,
     }
 
 
@@ -223,7 +229,7 @@ def test_observer_follows_owner_references_to_the_newest_provisioning_request():
             PODS_PATH: [PULL_BACKOFF],
             WORKLOADS_PATH: [
                 owned("other-job", "other-wl", "2026-01-01T00:00:00Z", [cond("Admitted")]),
-                owned("job-uid", "wl", "2026-01-01T00:00:01Z", RESERVED),
+                owned("job-uid", "wl", "2026-01-01T00:00:01Z", RESERVED, admissionChecks=[CHECK]),
             ],
             PROVREQS_PATH: [
                 owned("uid-wl", "wl-cas-provisioning-1", "2026-01-01T00:00:02Z", [cond("Failed")]),
@@ -233,8 +239,10 @@ def test_observer_follows_owner_references_to_the_newest_provisioning_request():
         }
     )
     seen = JobObserver(cluster).observe(NS, NAME)
-    assert seen == JobObservation(SUSPENDED, RESERVED, [], pod_problems([PULL_BACKOFF]))
+    problems = pod_problems([PULL_BACKOFF])
+    assert seen == JobObservation(SUSPENDED, RESERVED, [], problems, QUEUE, (CHECK,), "wl", "wl-cas-provisioning-2")
     assert cluster.selectors[PODS_PATH] == f"batch.kubernetes.io/job-name={NAME}"
+    assert cluster.selectors[WORKLOADS_PATH] == "kueue.x-k8s.io/job-uid=job-uid", "Kueue's label on the Workload"
 
 
 def test_observer_treats_a_missing_provisioning_request_crd_as_no_request():

@@ -1,0 +1,188 @@
+"""Azure Monitor managed Prometheus for a new AKS cluster: where the metrics add-on sends Kueue's series, and alerts.
+
+The chain of Microsoft's own template for the add-on
+(https://github.com/Azure/prometheus-collector/blob/main/AddonArmTemplate/FullAzureMonitorMetricsProfile.json): an
+Azure Monitor workspace, a Linux data collection endpoint, a data collection rule forwarding the
+``Microsoft-PrometheusMetrics`` stream to the workspace, and its association with the cluster; the cluster itself
+turns the add-on on (``azureMonitorProfile.metrics``, :class:`components.aks.AksCluster`). Kueue's alerts become a
+Prometheus rule group on the workspace, and an optional Managed Grafana reads the workspace with the Monitoring Data
+Reader role (https://learn.microsoft.com/en-us/azure/azure-monitor/metrics/prometheus-grafana).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+from pulumi_azure_native import alertsmanagement, authorization, dashboard, monitor
+
+from components.config.monitoring import MonitoringConfig
+
+PROMETHEUS_STREAM = "Microsoft-PrometheusMetrics"
+DESTINATION = "MonitoringAccount1"
+"""The DCR's name for the workspace destination, as the template names it."""
+MONITORING_DATA_READER = "b0d8363b-8ddd-447d-831f-62ca05bff136"
+"""The built-in role "Monitoring Data Reader"
+(https://learn.microsoft.com/en-us/azure/role-based-access-control/built-in-roles/monitor#monitoring-data-reader)."""
+SEVERITIES = {"critical": 1, "warning": 3}
+"""Azure alert severities (0 critical ... 4 verbose) for the rules' ``severity`` labels."""
+
+
+def iso8601_duration(duration: str) -> str:
+    """A Prometheus duration in whole minutes (``30m``) as the ISO 8601 one Azure rule groups take (``PT30M``)."""
+    minutes = duration.removesuffix("m")
+    if not minutes.isdigit() or minutes == duration:
+        raise ValueError(f"{duration!r}: the alert rules are written in whole minutes")
+    return f"PT{int(minutes)}M"
+
+
+def azure_rule(rule: dict[str, Any]) -> alertsmanagement.PrometheusRuleArgs:
+    """One Prometheus alert rule as an Azure rule group's rule."""
+    return alertsmanagement.PrometheusRuleArgs(
+        alert=rule["alert"],
+        expression=rule["expr"],
+        for_=iso8601_duration(rule["for"]),
+        severity=SEVERITIES[rule["labels"]["severity"]],
+        labels=rule["labels"],
+        annotations=rule["annotations"],
+        enabled=True,
+    )
+
+
+class AzureManagedPrometheus(pulumi.ComponentResource):
+    """The workspace the AKS metrics add-on writes to, its data collection, the alert rule group and Grafana."""
+
+    workspace_id: pulumi.Output[str]
+    """The Azure Monitor workspace's resource id."""
+    grafana_endpoint: pulumi.Output[str | None]
+    """The Managed Grafana's URL; ``None`` without ``monitoring.azure.grafana``."""
+
+    def __init__(
+        self,
+        name: str,
+        config: MonitoringConfig,
+        *,
+        resource_group_name: pulumi.Input[str],
+        location: str,
+        cluster_id: pulumi.Input[str],
+        cluster_name: pulumi.Input[str],
+        physical_name: str,
+        alert_rules: list[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """``physical_name`` (the cluster's ARM name) names the workspace and the data collection objects, as the
+        template does (``MSProm-<region>-<cluster>``), so two stacks in one resource group do not collide."""
+        super().__init__("elastic-capacity:azure:AzureManagedPrometheus", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        workspace = self._data_collection(name, resource_group_name, location, cluster_id, physical_name)
+        settings = config.azure_settings
+        if settings.alert_rules:
+            alertsmanagement.PrometheusRuleGroup(
+                f"{name}-kueue-alerts",
+                resource_group_name=resource_group_name,
+                rule_group_name=f"{physical_name}-kueue-alerts",
+                location=location,
+                cluster_name=cluster_name,
+                scopes=[workspace.id, cluster_id],
+                interval="PT1M",
+                enabled=True,
+                rules=[azure_rule(rule) for rule in alert_rules],
+                opts=child,
+            )
+        self.workspace_id = workspace.id
+        self.grafana_endpoint = (
+            self._grafana(name, physical_name, resource_group_name, location, workspace)
+            if settings.grafana
+            else pulumi.Output.from_input(None)
+        )
+        self.register_outputs({"workspaceId": self.workspace_id, "grafanaEndpoint": self.grafana_endpoint})
+
+    def _data_collection(
+        self,
+        name: str,
+        resource_group_name: pulumi.Input[str],
+        location: str,
+        cluster_id: pulumi.Input[str],
+        physical_name: str,
+    ) -> monitor.AzureMonitorWorkspace:
+        """The workspace, and the endpoint, rule and association that carry the cluster's series into it."""
+        child = pulumi.ResourceOptions(parent=self)
+        msprom = f"MSProm-{location}-{physical_name}"[:64]
+        workspace = monitor.AzureMonitorWorkspace(
+            f"{name}-workspace",
+            resource_group_name=resource_group_name,
+            azure_monitor_workspace_name=f"{physical_name}-amw"[:44],
+            location=location,
+            opts=child,
+        )
+        linux: dict[str, Any] = {"resource_group_name": resource_group_name, "location": location, "kind": "Linux"}
+        endpoint = monitor.DataCollectionEndpoint(
+            f"{name}-dce", data_collection_endpoint_name=msprom, **linux, opts=child
+        )
+        collection_rule = monitor.DataCollectionRule(
+            f"{name}-dcr",
+            data_collection_rule_name=msprom,
+            **linux,
+            data_collection_endpoint_id=endpoint.id,
+            data_sources=monitor.DataCollectionRuleDataSourcesArgs(
+                prometheus_forwarder=[
+                    monitor.PrometheusForwarderDataSourceArgs(name="PrometheusDataSource", streams=[PROMETHEUS_STREAM])
+                ]
+            ),
+            destinations=monitor.DataCollectionRuleDestinationsArgs(
+                monitoring_accounts=[
+                    monitor.MonitoringAccountDestinationArgs(account_resource_id=workspace.id, name=DESTINATION)
+                ]
+            ),
+            data_flows=[monitor.DataFlowArgs(streams=[PROMETHEUS_STREAM], destinations=[DESTINATION])],
+            opts=child,
+        )
+        monitor.DataCollectionRuleAssociation(
+            f"{name}-dcra",
+            association_name=msprom,
+            resource_uri=cluster_id,
+            data_collection_rule_id=collection_rule.id,
+            opts=child,
+        )
+        return workspace
+
+    def _grafana(
+        self,
+        name: str,
+        physical_name: str,
+        resource_group_name: pulumi.Input[str],
+        location: str,
+        workspace: monitor.AzureMonitorWorkspace,
+    ) -> pulumi.Output[str | None]:
+        """A Standard Managed Grafana with the workspace as a data source, its identity allowed to read it."""
+        grafana = dashboard.Grafana(
+            f"{name}-grafana",
+            resource_group_name=resource_group_name,
+            workspace_name=f"{physical_name}-grafana"[:23].rstrip("-"),
+            location=location,
+            sku=dashboard.ResourceSkuArgs(name="Standard"),
+            identity=dashboard.ManagedServiceIdentityArgs(type="SystemAssigned"),
+            properties=dashboard.ManagedGrafanaPropertiesArgs(
+                grafana_integrations=dashboard.GrafanaIntegrationsArgs(
+                    azure_monitor_workspace_integrations=[
+                        dashboard.AzureMonitorWorkspaceIntegrationArgs(azure_monitor_workspace_resource_id=workspace.id)
+                    ]
+                )
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        principal = grafana.identity.apply(lambda identity: identity.principal_id if identity else None)
+        subscription = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        authorization.RoleAssignment(
+            f"{name}-grafana-reader",
+            principal_id=principal.apply(lambda value: value or ""),
+            principal_type="ServicePrincipal",
+            role_definition_id=subscription.subscription_id.apply(
+                lambda sub: (
+                    f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{MONITORING_DATA_READER}"
+                )
+            ),
+            scope=workspace.id,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        return grafana.properties.apply(lambda properties: properties.endpoint if properties else None)

@@ -1,0 +1,125 @@
+"""Kueue's metrics scraped by the cluster's collector: the Kubernetes side, the same on every cloud.
+
+On the stack's Kueue cluster: the ClusterRoleBinding of the chart's metrics-reader role to the scraper's
+ServiceAccount, a ServiceMonitor of the collector's group for Kueue's metrics Service, and, for a prometheus-operator,
+the alert rules as a PrometheusRule and the dashboard as a ConfigMap for Grafana's sidecar. Azure's side (workspace,
+data collection, rule group, Grafana) is :mod:`components.azure_monitor`. What each collector is and why the
+scraper's own token is sent: :mod:`components.config.monitoring`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+from pulumi_kubernetes import core, rbac
+from pulumi_kubernetes.apiextensions import CustomResource
+
+from components.cluster_access import QUEUES, ClusterTarget
+from components.config.kueue import KueueConfig
+from components.config.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, PROMETHEUS_OPERATOR, MonitoringConfig
+from components.manifests import alerts, monitoring
+from components.manifests.kueue_install import kueue_fullname
+
+API_VERSIONS = {
+    AZURE_MANAGED_PROMETHEUS: monitoring.AZURE_MONITOR_API_VERSION,
+    PROMETHEUS_OPERATOR: monitoring.PROMETHEUS_OPERATOR_API_VERSION,
+    ARMS: monitoring.PROMETHEUS_OPERATOR_API_VERSION,
+}
+"""The ServiceMonitor group each collector reads."""
+
+
+def scrape_job(kueue: KueueConfig) -> str:
+    """The ``job`` label of Kueue's series: prometheus-operator (and the add-on's target allocator built on it) sets
+    it to the Service's name when the ServiceMonitor has no ``jobLabel``."""
+    return monitoring.metrics_service_name(kueue_fullname(kueue))
+
+
+def rule_objects(config: MonitoringConfig, kueue: KueueConfig) -> list[dict[str, Any]]:
+    """Kueue's alert rules with the stack's thresholds, as Prometheus rule objects."""
+    return alerts.alert_rules(
+        kueue_namespace=kueue.namespace,
+        scrape_job=scrape_job(kueue),
+        pending_minutes=config.pending_minutes,
+        admission_check_minutes=config.provisioning_minutes,
+    )
+
+
+class KueueMonitoring(pulumi.ComponentResource):
+    """The scraper let in to Kueue's ``/metrics`` and pointed at it, after Kueue's chart (its Service and role)."""
+
+    service_monitor: CustomResource
+    """Kueue's ServiceMonitor, in the collector's group."""
+
+    def __init__(
+        self,
+        name: str,
+        config: MonitoringConfig,
+        kueue: KueueConfig,
+        target: ClusterTarget,
+        *,
+        kueue_ready: pulumi.Resource,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """``kueue_ready`` is Kueue's readiness gate (or its chart): the ServiceMonitor selects the chart's Service
+        and the binding names the chart's role, so both follow it; rendered for GitOps they are in the layer after
+        Kueue's (the queues'), applied once Kueue's is healthy."""
+        super().__init__(
+            "elastic-capacity:monitoring:KueueMonitoring",
+            name,
+            None,
+            pulumi.ResourceOptions.merge(target.on(QUEUES), opts),
+        )
+        fullname = kueue_fullname(kueue)
+        # A component's depends_on does not reach its children: each waits for Kueue itself.
+        child = pulumi.ResourceOptions(parent=self, depends_on=[kueue_ready])
+        binding = monitoring.metrics_reader_binding(
+            f"{fullname}-metrics-scraper", monitoring.metrics_reader_role(fullname), config.scraper_identity
+        )
+        metadata, role_ref, subjects = binding["metadata"], binding["roleRef"], binding["subjects"]
+        rbac.v1.ClusterRoleBinding(
+            f"{name}-reader", metadata=metadata, role_ref=role_ref, subjects=subjects, opts=child
+        )
+        operator = config.collector == PROMETHEUS_OPERATOR
+        monitor = monitoring.service_monitor(
+            API_VERSIONS[config.collector],
+            name=f"{fullname}-metrics",
+            namespace=kueue.namespace,
+            release_name=kueue.release_name,
+            labels=config.operator_settings.monitor_labels if operator else None,
+            annotations=monitoring.ARMS_DISCOVERY if config.collector == ARMS else None,
+        )
+        self.service_monitor = _custom_resource(f"{name}-service-monitor", monitor, child)
+        if operator:
+            self._operator_objects(name, config, kueue, child)
+        self.register_outputs({})
+
+    def _operator_objects(
+        self, name: str, config: MonitoringConfig, kueue: KueueConfig, child: pulumi.ResourceOptions
+    ) -> None:
+        """A prometheus-operator's PrometheusRule and, unless turned off, the sidecar's dashboard ConfigMap."""
+        settings = config.operator_settings
+        rule = alerts.prometheus_rule(
+            "kueue-alerts",
+            settings.namespace,
+            settings.rule_labels,
+            kueue_namespace=kueue.namespace,
+            scrape_job=scrape_job(kueue),
+            pending_minutes=config.pending_minutes,
+            admission_check_minutes=config.provisioning_minutes,
+        )
+        _custom_resource(f"{name}-rules", rule, child)
+        if settings.dashboard:
+            board = monitoring.dashboard_config_map(kueue.kueue_version, settings.namespace)
+            core.v1.ConfigMap(f"{name}-dashboard", metadata=board["metadata"], data=board["data"], opts=child)
+
+
+def _custom_resource(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> CustomResource:
+    return CustomResource(
+        name,
+        api_version=manifest["apiVersion"],
+        kind=manifest["kind"],
+        metadata=manifest["metadata"],
+        spec=manifest["spec"],
+        opts=opts,
+    )

@@ -1,0 +1,186 @@
+"""The Grafana dashboard: a dashboard Grafana loads, whose every query parses and reads only metrics the installed
+Kueue registers, with the labels it has; and the ConfigMap the sidecar picks it up from."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from components.config.kueue_metrics import (
+    CLUSTER_QUEUE_RESOURCES,
+    WAIT_FOR_PODS_READY,
+    UnknownMetric,
+    metric_of,
+    metrics_in,
+)
+from components.config.kueue_profiles import PROFILES, UnsupportedVersion
+from components.manifests import monitoring
+from components.manifests.monitoring import (
+    DASHBOARD_FILE,
+    DASHBOARD_KEY,
+    dashboard,
+    dashboard_config_map,
+    panel_expressions,
+    variable_queries,
+)
+from tests.support.kueue_sources import VERIFIED
+from tests.support.promql import RATE_INTERVAL, groupings, label_values, parse, selectors, variables
+from tests.support.schemas import validate_core
+
+VERSIONS = [version for version, _ in VERIFIED]
+LATEST = PROFILES["0.19"].latest
+BOARD = json.loads(DASHBOARD_FILE.read_text())
+PANELS = [panel for panel in BOARD["panels"] if panel["type"] != "row"]
+EXPRESSIONS = [expr for panel in PANELS for expr in panel_expressions(panel)]
+QUERIES = [*EXPRESSIONS, *(label_values(query)[0] for query in variable_queries(BOARD))]
+FOLLOWER = ("NotEqual", "follower")
+
+
+def test_the_dashboard_has_what_grafana_requires_of_a_provisioned_one():
+    assert {"title", "uid", "schemaVersion", "panels", "templating"} <= BOARD.keys()
+    assert isinstance(BOARD["schemaVersion"], int) and BOARD["schemaVersion"] >= 36
+    assert BOARD["id"] is None, "a provisioned dashboard is found by uid; a fixed id collides with Grafana's own"
+    ids = [panel["id"] for panel in BOARD["panels"]]
+    assert len(ids) == len(set(ids))
+
+
+def test_each_panel_has_a_type_a_title_a_place_and_queries_of_its_data_source():
+    for panel in PANELS:
+        assert {"type", "title", "description", "gridPos", "targets", "datasource"} <= panel.keys(), panel["title"]
+        assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+        refs = [target["refId"] for target in panel["targets"]]
+        assert refs and len(refs) == len(set(refs)), panel["title"]
+        assert all(target["expr"] and target["datasource"] == panel["datasource"] for target in panel["targets"])
+
+
+def test_no_two_panels_overlap_and_each_fits_the_24_columns():
+    cells: dict[tuple[int, int], str] = {}
+    for panel in BOARD["panels"]:
+        place = panel["gridPos"]
+        assert place["x"] >= 0 and place["x"] + place["w"] <= 24, panel["title"]
+        columns, lines = range(place["x"], place["x"] + place["w"]), range(place["y"], place["y"] + place["h"])
+        for cell in itertools.product(columns, lines):
+            assert cell not in cells, f"{panel['title']} overlaps {cells[cell]}"
+            cells[cell] = panel["title"]
+
+
+def test_the_template_variables_pick_the_data_source_the_cluster_queues_and_the_local_queues():
+    variables_ = {var["name"]: var for var in BOARD["templating"]["list"]}
+    assert variables_["datasource"]["type"] == "datasource" and variables_["datasource"]["query"] == "prometheus"
+    assert label_values(variables_["cluster_queue"]["query"])[1] == "cluster_queue"
+    assert label_values(variables_["namespace"]["query"])[1] == "namespace"
+    lq_selector, lq_label = label_values(variables_["local_queue"]["query"])
+    assert (lq_selector, lq_label) == ('kueue_local_queue_status{namespace=~"$namespace"}', "name")
+    for name in ("cluster_queue", "namespace", "local_queue"):
+        assert variables_[name]["multi"] and variables_[name]["includeAll"] and variables_[name]["allValue"] == ".*"
+
+
+def test_every_variable_a_query_uses_is_defined_or_grafana_own():
+    defined = {var["name"] for var in BOARD["templating"]["list"]}
+    assert set().union(*(variables(expr) for expr in QUERIES)) <= defined | {RATE_INTERVAL}
+
+
+@pytest.mark.parametrize("expr", QUERIES)
+def test_every_query_parses_and_names_the_metrics_the_table_reads_from_it(expr):
+    names = {metric_of(selector.series).name for selector in selectors(parse(expr))}
+    assert names == {metric.name for metric in metrics_in([expr])}
+
+
+def test_each_queue_metric_is_filtered_by_the_queue_variables_and_leaves_followers_out():
+    for selector in (s for expr in EXPRESSIONS for s in selectors(expr)):
+        metric, matchers = metric_of(selector.series), selector.matchers
+        if "replica_role" in metric.labels:
+            assert matchers.get("replica_role") == FOLLOWER, selector
+        if metric.name.startswith("kueue_local_queue_"):
+            assert matchers["namespace"] == ("Re", "$namespace") and matchers["name"] == ("Re", "$local_queue")
+        for label in {"cluster_queue", "preempting_cluster_queue"} & metric.labels - {"name"}:
+            if not metric.name.startswith("kueue_local_queue_"):
+                assert matchers[label] == ("Re", "$cluster_queue"), selector
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_panel_kept_for_a_release_reads_metrics_and_labels_it_has(version):
+    for panel in dashboard(version)["panels"]:
+        for expr in panel_expressions(panel):
+            for selector in selectors(expr):
+                metric = metric_of(selector.series)
+                assert metric.in_release(version), f"{panel['title']}: {metric.name} is not in Kueue {version}"
+                assert selector.matchers.keys() <= metric.labels_in(version), selector
+            for labels, series in groupings(expr):
+                known = set().union(*(metric_of(s).labels_in(version) for s in series)) | {"le"}
+                assert set(labels) <= known, f"{panel['title']}: by {labels}"
+
+
+NEWER_THAN_0_17 = {
+    "Why workloads are not admitted",
+    "Why LocalQueue workloads are not admitted",
+    "Resources requested by pending workloads",
+}
+"""The panels of the metrics 0.18 added: the unadmitted-workloads gauges (0.18.5) and the pending resources (0.18.0)."""
+
+
+@pytest.mark.parametrize(
+    ("version", "dropped"),
+    [("0.17.1", NEWER_THAN_0_17), ("0.17.8", NEWER_THAN_0_17), ("0.18.6", set()), ("0.19.2", set())],
+)
+def test_a_release_loses_only_the_panels_of_metrics_added_after_it(version, dropped):
+    kept = {panel["title"] for panel in dashboard(version)["panels"]}
+    assert {panel["title"] for panel in BOARD["panels"]} - kept == dropped
+
+
+def test_the_releases_checked_are_every_verified_patch():
+    assert VERSIONS == ["0.17.1", "0.17.8", "0.18.6", "0.19.2"]
+
+
+def test_a_panel_fed_only_by_an_opt_in_gate_or_setting_says_so():
+    defaults = PROFILES["0.19"].gates.defaults()
+    for panel in PANELS:
+        for metric in metrics_in(panel_expressions(panel)):
+            for need in metric.needs:
+                if need in (CLUSTER_QUEUE_RESOURCES, WAIT_FOR_PODS_READY) or not defaults.get(need, True):
+                    assert need in panel["description"], f"{panel['title']} does not name {need}"
+
+
+def test_the_dashboard_answers_the_questions_of_each_queue():
+    read = {metric.name for metric in metrics_in(EXPRESSIONS)}
+    for scope in ("kueue_", "kueue_local_queue_"):
+        for question in ("pending_workloads", "admission_wait_time_seconds", "admission_checks_wait_time_seconds"):
+            assert f"{scope}{question}" in read
+        assert f"{scope}unadmitted_workloads" in read and f"{scope}admitted_active_workloads" in read
+        assert f"{scope}evicted_workloads_total" in read
+    quota = {"kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota"}
+    assert {"kueue_preempted_workloads_total", *quota} <= read
+
+
+def test_a_metric_no_release_has_is_an_error_not_a_dropped_panel(tmp_path, monkeypatch):
+    typo = dict(BOARD, panels=[dict(PANELS[0], targets=[{"refId": "A", "expr": "kueue_pending_workload"}])])
+    (tmp_path / "board.json").write_text(json.dumps(typo))
+    monkeypatch.setattr(monitoring, "DASHBOARD_FILE", tmp_path / "board.json")
+    with pytest.raises(UnknownMetric, match="kueue_pending_workload is not a metric"):
+        dashboard(LATEST)
+
+
+def test_an_unsupported_release_gets_no_dashboard():
+    with pytest.raises(UnsupportedVersion):
+        dashboard("0.20.0")
+
+
+@pytest.mark.parametrize("version", ["0.17.8", LATEST])
+def test_the_config_map_holds_the_release_dashboard_under_the_sidecar_label(version):
+    config_map = dashboard_config_map(version, "monitoring")
+    validate_core(config_map, "1.33")
+    assert config_map["metadata"] == {
+        "name": "kueue-dashboard",
+        "namespace": "monitoring",
+        "labels": {"grafana_dashboard": "1"},
+    }
+    assert list(config_map["data"]) == [DASHBOARD_KEY] and DASHBOARD_KEY.endswith(".json")
+    assert json.loads(config_map["data"][DASHBOARD_KEY]) == dashboard(version)
+    assert len(json.dumps(config_map).encode()) < 1024 * 1024, "a ConfigMap holds at most 1 MiB"
+
+
+def test_the_config_map_is_the_same_on_every_build():
+    assert dashboard_config_map(LATEST, "monitoring") == dashboard_config_map(LATEST, "monitoring")
+    assert dashboard_config_map(LATEST, "grafana", "queues")["metadata"]["name"] == "queues"

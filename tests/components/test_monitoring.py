@@ -1,0 +1,149 @@
+"""The ``monitoring`` section as the program builds it: the scraper's binding and Kueue's ServiceMonitor on the Kueue
+cluster's provider after Kueue, the prometheus-operator's rules and dashboard, and Azure's managed Prometheus chain
+(workspace, data collection, association with the cluster, rule group, Grafana) wired id to id."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from components.config.monitoring import AMA_METRICS
+from components.manifests import monitoring
+from tests.support import PROJECT_ROOT, service_monitor
+from tests.support.kueue_sources import render_chart
+from tests.support.prometheus_rule import validate as validate_rule
+from tests.support.schemas import validate_core
+from tests.support.stacks import AKS_STACK, CHINA_STACK, recorded
+from tools.recording import Recording
+
+CHART = "kubernetes:helm.sh/v4:Chart"
+GATE = "kubernetes:batch/v1:Job"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
+CASES = PROJECT_ROOT / "tests/cases/valid"
+OPERATOR_CASE = CASES / "Pulumi.monitoring-prometheus-operator.yaml"
+ARMS_CASE = CASES / "Pulumi.monitoring-arms.yaml"
+
+
+def the_monitor(recording: Recording, group: str):
+    return recording.one(f"kubernetes:{group}/v1:ServiceMonitor", "monitoring-service-monitor")
+
+
+def manager_config(recording: Recording) -> dict:
+    values = recording.one(CHART).inputs["values"]
+    return yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+
+
+@pytest.fixture(scope="module")
+def aks() -> Recording:
+    return recorded(AKS_STACK)
+
+
+def test_the_scraper_is_bound_to_exactly_kueue_s_metrics_reader_role(aks):
+    binding = aks.named("monitoring-reader").inputs
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "ClusterRole",
+        "name": "kueue-metrics-reader",
+    }
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "namespace": AMA_METRICS[0], "name": AMA_METRICS[1]}]
+    validate_core({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", **binding}, "1.33")
+
+
+def test_aks_gets_an_azmonitoring_service_monitor_of_kueue_s_https_endpoint_with_the_scraper_s_token(aks):
+    monitor = the_monitor(aks, "azmonitoring.coreos.com")
+    service_monitor.validate(monitor.inputs)
+    endpoint = monitor.inputs["spec"]["endpoints"][0]
+    assert endpoint == {
+        "port": "https",
+        "path": "/metrics",
+        "scheme": "https",
+        "bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token",
+        "tlsConfig": {"insecureSkipVerify": True},
+    }
+    assert monitor.inputs["metadata"]["namespace"] == "kueue-system"
+    assert monitor.inputs["spec"]["labelLimit"] == 63
+    assert not aks.by_type("kubernetes:monitoring.coreos.com/v1:ServiceMonitor"), "the add-on ignores that group"
+
+
+def test_the_monitor_and_binding_follow_kueue_on_the_aks_cluster_s_provider(aks):
+    gate = aks.one(GATE, "kueue-ready")
+    chart = aks.one(CHART)
+    for child in (the_monitor(aks, "azmonitoring.coreos.com"), aks.named("monitoring-reader")):
+        assert gate.urn in child.dependencies, child.name
+        assert aks.depends_on(child, chart)
+        assert aks.provider_of(child) == aks.provider_of(gate)
+
+
+def test_the_monitor_selects_the_real_chart_s_metrics_service_and_the_binding_names_its_role(aks):
+    chart = aks.one(CHART).inputs
+    objects = render_chart(chart["version"], chart)
+    services = [o for o in objects if o["kind"] == "Service"]
+    selector = the_monitor(aks, "azmonitoring.coreos.com").inputs["spec"]["selector"]["matchLabels"]
+    selected = [s for s in services if selector.items() <= s["metadata"]["labels"].items()]
+    assert [s["metadata"]["name"] for s in selected] == ["kueue-controller-manager-metrics-service"]
+    assert [p["name"] for p in selected[0]["spec"]["ports"]] == ["https"]
+    roles = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ClusterRole"}
+    assert roles["kueue-metrics-reader"]["rules"] == [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]
+
+
+def test_monitoring_turns_on_the_clusterqueue_quota_gauges_and_a_stack_without_it_does_not(aks):
+    assert manager_config(aks)["metrics"]["enableClusterQueueResources"] is True
+    china = recorded(CHINA_STACK)
+    assert "enableClusterQueueResources" not in manager_config(china)["metrics"]
+    assert "azureMonitorProfile" not in china.one(CLUSTER).inputs
+    assert not [r for r in china.registrations if r.name.startswith("monitoring")]
+
+
+@pytest.fixture(scope="module")
+def operator() -> Recording:
+    return recorded(OPERATOR_CASE)
+
+
+def test_a_prometheus_operator_gets_its_own_group_labels_rules_and_scraper(operator):
+    monitor = the_monitor(operator, "monitoring.coreos.com")
+    service_monitor.validate(monitor.inputs)
+    assert monitor.inputs["metadata"]["labels"] == {"release": "prom"}
+    assert "labelLimit" not in monitor.inputs["spec"]
+    subjects = operator.named("monitoring-reader").inputs["subjects"]
+    assert subjects == [
+        {"kind": "ServiceAccount", "namespace": "observability", "name": "prom-kube-prometheus-stack-prometheus"}
+    ]
+    assert not operator.by_type(WORKSPACE), "Azure's side is only for azure-managed-prometheus"
+
+
+def test_the_prometheus_rule_carries_the_stack_s_thresholds_and_selecting_labels(operator):
+    rule = operator.named("monitoring-rules").inputs
+    validate_rule(rule)
+    assert rule["metadata"] == {"name": "kueue-alerts", "namespace": "observability", "labels": {"release": "prom"}}
+    waits = {r["alert"]: r["for"] for r in rule["spec"]["groups"][0]["rules"]}
+    assert waits["KueueLocalQueuePendingTooLong"] == "45m"
+    assert waits["KueueAdmissionChecksStuck"] == "25m"
+    exprs = [r["expr"] for r in rule["spec"]["groups"][0]["rules"]]
+    assert 'absent(up{job="kueue-controller-manager-metrics-service"} == 1)' in exprs
+
+
+def test_the_dashboard_goes_to_grafana_s_sidecar_fitted_to_the_installed_kueue(operator):
+    board = operator.named("monitoring-dashboard").inputs
+    assert board["metadata"] == {
+        "name": "kueue-dashboard",
+        "namespace": "observability",
+        "labels": {"grafana_dashboard": "1"},
+    }
+    config = manager_config(operator)
+    kueue_version = operator.one(CHART).inputs["version"]
+    assert json.loads(board["data"][monitoring.DASHBOARD_KEY]) == monitoring.dashboard(kueue_version)
+    assert config["metrics"]["enableClusterQueueResources"] is True
+    for child in (operator.named("monitoring-rules"), operator.named("monitoring-dashboard")):
+        assert operator.one(GATE, "kueue-ready").urn in child.dependencies
+
+
+def test_arms_reads_a_monitoring_coreos_service_monitor_marked_for_discovery():
+    recording = recorded(ARMS_CASE)
+    monitor = the_monitor(recording, "monitoring.coreos.com")
+    service_monitor.validate(monitor.inputs)
+    assert monitor.inputs["metadata"]["annotations"] == {"arms.prometheus.io/discovery": "true"}
+    assert recording.named("monitoring-reader").inputs["subjects"][0]["namespace"] == "arms-prom"
+    assert not [r for r in recording.registrations if r.name in ("monitoring-rules", "monitoring-dashboard")]
