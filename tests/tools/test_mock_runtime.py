@@ -213,13 +213,13 @@ def test_a_run_starts_no_thread_collapses_no_alias_and_restores_the_sdk(monkeypa
     collapsed: list[object] = []
     monkeypatch.setattr(pulumi.resource, "collapse_alias_to_urn", lambda *alias: collapsed.append(alias))
     spy = pulumi.resource.collapse_alias_to_urn
-    threads: list[int] = []
+    started: list[set[threading.Thread]] = []
 
     def program() -> None:
         group = resources.ResourceGroup("demo-rg", resource_group_name="demo", location="eastus2")
-        pulumi.export("threads", group.id.apply(lambda _: threads.append(threading.active_count())))
+        pulumi.export("threads", group.id.apply(lambda _: started.append(set(threading.enumerate()) - before)))
 
-    before = threading.active_count()
+    before = set(threading.enumerate())
     mock_runtime.run(program, {})
-    assert (collapsed, threads) == ([], [before])
+    assert (collapsed, started) == ([], [set()])
     assert pulumi.resource.collapse_alias_to_urn is spy
