@@ -402,3 +402,40 @@ def test_an_autoscaled_system_pool_or_ack_node_pool_ignores_its_count_too(tmp_pa
     """No shipped stack autoscales those two kinds yet: the production stack, edited to, shows they would."""
     count, ignored = autoscaled_pools(recorded(edited_stack(MULTICLOUD_STACK, change, tmp_path)))[pool]
     assert count in ignored
+
+
+GPU_SPOT_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-gpu-spot.yaml"
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+
+
+def toleration_of(taint: str) -> dict[str, str]:
+    """The toleration of an AKS node taint as the pool sends it (``key=value:Effect``)."""
+    key_value, _, effect = taint.partition(":")
+    key, _, value = key_value.partition("=")
+    return {"key": key, "operator": "Equal", "value": value, "effect": effect}
+
+
+def test_the_gpu_spot_stack_puts_spot_and_the_gpu_profile_on_their_pools_and_each_flavor_tolerates_its_pools_taints():
+    recording = recorded(GPU_SPOT_STACK)
+    pools = {pool.inputs["agentPoolName"]: pool.inputs for pool in recording.by_type(AGENT_POOL)}
+    assert {name: pool.get("scaleSetPriority") for name, pool in pools.items()} == {
+        "cpuspot": "Spot",
+        "cpu": None,
+        "gpu": None,
+    }
+    assert {name: pool.get("gpuProfile") for name, pool in pools.items()} == {
+        "cpuspot": None,
+        "cpu": None,
+        "gpu": {"driver": "Install"},
+    }
+    flavors = [o.inputs for o in recording.kubernetes_objects() if o.inputs["kind"] == "ResourceFlavor"]
+    assert len(flavors) == len(pools)
+    for flavor in flavors:
+        pool = pools[flavor["spec"]["nodeLabels"]["agentpool"]]
+        tolerated = [toleration_of(taint) for taint in pool.get("nodeTaints") or []]
+        written = flavor["spec"].get("tolerations", [])
+        assert len(written) == len(tolerated), flavor
+        assert {frozenset(t.items()) for t in written} == {frozenset(t.items()) for t in tolerated}, flavor
+    for obj in recording.kubernetes_objects():
+        if obj.inputs["apiVersion"].startswith("kueue.x-k8s.io/"):
+            validate_kueue(obj.inputs, kueue_version(GPU_SPOT_STACK))
