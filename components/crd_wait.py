@@ -1,4 +1,5 @@
-"""Wait, before Kueue's chart, until the ProvisioningRequest CRD is served: created and ``Established``.
+"""Wait until a CRD is served (created and ``Established``): before Kueue's chart, the ProvisioningRequest CRD; before
+Kueue's ServiceMonitor for AKS's metrics add-on, the add-on's ``azmonitoring.coreos.com`` one.
 
 Kueue sets up its ProvisioningRequest controller only if the CRD exists when it starts
 (``ServerSupportsProvisioningRequest`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/cmd/kueue/main.go),
@@ -26,6 +27,10 @@ from components.kube_wait import Cluster, RestCluster, condition, explained, is_
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.crd_wait")
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+AZURE_MONITOR_SERVICE_MONITORS = "servicemonitors.azmonitoring.coreos.com"
+"""The CRD of the ServiceMonitors AKS's metrics add-on reads
+(https://learn.microsoft.com/azure/azure-monitor/containers/prometheus-metrics-scrape-crd), installed by the add-on
+itself after the cluster turns it on; nothing public says how soon."""
 WATCHED_INPUTS = ("crd", "kueueRevision", "timeoutSeconds")
 """Another CRD, a changed install (which restarts Kueue) or another deadline is a new wait; a rotated kubeconfig is
 not."""
@@ -70,6 +75,17 @@ def timeout_message(crd: str, found: dict[str, Any] | None, *, waited_seconds: f
     )
 
 
+def metrics_addon_timeout_message(crd: str, found: dict[str, Any] | None, *, waited_seconds: float, hint: str) -> str:
+    """What the operator reads when AKS's metrics add-on has not served its ServiceMonitor CRD by the deadline: the
+    ServiceMonitor for Kueue's metrics waits for it, and everything else is already up."""
+    state = "does not exist" if found is None else "exists but is not Established"
+    return (
+        f"Waited {waited_seconds:.0f}s (monitoring.azure.crdTimeoutSeconds): the CRD {crd} {state}, so Kueue's "
+        f"ServiceMonitor is not created yet. {hint}. Check: kubectl get crd {crd}. Once the CRD is there, run pulumi "
+        "up again; it creates the ServiceMonitor."
+    )
+
+
 class CrdNotServedError(Exception):
     """The CRD was not created and Established within the deadline; the message says what to do."""
 
@@ -79,18 +95,29 @@ class CrdEstablishedProvider(WaitProvider):
 
     shipped_modules = SHIPPED_MODULES
     watched_inputs = WATCHED_INPUTS
+    timeout_message = staticmethod(timeout_message)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         crd, timeout = props["crd"], float(props["timeoutSeconds"])
         cluster = RestCluster(props["kubeconfig"])
         found, established = poll(lambda: observe(cluster, crd), is_established, timeout, interval_seconds=5.0)
         if not established:
-            raise CrdNotServedError(timeout_message(crd, found, waited_seconds=timeout, hint=props["hint"]))
+            raise CrdNotServedError(self.timeout_message(crd, found, waited_seconds=timeout, hint=props["hint"]))
         return CreateResult(id_=props["kueueRevision"], outs={key: props.get(key) for key in WATCHED_INPUTS})
 
 
+class MetricsAddonCrdProvider(CrdEstablishedProvider):
+    """The same wait, for the CRD of AKS's metrics add-on, with what to do about that one at the deadline."""
+
+    timeout_message = staticmethod(metrics_addon_timeout_message)
+
+
 class CrdEstablished(pulumi.dynamic.Resource, module="kueue", name="CrdEstablished"):
-    """Completes once ``crd`` is Established; fails after ``timeout_seconds`` saying what to do."""
+    """Completes once ``crd`` is Established; fails after ``timeout_seconds`` saying what to do.
+
+    ``kueue_revision`` is the resource's id: a new one (another Kueue install) waits again."""
+
+    wait_provider: type[CrdEstablishedProvider] = CrdEstablishedProvider
 
     def __init__(
         self,
@@ -109,4 +136,10 @@ class CrdEstablished(pulumi.dynamic.Resource, module="kueue", name="CrdEstablish
             "hint": target.hint,
             "kubeconfig": pulumi.Output.secret(target.kubeconfig),
         }
-        super().__init__(CrdEstablishedProvider(), resource_name, props, opts)
+        super().__init__(self.wait_provider(), resource_name, props, opts)
+
+
+class MetricsAddonCrd(CrdEstablished, module="monitoring", name="MetricsAddonCrd"):
+    """Completes once AKS's metrics add-on serves its ServiceMonitor CRD (:data:`AZURE_MONITOR_SERVICE_MONITORS`)."""
+
+    wait_provider = MetricsAddonCrdProvider

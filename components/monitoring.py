@@ -18,6 +18,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 from components.cluster_access import QUEUES, ClusterTarget
 from components.config.kueue import KueueConfig
 from components.config.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, PROMETHEUS_OPERATOR, MonitoringConfig
+from components.crd_wait import AZURE_MONITOR_SERVICE_MONITORS, CrdWaitTarget, MetricsAddonCrd
 from components.manifests import alerts, monitoring
 from components.manifests.kueue_install import kueue_fullname
 
@@ -63,7 +64,8 @@ class KueueMonitoring(pulumi.ComponentResource):
     ) -> None:
         """``kueue_ready`` is Kueue's readiness gate (or its chart): the ServiceMonitor selects the chart's Service
         and the binding names the chart's role, so both follow it; rendered for GitOps they are in the layer after
-        Kueue's (the queues'), applied once Kueue's is healthy."""
+        Kueue's (the queues'), applied once Kueue's is healthy. On a live cluster with AKS's metrics add-on, the
+        ServiceMonitor also waits until the add-on serves its CRD."""
         super().__init__(
             "elastic-capacity:monitoring:KueueMonitoring",
             name,
@@ -89,10 +91,32 @@ class KueueMonitoring(pulumi.ComponentResource):
             labels=config.operator_settings.monitor_labels if operator else None,
             annotations=monitoring.ARMS_DISCOVERY if config.collector == ARMS else None,
         )
-        self.service_monitor = _custom_resource(f"{name}-service-monitor", monitor, child)
+        after_crd = (
+            self._metrics_addon_crd(name, config, target) if config.collector == AZURE_MANAGED_PROMETHEUS else []
+        )
+        monitor_opts = pulumi.ResourceOptions(parent=self, depends_on=[kueue_ready, *after_crd])
+        self.service_monitor = _custom_resource(f"{name}-service-monitor", monitor, monitor_opts)
         if operator:
             self._operator_objects(name, config, kueue, child)
         self.register_outputs({})
+
+    def _metrics_addon_crd(self, name: str, config: MonitoringConfig, target: ClusterTarget) -> list[pulumi.Resource]:
+        """The wait for the add-on's ServiceMonitor CRD, on a live cluster (a rendered one has no API to read)."""
+        if not target.live:
+            return []
+        wait = MetricsAddonCrd(
+            f"{name}-crd-wait",
+            crd=AZURE_MONITOR_SERVICE_MONITORS,
+            kueue_revision=AZURE_MONITOR_SERVICE_MONITORS,
+            timeout_seconds=config.azure_settings.crd_timeout_seconds,
+            target=CrdWaitTarget(
+                kubeconfig=target.kubeconfig,
+                hint="AKS's metrics add-on installs it once the cluster has azureMonitorProfile.metrics on (kubectl "
+                "get pods -n kube-system -l rsName=ama-metrics)",
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        return [wait]
 
     def _operator_objects(
         self, name: str, config: MonitoringConfig, kueue: KueueConfig, child: pulumi.ResourceOptions

@@ -186,6 +186,9 @@ WEIGHTS: dict[str, Weight] = {
     "pulumi-python:dynamic/kueue:CrdEstablished": Weight(
         5, 1, 600, "estimate", "one read when AKS already serves the CRD; up to crdTimeoutSeconds when it does not"
     ),
+    "pulumi-python:dynamic/monitoring:MetricsAddonCrd": Weight(
+        5, 1, 600, "estimate", "one read when AKS's metrics add-on already serves its CRD; up to crdTimeoutSeconds"
+    ),
     "pulumi-python:dynamic/clusters:ClusterVersion": VERSION_PIN,
     "pulumi-python:dynamic/kueue:KueueVersion": VERSION_PIN,
     "pulumi-python:dynamic/multikueue:WorkerToken": Weight(

@@ -77,6 +77,9 @@ class AzureMonitorConfig(ConfigModel):
     alert_rules: bool = True
     """Create Kueue's alerts as an Azure Monitor Prometheus rule group on the workspace
     (https://learn.microsoft.com/en-us/azure/azure-monitor/metrics/prometheus-rule-groups)."""
+    crd_timeout_seconds: int = Field(default=600, ge=60, le=3600)
+    """How long Kueue's ServiceMonitor waits for the metrics add-on's ``azmonitoring.coreos.com`` ServiceMonitor
+    CRD, which the add-on installs once the cluster turns it on; past it, ``up`` fails saying what to check."""
 
 
 class MonitoringConfig(ConfigModel):

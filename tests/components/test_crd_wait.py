@@ -77,3 +77,16 @@ def test_a_changed_install_deadline_or_crd_waits_again_and_a_rotated_kubeconfig_
     provider = CrdEstablishedProvider()
     assert provider.diff("id", PROPS, {**PROPS, key: "changed"}).replaces == [key]
     assert not provider.diff("id", PROPS, {**PROPS, "kubeconfig": "rotated", "hint": "other"}).changes
+
+
+def test_the_metrics_add_on_s_wait_fails_at_its_deadline_naming_its_key_the_state_and_what_to_check(cluster_with):
+    cluster_with({})
+    props = {**PROPS, "crd": crd_wait.AZURE_MONITOR_SERVICE_MONITORS, "hint": "the add-on installs it"}
+    with pytest.raises(CrdNotServedError) as raised:
+        crd_wait.MetricsAddonCrdProvider().create(props)
+    assert str(raised.value) == (
+        "Waited 0s (monitoring.azure.crdTimeoutSeconds): the CRD servicemonitors.azmonitoring.coreos.com does not "
+        "exist, so Kueue's ServiceMonitor is not created yet. the add-on installs it. Check: kubectl get crd "
+        "servicemonitors.azmonitoring.coreos.com. Once the CRD is there, run pulumi up again; it creates the "
+        "ServiceMonitor."
+    )

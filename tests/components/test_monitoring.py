@@ -9,9 +9,12 @@ import json
 import pytest
 import yaml
 
+from components.config.loader import load_stack_config
 from components.config.monitoring import AMA_METRICS
+from components.fleet import deploy
 from components.manifests import monitoring
 from tests.support import PROJECT_ROOT, service_monitor
+from tests.support.config import WALKTHROUGH, as_config
 from tests.support.kueue_sources import render_chart
 from tests.support.prometheus_rule import validate as validate_rule
 from tests.support.schemas import validate_core
@@ -22,6 +25,8 @@ CHART = "kubernetes:helm.sh/v4:Chart"
 GATE = "kubernetes:batch/v1:Job"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
+METRICS_ADDON_CRD = "pulumi-python:dynamic/monitoring:MetricsAddonCrd"
+GITOPS = {"renderToDirectory": "gitops"}
 CASES = PROJECT_ROOT / "tests/cases/valid"
 OPERATOR_CASE = CASES / "Pulumi.monitoring-prometheus-operator.yaml"
 ARMS_CASE = CASES / "Pulumi.monitoring-arms.yaml"
@@ -75,6 +80,22 @@ def test_the_monitor_and_binding_follow_kueue_on_the_aks_cluster_s_provider(aks)
         assert gate.urn in child.dependencies, child.name
         assert aks.depends_on(child, chart)
         assert aks.provider_of(child) == aks.provider_of(gate)
+
+
+def test_on_aks_the_monitor_also_waits_for_the_metrics_add_on_to_serve_its_crd_and_the_binding_does_not(aks):
+    wait = aks.one(METRICS_ADDON_CRD)
+    assert (wait.inputs["crd"], wait.inputs["timeoutSeconds"]) == ("servicemonitors.azmonitoring.coreos.com", 600)
+    assert wait.is_secret("kubeconfig")
+    assert aks.depends_on(wait, aks.one(CLUSTER)), "it reads the cluster the add-on runs on"
+    assert wait.urn in the_monitor(aks, "azmonitoring.coreos.com").dependencies
+    assert not aks.depends_on(aks.named("monitoring-reader"), wait), "the binding needs only Kueue's role"
+
+
+def test_neither_another_collector_nor_a_rendered_cluster_waits_for_the_add_on(operator, run_program):
+    assert not operator.by_type(METRICS_ADDON_CRD)
+    sections = {"aks": {}, **WALKTHROUGH, "monitoring": {"collector": "azure-managed-prometheus"}}
+    rendered = run_program(lambda: deploy(load_stack_config(as_config({**sections, "gitops": GITOPS}))))
+    assert the_monitor(rendered, "azmonitoring.coreos.com") and not rendered.by_type(METRICS_ADDON_CRD)
 
 
 def test_the_monitor_selects_the_real_chart_s_metrics_service_and_the_binding_names_its_role(aks):
