@@ -28,8 +28,10 @@ LocalQueues). Names scoped inside one of those (node pools, addons, the smoke Jo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import ValidationInfo, field_validator, model_validator
@@ -48,6 +50,22 @@ RESOLVED = "resolved"
 def validating_resolved(info: ValidationInfo) -> bool:
     """Whether the tree being validated is the resolution's output, whose resolution-only keys are accepted."""
     return bool((info.context or {}).get(RESOLVED))
+
+
+def stack_file_only(rule_id: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
+    """A model's before-validator, registered as rule ``rule_id``, that reads the stack file's tree and passes the
+    resolved one through: that tree, validated again, holds what the check wrote or refuses in a stack file."""
+
+    def decorate(check: Callable[[Any, Any], Any]) -> Any:
+        @functools.wraps(check)
+        def on_the_stack_file(cls: Any, data: Any, info: ValidationInfo) -> Any:
+            return data if validating_resolved(info) else check(cls, data)
+
+        del on_the_stack_file.__wrapped__  # pydantic reads the signature, which must keep ``info``
+        validator: Any = classmethod(rule(rule_id)(on_the_stack_file))  # pydantic's stubs type only the stacked form
+        return model_validator(mode="before")(validator)
+
+    return decorate
 
 
 SUFFIX_PATTERN = re.compile(r"^-[a-z0-9]{1,8}$")

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from components.config import kubectl_image, kueue_extension, kueue_gates, kueue_manager, kueue_profiles
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
-from components.config.environment import validating_resolved
+from components.config.environment import stack_file_only
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
     LabelSelector,
@@ -234,13 +234,9 @@ class KueueConfig(ConfigModel):
     readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
     """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
 
-    @model_validator(mode="before")
-    @classmethod
-    @rule("kueue.multikueue-comes-from-its-section")
-    def _multikueue_comes_from_its_section(cls, data: Any, info: ValidationInfo) -> Any:
+    @stack_file_only("kueue.multikueue-comes-from-its-section")
+    def _multikueue_comes_from_its_section(cls, data: Any) -> Any:
         """The manager's settings are the resolution's, from the top-level section; never the stack file's."""
-        if validating_resolved(info):
-            return data
         if isinstance(data, dict) and ("multiKueue" in data or "multi_kueue" in data):
             raise MisplacedKey("multiKueue", "MultiKueue is configured by the top-level multiKueue section")
         return data

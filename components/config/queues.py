@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, model_validator
+from pydantic import Field, model_validator
 
 from components.config import queues_naming, queues_presets, queues_rules
 from components.config.base import ConfigModel, DnsLabel, DnsSubdomain
-from components.config.environment import validating_resolved
+from components.config.environment import stack_file_only
 from components.config.queues_checks import (
     AdmissionCheckConfig,
     ProvisioningCheckConfig,
@@ -158,13 +158,9 @@ class QueuesConfig(ConfigModel):
         it."""
         return self.uses_provisioning_requests and self.wait_until_active.on_inactive == "fail"
 
-    @model_validator(mode="before")
-    @classmethod
-    @rule("queues.preset-objects")
-    def _preset_objects(cls, data: Any, info: ValidationInfo) -> Any:
+    @stack_file_only("queues.preset-objects")
+    def _preset_objects(cls, data: Any) -> Any:
         """A preset writes every queue object; the resolved tree (validated again) holds them written out already."""
-        if validating_resolved(info):
-            return data
         return queues_presets.with_preset_objects(data, cls.model_fields)
 
     @model_validator(mode="after")
