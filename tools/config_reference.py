@@ -21,7 +21,6 @@ import inspect
 import itertools
 import json
 import sys
-import textwrap
 import types
 import typing
 from collections.abc import Iterator
@@ -56,8 +55,7 @@ with the keys it guards, its check and its public source.
 
 def attribute_docstrings(cls: type) -> dict[str, str]:
     """Each ``name: type`` statement of the class body directly followed by a string literal: name -> the string."""
-    (node,) = ast.parse(textwrap.dedent(inspect.getsource(cls))).body
-    assert isinstance(node, ast.ClassDef)
+    node = _class_definitions(cls.__module__)[cls.__qualname__]
     return {
         statement.target.id: inspect.cleandoc(following.value.value)
         for statement, following in itertools.pairwise(node.body)
@@ -67,6 +65,24 @@ def attribute_docstrings(cls: type) -> dict[str, str]:
         and isinstance(following.value, ast.Constant)
         and isinstance(following.value.value, str)
     }
+
+
+@functools.cache
+def _class_definitions(module: str) -> dict[str, ast.ClassDef]:
+    """Every class statement of a module by qualified name (``__qualname__``), from one parse of its source: ``inspect.getsource`` on
+    each class would parse and tokenize the whole module again for each of them."""
+    definitions: dict[str, ast.ClassDef] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for statement in body:
+            if isinstance(statement, ast.ClassDef):
+                definitions[prefix + statement.name] = statement
+                visit(statement.body, f"{prefix}{statement.name}.")
+            elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(statement.body, f"{prefix}{statement.name}.<locals>.")
+
+    visit(ast.parse(inspect.getsource(sys.modules[module])).body, "")
+    return definitions
 
 
 @functools.cache
