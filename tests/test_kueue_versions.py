@@ -8,7 +8,7 @@ import pytest
 
 from components.config.kueue import KueueConfig
 from components.config.kueue_profiles import PROFILES, profile_for
-from tests.support.schemas import KUEUE_CRD_DIRS, validate_kueue
+from tests.support.schemas import KUEUE_CRD_DIRS, kueue_schemas, tightened, validate_kueue
 from tests.support.stacks import STACKS, kueue_version
 from tools import render, stack_file
 
@@ -16,6 +16,18 @@ from tools import render, stack_file
 def test_each_minor_reads_its_own_crds():
     assert [folder.name for folder in KUEUE_CRD_DIRS.values()][1:] == ["kueue-0.18.6", "kueue-0.19.2"]
     assert len(set(KUEUE_CRD_DIRS.values())) == 3
+
+
+@pytest.mark.parametrize("kueue_version", [profile.latest for profile in PROFILES.values()])
+def test_each_crd_schema_tightened_for_the_tests_is_valid_json_schema(kueue_version):
+    """Unknown fields made errors, integer ranges and set lists spelled out: still a valid schema, every pattern a
+    valid regular expression. A CRD's structural schema uses only keywords draft 7 and 2020-12 share, so draft 7's
+    metaschema checks them, five times faster than 2020-12's dynamic references."""
+    for (api_version, kind), schema in kueue_schemas(kueue_version).items():
+        try:
+            jsonschema.Draft7Validator.check_schema(tightened(schema))
+        except jsonschema.SchemaError as error:
+            raise AssertionError(f"{api_version} {kind} of Kueue {kueue_version}: {error.message}") from error
 
 
 def test_the_crds_follow_the_version_a_field_of_018_is_unknown_to_017():
