@@ -69,8 +69,8 @@ def attribute_docstrings(cls: type) -> dict[str, str]:
 
 @functools.cache
 def _class_definitions(module: str) -> dict[str, ast.ClassDef]:
-    """Every class statement of a module by qualified name (``__qualname__``), from one parse of its source: ``inspect.getsource`` on
-    each class would parse and tokenize the whole module again for each of them."""
+    """Every class statement of a module by qualified name (``__qualname__``), from one parse of its source:
+    ``inspect.getsource`` on each class would parse and tokenize the whole module again for each of them."""
     definitions: dict[str, ast.ClassDef] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
