@@ -4,6 +4,7 @@ may set."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -400,22 +401,25 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
     )
 
 
+@functools.cache
+def freshly_imported() -> dict[str, Any]:
+    """What a fresh interpreter holds right after ``import components.fleet``, as ``pulumi up`` starts the program:
+    the cloud SDKs loaded, and whether the stack config's validator is built (then after a first validation)."""
+    probe = (
+        "import json, sys, components.fleet; from components.config.stack import StackConfig; "
+        "sdks = sorted(m for m in sys.modules if m.split('.')[0] in {'pulumi_azure_native', 'pulumi_alicloud'}); "
+        "before = StackConfig.__pydantic_complete__; StackConfig.model_validate({}); "
+        "print(json.dumps({'sdks': sdks, 'validator': [before, StackConfig.__pydantic_complete__]}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def test_the_program_loads_a_cloud_sdk_only_for_the_section_that_needs_it():
     """An AKS-only stack never pays for pulumi-alicloud, an ACK-only one never for pulumi-azure-native."""
-    probe = "import sys, components.fleet; print(sorted(m for m in sys.modules if m.split('.')[0] in SDKS))"
-    sdks = "SDKS = {'pulumi_azure_native', 'pulumi_alicloud'}; "
-    done = subprocess.run(
-        [sys.executable, "-c", sdks + probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
-    )
-    assert done.stdout.strip() == "[]"
+    assert freshly_imported()["sdks"] == []
 
 
 def test_the_program_builds_the_stack_configs_validator_on_first_use_not_at_import():
     """Building it at import built every section's validator too, which the run builds again inside the stack's."""
-    probe = (
-        "import components.fleet; from components.config.stack import StackConfig; "
-        "before = StackConfig.__pydantic_complete__; StackConfig.model_validate({}); "
-        "print(before, StackConfig.__pydantic_complete__)"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["False", "True"]
+    assert freshly_imported()["validator"] == [False, True]
