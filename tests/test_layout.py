@@ -42,14 +42,40 @@ def test_tests_share_code_only_through_tests_support():
             assert name == "tests.support" or name.startswith("tests.support."), f"{relative(test)} imports {name}"
 
 
+def functions(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function defined under ``node``, nested ones too. A ``def`` is a statement, and statements sit only in
+    the statement lists of other statements (``except`` and ``case`` clauses included), so only those are walked:
+    the expressions, most of a tree, cannot hold one."""
+    found = []
+    for _, value in ast.iter_fields(node):
+        for child in value if isinstance(value, list) else ():
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found.append(child)
+                found += functions(child)
+    return found
+
+
+def test_functions_are_found_at_any_depth_of_statements():
+    tree = ast.parse(
+        "def a():\n    def b(): pass\nclass C:\n    async def d(self): pass\n"
+        "try:\n    pass\nexcept E:\n    def e(): pass\nelse:\n    def f(): pass\n"
+        "match x:\n    case 1:\n        def g(): pass\nif y:\n    pass\nelse:\n    def h(): pass\n"
+    )
+    assert (
+        sorted(f.name for f in functions(tree))
+        == sorted(n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+        == list("abdefgh")
+    )
+
+
 @pytest.mark.parametrize("path", [p for p in PYTHON if p not in ORACLES], ids=relative)
 def test_no_file_over_600_lines_and_no_function_over_80(path):
     text = path.read_text()
     assert len(text.splitlines()) <= MAX_FILE_LINES
     long = [
         f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for node in ast.walk(ast.parse(text))
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+        for node in functions(ast.parse(text))
+        if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert long == []

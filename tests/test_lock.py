@@ -78,10 +78,14 @@ def ranges(source: str) -> list[Requirement]:
     return found
 
 
-def pin_for(lock: str, name: str, environment: dict[str, str]) -> Version | None:
+def pin_for(
+    lock: str, locked: dict[str, list[tuple[Version, Marker | None, list[str]]]], name: str, environment: dict[str, str]
+) -> Version | None:
+    """The one pin of ``name`` that ``locked`` (the :func:`pins` of ``lock``, parsed once by the caller) installs in
+    ``environment``."""
     chosen = [
         version
-        for version, marker, _ in pins(lock).get(canonicalize_name(name), [])
+        for version, marker, _ in locked.get(canonicalize_name(name), [])
         if marker is None or marker.evaluate(environment)
     ]
     assert len(chosen) <= 1, f"{lock}: {name} is pinned twice for {environment}"
@@ -107,8 +111,9 @@ def test_no_lock_names_a_package_index_or_any_host(lock):
 
 @pytest.mark.parametrize(("lock", "source"), LOCKS.items())
 def test_every_range_a_human_wrote_is_met_by_its_pin_everywhere(lock, source):
+    locked = pins(lock)
     for requirement, environment in itertools.product(ranges(source), ENVIRONMENTS):
-        version = pin_for(lock, requirement.name, environment)
+        version = pin_for(lock, locked, requirement.name, environment)
         assert version is not None, f"{lock}: no pin of {requirement.name} for {environment}"
         assert requirement.specifier.contains(version, prereleases=True), f"{lock}: {requirement.name}=={version}"
 
@@ -125,8 +130,9 @@ def test_the_three_locks_agree_on_every_package_they_share():
 @pytest.mark.parametrize(("lock", "source"), LOCKS.items())
 def test_no_package_a_human_named_is_locked_to_a_pre_release(lock, source):
     # uv takes a pre-release when nothing else resolves (pulumi-policy 1.22 alphas once did under a protobuf pin).
+    locked = pins(lock)
     for requirement in ranges(source):
-        versions = [version for version, _, _ in pins(lock)[canonicalize_name(requirement.name)]]
+        versions = [version for version, _, _ in locked[canonicalize_name(requirement.name)]]
         assert not any(version.is_prerelease for version in versions), f"{lock}: {requirement.name} {versions}"
 
 

@@ -11,18 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.support import PROJECT_ROOT
+from tests.support import PROJECT_ROOT, workflows
 from tests.support.stacks import AKS_STACK, edited_stack
 
 WORKFLOW = PROJECT_ROOT / ".github/workflows/gitops.yml"
 
 
 def load() -> dict[str, Any]:
-    document = yaml.safe_load(WORKFLOW.read_text())
-    document["on"] = document.pop(True)  # PyYAML reads `on` as True (YAML 1.1)
-    return document
+    return workflows.load(WORKFLOW.name)
 
 
 def job() -> dict[str, Any]:

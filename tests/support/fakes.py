@@ -3,6 +3,7 @@ client a credential plugin and an API server on localhost."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable
@@ -137,8 +138,13 @@ class FakeApiServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
+    SHUTDOWN_POLL_SECONDS = 0.02
+    """How often the serving thread looks for :meth:`__exit__`'s shutdown: ``serve_forever``'s default, 0.5 s, is
+    up to half a second each test waits for the server to stop."""
+
     def __enter__(self) -> FakeApiServer:
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve = functools.partial(self.httpd.serve_forever, poll_interval=self.SHUTDOWN_POLL_SECONDS)
+        threading.Thread(target=serve, daemon=True).start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
