@@ -16,6 +16,8 @@ model mirrors are the same in all of them (components/config/queues_objects.py s
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from typing import Any
 
@@ -189,13 +191,20 @@ def load(queues: dict[str, Any], version: str) -> QueuesConfig:
     return load_on_existing_cluster(queues=queues, kueue={**EVERY_KIND_MANAGER, "chartVersion": version}).queues
 
 
+@functools.cache
+def base_manifests(version: str) -> tuple[dict[str, Any], ...]:
+    """The base set-up's rendered objects at ``version``, loaded and rendered once per version: read only
+    (:func:`changed_object` changes a copy)."""
+    return tuple(queue_manifests(load(EVERY_KIND, version)))
+
+
 def changed_object(probe: Probe, version: str) -> dict[str, Any]:
     """The base set-up's rendered object with the probe's change made to it directly, bypassing the config model."""
     _, section, index, field, value, _, _ = probe
     name = EVERY_KIND[section][index]["name"]
     [manifest] = [
-        m
-        for m in queue_manifests(load(EVERY_KIND, version))
+        copy.deepcopy(m)
+        for m in base_manifests(version)
         if (m["kind"], m["metadata"]["name"]) == (KINDS[section], name)
     ]
     change = DELETE if value is None else value  # config null: the field left out

@@ -10,7 +10,7 @@ import pytest
 from components.config.kueue_profiles import profile_for
 from tests.support import kueue_upgrades
 from tests.support.kueue_upgrades import STEPS, UPGRADE_STACK, Install, install, step_block, step_diff
-from tests.support.stacks import STACKS, edited_stack, run_stack
+from tests.support.stacks import STACKS, edited_stack, recorded, run_stack
 from tools import mock_engine, mock_runtime
 from tools.gitops_preview import is_kueue_chart
 from tools.recording import Recording, RecordingMonitor, Registration
@@ -97,7 +97,7 @@ def test_a_new_install_takes_any_supported_version(monkeypatch, tmp_path):
 @pytest.mark.parametrize("stack", STACKS, ids=[stack.name for stack in STACKS])
 def test_every_kueue_chart_waits_for_its_own_pin_of_the_same_version(stack):
     """The manager's Kueue and each MultiKueue worker's (a chart of its own, on the worker's cluster)."""
-    recording = run_stack(stack)
+    recording = recorded(stack)
     charts = [chart for chart in recording.by_type(CHART) if is_kueue_chart(chart)]
     for chart in charts:
         [pin] = [p for p in recording.by_type(PIN) if p.parent == chart.parent]

@@ -5,7 +5,6 @@ Configuration types and feature gates at that tag. Tests that need them skip wit
 from __future__ import annotations
 
 import functools
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import yaml
 
 from components.config.kueue_profiles import PROFILES
 from tests.support import PROJECT_ROOT
+from tools import gitops_preview
 
 KUEUE_CHARTS = PROJECT_ROOT.parent / "shared/charts/kueue"
 VERIFIED = [(version, profile) for profile in PROFILES.values() for version in profile.verified]
@@ -60,7 +60,8 @@ def feature_gates(version: str) -> dict[str, tuple[bool, bool]]:
 
 def render_chart(version: str, chart_inputs: dict[str, Any]) -> list[dict[str, Any]]:
     """The objects the real chart of ``version`` renders with a Chart resource's recorded inputs, through Helm's own
-    library (helm-python-sdk, the wrapper tools/gitops_preview.py uses); skips saying why without it."""
+    library (helm-python-sdk, the wrapper tools/gitops_preview.py uses), each distinct template parsed once per
+    process (:func:`tools.gitops_preview.yaml_documents`); skips saying why without it."""
     helm_python = pytest.importorskip("helm_python", reason="rendering needs the PyPI package helm-python-sdk")
     chart = helm_python.Chart.load(str(source_dir(version) / "chart"))
     assert (chart.name, chart.version) == ("kueue", version) == ("kueue", chart_inputs["version"])
@@ -70,15 +71,7 @@ def render_chart(version: str, chart_inputs: dict[str, Any]) -> list[dict[str, A
         namespace=chart_inputs["namespace"],
         is_install=True,
     )
-    return [obj for text in templates.values() for obj in json.loads(_objects(text))]
-
-
-@functools.cache
-def _objects(template: str) -> str:
-    """A rendered template's objects, as JSON: YAML is built into Python objects once per distinct text (the CRDs,
-    most of the chart's text, are the same for every stack of a version); each caller gets fresh objects of its
-    own from the JSON. libyaml parses: the pure-Python parser spends seconds on the CRDs."""
-    return json.dumps([obj for obj in yaml.load_all(template, Loader=yaml.CSafeLoader) if obj])
+    return [obj for text in templates.values() for obj in gitops_preview.yaml_documents(text)]
 
 
 _STRUCT = re.compile(r"^type (\w+) struct \{\n(.*?)^\}", re.M | re.S)
@@ -126,13 +119,15 @@ def undecodable_keys(value: Any, struct: str, structs: dict[str, dict[str, str]]
 _VALUES_REFERENCE = re.compile(r"\.Values((?:\.[A-Za-z_]\w*)+)")
 
 
-def value_references(version: str) -> set[str]:
-    """Every ``.Values.a.b`` path the chart's templates of ``version`` read, as ``a.b``."""
+@functools.cache
+def value_references(version: str) -> frozenset[str]:
+    """Every ``.Values.a.b`` path the chart's templates of ``version`` read, as ``a.b``: read once per version."""
     templates = (source_dir(version) / "chart/templates").rglob("*")
-    return {match[1:] for path in templates if path.is_file() for match in _VALUES_REFERENCE.findall(path.read_text())}
+    found = _VALUES_REFERENCE.findall
+    return frozenset(match[1:] for path in templates if path.is_file() for match in found(path.read_text()))
 
 
-def unread_value_keys(values: dict[str, Any], references: set[str], prefix: str = "") -> list[str]:
+def unread_value_keys(values: dict[str, Any], references: frozenset[str], prefix: str = "") -> list[str]:
     """The keys of ``values`` no template reads: a key counts as read when a template reads it (a subtree passed to
     ``toYaml`` or ``range`` whole counts, its keys with it) or, for a mapping, when every key under it is read."""
     unread = []

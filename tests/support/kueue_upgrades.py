@@ -28,7 +28,7 @@ import yaml
 from components.config.kueue_profiles import KueueProfile, profile_for
 from tests.support import PROJECT_ROOT
 from tests.support.kueue_sources import VERIFIED, source_dir
-from tests.support.stacks import AKS_STACK, edited_stack
+from tests.support.stacks import AKS_STACK, as_shipped, edited_stack
 from tools import gitops_preview, render
 
 UPGRADES_DOC = PROJECT_ROOT / "docs/kueue-upgrades.md"
@@ -57,12 +57,14 @@ class Install:
 
 def install(version: str, out: Path) -> Install:
     """:data:`UPGRADE_STACK` at ``version``: the objects the program emits and those Chart v4 registers from the real
-    chart (the program's own renderer, :func:`tools.gitops_preview.chart_objects`: Helm's library and libyaml)."""
+    chart (the program's own renderer, :func:`tools.gitops_preview.chart_objects`: Helm's library and libyaml). The
+    program's run is the session's (:func:`tests.support.stacks.as_shipped`), which tests/test_kueue_chart.py makes
+    for the same copy."""
     out.mkdir(parents=True, exist_ok=True)
     copy = edited_stack(
         UPGRADE_STACK, lambda config: config["elastic-capacity:kueue"].update(chartVersion=version), out
     )
-    _, recording = render.render(copy)
+    _, recording = as_shipped(copy)
     chart = recording.one(CHART)
     objects = [
         *render.manifests(recording).values(),

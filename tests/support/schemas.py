@@ -14,6 +14,7 @@ import copy
 import functools
 import json
 import os
+import pickle
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,23 @@ def validate_kueue(obj: dict[str, Any], kueue_version: str = LATEST_CHART_VERSIO
     the CRDs of ``kueue_version`` (the chart version the stack installs; the default's when not given).
 
     ``obj`` itself is not changed. Returns what the CEL check did (rules evaluated, transition rules skipped).
+
+    A pass is remembered per exact object and minor (:data:`_PASSED`): the suite validates the same objects many
+    times (the base set-up beside each probe, a stack in several tests), and the check is a pure function of both.
+    A failure is never remembered, so each one is found afresh and raises its own error.
     """
     patch = _minor_patch(kueue_version)
-    return _validate(obj, _kueue_schema(obj, patch), _validator(obj["apiVersion"], obj["kind"], patch))
+    key = (pickle.dumps(obj), patch)
+    if key not in _PASSED:
+        _PASSED[key] = _validate(obj, _kueue_schema(obj, patch), _validator(obj["apiVersion"], obj["kind"], patch))
+    passed = _PASSED[key]
+    return Checked(evaluated=list(passed.evaluated), skipped=list(passed.skipped))
+
+
+_PASSED: dict[tuple[bytes, str], Checked] = {}
+"""What :func:`validate_kueue` found for each object that passed, keyed by the object's pickle (exact: every type,
+key order and value, so ``1``, ``1.0`` and ``True`` differ) and the minor's patch; read only through
+:func:`validate_kueue`, which hands out copies."""
 
 
 def validate_custom_resource(obj: dict[str, Any], schema: dict[str, Any]) -> Checked:

@@ -7,6 +7,7 @@ import copy
 import re
 from typing import Any
 
+import jsonschema
 import pytest
 
 from tests.support.cel import KNOWN_FUNCTIONS, check_rules, is_transition, program, rule_functions, schema_rules
@@ -129,6 +130,18 @@ def test_every_create_time_rule_passes_a_valid_object_and_every_transition_rule_
     assert {r["rule"] for r in every if not is_transition(r)} <= evaluated
     assert skipped <= {r["rule"] for r in every if is_transition(r)}
     assert validate_kueue(VALID["LocalQueue"]()).skipped == ["self == oldSelf"]  # spec.clusterQueue is immutable
+
+
+def test_a_pass_is_remembered_by_the_objects_content_and_a_failure_is_found_every_time():
+    queue = VALID["LocalQueue"]()
+    checked = validate_kueue(queue)
+    checked.evaluated.append("a caller's own change")
+    assert validate_kueue(copy.deepcopy(queue)) == validate_kueue(queue) != checked, "each caller gets its own copy"
+    named = {**queue, "spec": {"clusterQueue": "1"}}
+    validate_kueue(named)
+    for _ in range(2):  # the same fields with a number where the CRD wants a string
+        with pytest.raises(jsonschema.ValidationError):
+            validate_kueue({**queue, "spec": {"clusterQueue": 1}})
 
 
 def set_in(obj: Any, path: str, value: Any) -> None:

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from components.cluster_access import SYNC_WAVE
-from tests.support import PROJECT_ROOT
+from tests.support import PROJECT_ROOT, run_cache
 from tests.support.stacks import AKS_STACK, STACKS, edited_stack, recorded
 from tools import gitops_preview, render, stack_file
 from tools.recording import Registration
@@ -29,6 +29,14 @@ real chart (they skip, saying so, without them); every other test runs without a
 @pytest.fixture(autouse=True)
 def _no_chart_from_the_environment(monkeypatch) -> None:
     monkeypatch.delenv("KUEUE_CHART_DIR", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _one_program_run_per_stack(monkeypatch) -> None:
+    """``render.main``'s run of the program made once per session (:mod:`tests.support.run_cache`), as
+    :func:`tests.support.stacks.rendered` makes it: the tests below render the same edited stacks, with and without
+    the chart, and compare the files with the run itself."""
+    monkeypatch.setattr(render, "run_main", run_cache.run_main)
 
 
 def rendering(config: dict[str, Any]) -> None:
@@ -52,8 +60,15 @@ def expected_path(directory: str, obj: dict[str, Any]) -> str:
 
 
 def files_under(out: Path) -> dict[str, dict[str, Any]]:
+    """Relative path -> the one object of each file written; the chart's CRD files, the same for every stack of a
+    version, are parsed once (:func:`tools.gitops_preview.yaml_documents`)."""
     files = (out / "gitops").rglob("*.yaml")
-    return {str(p.relative_to(out)): yaml.load(p.read_text(), Loader=gitops_preview.FAST_LOADER) for p in files}
+    return {str(p.relative_to(out)): one_document(p.read_text()) for p in files}
+
+
+def one_document(text: str) -> dict[str, Any]:
+    (document,) = gitops_preview.yaml_documents(text)
+    return document
 
 
 def provider_directory(recording, registration: Registration) -> str:
@@ -66,7 +81,7 @@ def test_the_preview_writes_every_object_where_the_provider_would_in_its_layer(s
     assert render.main([str(source), "--out", str(tmp_path / "out")]) == 0
     written = files_under(tmp_path / "out")
     assert not (tmp_path / "out" / "manifests").exists(), "the GitOps directory takes the place of manifests/"
-    recording = render.run_main(*render.read_stack_file(source))
+    recording = run_cache.run_main(*render.read_stack_file(source))  # the run render.main made
     charts = recording.by_type("kubernetes:helm.sh/v4:Chart")
     assert capsys.readouterr().out.count("chart contents absent: ") == len(charts)
     expected = {expected_path(provider_directory(recording, r), r.inputs): r for r in recording.kubernetes_objects()}
