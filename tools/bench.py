@@ -11,9 +11,8 @@ prints, in one run (docs/bench.md explains every table):
 2. the render wall time and peak memory of every shipped stack and of synthetic fleets of N queues, workloads and
    clusters, each in a fresh process, against a flat replay of the same resources measured in the same run, with the
    ratio and the marginal cost per resource;
-3. program start-up against ``import pulumi``, the test suite's wall and CPU time, as the clone is and with its
-   bytecode cached (not with ``--quick``), and the install time and size with pip and uv (not with
-   ``--skip-install``).
+3. program start-up against ``import pulumi``, the test suite's wall time (not with ``--quick``) and the install
+   time and size with pip and uv (not with ``--skip-install``).
 
 Nothing is deployed: the create times are the documented table of :mod:`tools.bench_weights`.
 """
@@ -298,12 +297,10 @@ def environment(args: argparse.Namespace) -> dict[str, Any]:
     ratio = startup["components.fleet"] / startup["pulumi"]
     print(table(["import", "seconds"], [[m, f"{s:.2f}"] for m, s in startup.items()] + [["ratio", f"{ratio:.2f}"]]))
     result: dict[str, Any] = {"startup": startup, "startupRatio": ratio, "startupRuns": runs}
+    suite = None if args.quick else bench_env.suite_wall_time()
+    result["testSuite"] = dataclasses.asdict(suite) if suite else "skipped (--quick)"
     print("\n## Test suite\n")
-    suites = (("testSuite", "first run", False), ("testSuiteBytecodeCached", "bytecode cached", True))
-    for key, label, cached in suites:
-        suite = None if args.quick else bench_env.suite_wall_time(bytecode_cached=cached)
-        result[key] = dataclasses.asdict(suite) if suite else "skipped (--quick)"
-        print(f"{label}: {suite_line(suite)}" if suite and suite.seconds else "skipped (--quick)")
+    print(suite_line(suite) if suite and suite.seconds else "skipped (--quick)")
     installed = {} if args.skip_install else bench_env.installs()
     result["install"] = {k: dataclasses.asdict(v) for k, v in installed.items()} or "skipped (--skip-install)"
     print("\n## Install of requirements-dev.txt into a fresh venv\n")

@@ -62,7 +62,7 @@ def import_median(module: str, runs: int) -> float:
     """The median wall time of a fresh ``python -c "import MODULE"``, with bytecode cached as a real run has it: one
     unmeasured import writes it first, even where ``PYTHONDONTWRITEBYTECODE`` is set (the installed SDKs always have
     theirs, so without it only the project's own modules would be compiled on every run)."""
-    env = _bytecode_written()
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     command = [sys.executable, "-c", f"import {module}"]
     run_timed(command, timeout=120, env=env)
     times = []
@@ -74,12 +74,6 @@ def import_median(module: str, runs: int) -> float:
     return statistics.median(times)
 
 
-def _bytecode_written() -> dict[str, str]:
-    """This process's environment without ``PYTHONDONTWRITEBYTECODE``: Python caches each module's bytecode, and
-    pytest each test module with its asserts rewritten, as they do wherever the variable is not set."""
-    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-
-
 def summary_line(output: str) -> str:
     """pytest's closing line (``12 passed, 1 skipped in 3.2s``), or the last line if there is none."""
     lines = [line.strip(" =") for line in output.splitlines() if line.strip()]
@@ -87,21 +81,12 @@ def summary_line(output: str) -> str:
     return closing[-1] if closing else (lines[-1] if lines else "")
 
 
-SUITE = [sys.executable, "-m", "pytest", "--verbosity=0", "-p", "no:cacheprovider"]
-"""The default tier as the README runs it; --verbosity=0 after the project's addopts (-q) makes pytest print its
-closing line with the counts."""
-
-
-def suite_wall_time(timeout: float = 1800, *, bytecode_cached: bool = False) -> Timed:
-    """The whole test suite's wall time and CPU time, once: as this clone is, or (``bytecode_cached``) as every run
-    after a developer's first is, with the bytecode and the rewritten test modules a collection writes cached first
-    (not measured)."""
-    env = None
-    if bytecode_cached:
-        env = _bytecode_written()
-        run_timed([*SUITE, "--collect-only", "-n", "0"], timeout, env=env)
+def suite_wall_time(timeout: float = 1800) -> Timed:
+    """The whole test suite's wall time and CPU time, once."""
+    # --verbosity=0 after the project's addopts (-q): pytest then prints its closing line with the counts.
+    command = [sys.executable, "-m", "pytest", "--verbosity=0", "-p", "no:cacheprovider"]
     before = children_cpu_seconds()
-    seconds, code, output = run_timed(SUITE, timeout, env=env)
+    seconds, code, output = run_timed(command, timeout)
     return Timed(seconds, code == 0, summary_line(output), cpu_seconds=children_cpu_seconds() - before)
 
 

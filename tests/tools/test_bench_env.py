@@ -98,25 +98,3 @@ def test_the_cpu_time_counts_the_processes_a_child_waited_for():
     _, code, _ = bench_env.run_timed([sys.executable, "-c", nested], timeout=60)
     assert code == 0
     assert bench_env.children_cpu_seconds() - before >= 0.3
-
-
-def test_the_suite_is_timed_as_the_clone_is_and_with_its_bytecode_cached_first(monkeypatch):
-    """The cached run writes the bytecode and pytest's rewritten test modules with an unmeasured collection, in the
-    environment the timed run then has; the first run keeps the caller's environment."""
-    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    calls = []
-    times = iter([100.0, 40.0, 90.0])
-
-    def timed(command, timeout, env=None):
-        calls.append((command, env))
-        return next(times), 0, "4900 passed in 1.0s"
-
-    monkeypatch.setattr(bench_env, "run_timed", timed)
-    first = bench_env.suite_wall_time()
-    cached = bench_env.suite_wall_time(bytecode_cached=True)
-    assert (first.seconds, cached.seconds) == (100.0, 90.0), "the collection (40 s) is not measured"
-    assert first.note == cached.note == "4900 passed in 1.0s"
-    (suite, inherited), (collect, written), (again, same) = calls
-    assert inherited is None and suite == again == bench_env.SUITE
-    assert collect[: len(suite)] == suite and "--collect-only" in collect[len(suite) :]
-    assert "PYTHONDONTWRITEBYTECODE" not in written and written is same
