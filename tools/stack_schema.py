@@ -24,6 +24,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import core_schema
+
 from components.config.base import PROJECT
 from components.config.loader import CONFIG_NAMESPACES
 from components.config.stack import StackConfig
@@ -49,10 +52,24 @@ _SCHEMA_LISTS = ("anyOf", "allOf", "oneOf")
 _SCHEMA_VALUES = ("items", "additionalProperties", "propertyNames", "not")
 
 
+class _FactoryDefaults(GenerateJsonSchema):
+    """Pydantic's generator, showing a ``default_factory``'s value as the field's default too: a section's defaults
+    are factories (an instance as the default would build its validator when Python defines the class), and an
+    editor should show what leaving a key out gives, whichever way the model declares it."""
+
+    def get_default_value(self, schema: core_schema.WithDefaultSchema) -> Any:
+        factory = schema.get("default_factory")
+        if factory is not None and not schema.get("default_factory_takes_data"):
+            return factory()  # type: ignore[call-arg]  # takes no data, as just checked
+        return super().get_default_value(schema)
+
+
 def schema() -> dict[str, Any]:
     """The stack file's schema: Pulumi's stack-file shape around the model's sections."""
     describe(StackConfig)
-    model = _rewritten(StackConfig.model_json_schema(by_alias=True, mode="validation"))
+    model = _rewritten(
+        StackConfig.model_json_schema(by_alias=True, mode="validation", schema_generator=_FactoryDefaults)
+    )
     sections = {f"{PROJECT}:{name}": section for name, section in model["properties"].items()}
     others = "|".join(namespace for namespace in CONFIG_NAMESPACES if namespace != PROJECT)
     config = {

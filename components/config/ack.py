@@ -134,7 +134,7 @@ class AckClusterConfig(ConfigModel):
     addons: list[ClusterAddonConfig] = Field(default_factory=lambda: list(DEFAULT_ADDONS))
     """Addons installed with the cluster, each name once; Terway (required) and CSI storage by default. Applied at
     creation only: later edits change nothing in ACK."""
-    virtual_node: VirtualNodeAddonConfig = VirtualNodeAddonConfig()
+    virtual_node: VirtualNodeAddonConfig = Field(default_factory=VirtualNodeAddonConfig)
     """The ``ack-virtual-node`` addon that brings ACS compute into the cluster; always installed."""
     scheduler: SchedulerAddonConfig | None = None
     """Manage kube-scheduler's version floor or parameters; absent leaves ACK's default install alone (its version

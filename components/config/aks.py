@@ -304,7 +304,7 @@ class AksConfig(ConfigModel):
     location: Annotated[str, matching(r"[a-z0-9]+", "an Azure region name such as eastus2")] = "eastus2"
     """The Azure region of the cluster and its resource group (ARM ``location``); the walkthrough's
     ``LOCATION=eastus2``."""
-    resource_group: ResourceGroupConfig = ResourceGroupConfig()
+    resource_group: ResourceGroupConfig = Field(default_factory=ResourceGroupConfig)
     """The resource group the cluster is created in."""
     cluster_name: Annotated[
         str,
@@ -337,17 +337,17 @@ class AksConfig(ConfigModel):
     made "Azure Kubernetes Service RBAC Cluster Admin" of the cluster so the Kubernetes provider can work. Unset with
     ``environment.kind: production``: on with its defaults; an explicit ``null`` opts out (local accounts with a
     static admin credential)."""
-    api_server_access: ApiServerAccessConfig = ApiServerAccessConfig()
+    api_server_access: ApiServerAccessConfig = Field(default_factory=ApiServerAccessConfig)
     """Who may reach the API server: authorized IP ranges (ARM ``apiServerAccessProfile``; a private cluster is
     refused)."""
-    system_pool: SystemPoolConfig = SystemPoolConfig()
+    system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
     """The system pool, inline in the cluster (ARM ``agentPoolProfiles[0]``, mode ``System``)."""
     user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
     """Autoscaling pools for batch jobs, each an ARM agent pool of mode ``User``. At least one: without one no
     ProvisioningRequest can ever be satisfied."""
-    nvidia: NvidiaConfig = NvidiaConfig()
+    nvidia: NvidiaConfig = Field(default_factory=NvidiaConfig)
     """The NVIDIA device plugin or GPU Operator the stack installs by Helm when a user pool has GPUs."""
-    autoscaler_profile: AutoscalerProfileConfig = AutoscalerProfileConfig()
+    autoscaler_profile: AutoscalerProfileConfig = Field(default_factory=AutoscalerProfileConfig)
     """Cluster-autoscaler settings for the whole cluster (ARM ``autoScalerProfile``)."""
     oidc_issuer: bool = True
     """Whether the cluster publishes an OIDC issuer (ARM ``oidcIssuerProfile.enabled``), which workload identity
@@ -355,14 +355,14 @@ class AksConfig(ConfigModel):
     workload_identity: bool = True
     """Workload identity (ARM ``securityProfile.workloadIdentity.enabled``); on by default, as in the AKS example's
     Terraform: jobs reach Azure services without stored secrets."""
-    network: AksNetworkConfig = AksNetworkConfig()
+    network: AksNetworkConfig = Field(default_factory=AksNetworkConfig)
     """The cluster network (ARM ``networkProfile``)."""
     upgrade_channel: Literal["rapid", "stable", "patch", "node-image", "none"] = "patch"
     """The cluster auto-upgrade channel (ARM ``autoUpgradeProfile.upgradeChannel``): patch releases only by default,
     so a minor upgrade is a deliberate change of ``kubernetesVersion``."""
     node_os_upgrade_channel: Literal["None", "Unmanaged", "NodeImage", "SecurityPatch"] = "NodeImage"
     """How node OS images are kept current (ARM ``autoUpgradeProfile.nodeOSUpgradeChannel``)."""
-    maintenance: AksMaintenanceConfig = AksMaintenanceConfig()
+    maintenance: AksMaintenanceConfig = Field(default_factory=AksMaintenanceConfig)
     """When AKS may apply what the two upgrade channels pick: a weekly window each by default."""
     tags: Tags = Field(default_factory=lambda: {"project": PROJECT})
     """Azure tags on the resource group, the cluster and its pools."""

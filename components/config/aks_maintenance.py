@@ -55,10 +55,10 @@ class AksMaintenanceConfig(ConfigModel):
     time (https://learn.microsoft.com/azure/aks/planned-maintenance). A channel that upgrades nothing
     (``upgradeChannel: none``, ``nodeOsUpgradeChannel`` ``None`` or ``Unmanaged``) gets no window."""
 
-    auto_upgrade: MaintenanceWindowConfig | None = MaintenanceWindowConfig()
+    auto_upgrade: MaintenanceWindowConfig | None = Field(default_factory=MaintenanceWindowConfig)
     """When ``upgradeChannel`` upgrades may run (``aksManagedAutoUpgradeSchedule``): Sundays 00:00-04:00 UTC by
     default. ``null`` opts out."""
-    node_os_upgrade: NodeOsMaintenanceWindowConfig | None = NodeOsMaintenanceWindowConfig()
+    node_os_upgrade: NodeOsMaintenanceWindowConfig | None = Field(default_factory=NodeOsMaintenanceWindowConfig)
     """When ``nodeOsUpgradeChannel`` updates may run (``aksManagedNodeOSUpgradeSchedule``): Saturdays 00:00-04:00 UTC
     by default, a day apart from the Kubernetes upgrades. ``null`` opts out."""
 

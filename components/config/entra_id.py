@@ -47,5 +47,5 @@ class EntraIdConfig(ConfigModel):
     disable_local_accounts: bool = True
     """No static admin credential (ARM ``disableLocalAccounts``): every sign-in goes through Entra ID and is audited
     (https://learn.microsoft.com/azure/aks/manage-local-accounts-managed-azure-ad). ``false`` opts out."""
-    kubelogin: KubeloginConfig = KubeloginConfig()
+    kubelogin: KubeloginConfig = Field(default_factory=KubeloginConfig)
     """How Pulumi and the smoke waiter sign in to the cluster without a prompt."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from components.config.base import ConfigModel, MisplacedKey, RuleViolation
 from components.config.entra_id import KubeloginConfig
@@ -34,7 +34,7 @@ class ExistingClusterConfig(ConfigModel):
     deployment: the readiness gate's kubectl follows it and Kueue's minimum Kubernetes is checked against it. Required
     when the stack installs Kueue, unless ``kueue.readinessGate.probeImage`` carries its own tag. An AKS cluster's
     (``source: aks``) is read from Azure."""
-    kubelogin: KubeloginConfig = KubeloginConfig()
+    kubelogin: KubeloginConfig = Field(default_factory=KubeloginConfig)
     """How to sign in to an Entra ID cluster without a prompt: every kubelogin user of the kubeconfig, the one AKS
     returns or the ``kubeconfig`` value (such as ``az aks get-credentials`` writes, with ``--login devicecode``), is
     switched to this login, as ``kubelogin convert-kubeconfig -l`` does. A kubeconfig without one (local accounts,

@@ -179,8 +179,10 @@ class KueueConfig(ConfigModel):
     """Kueue manager replicas; the default is the chart's, 2 in production stacks (``1`` there is the opt-out).
     Leader election is on, so more replicas only add failover; from 2 on the chart's PodDisruptionBudget
     (``minAvailable: 1``) is on too, so a node drain never takes both."""
-    manager_resources: Resources = Resources(
-        requests={"cpu": "500m", "memory": "512Mi"}, limits={"cpu": "2", "memory": "512Mi"}
+    manager_resources: Resources = Field(
+        default_factory=lambda: Resources(
+            requests={"cpu": "500m", "memory": "512Mi"}, limits={"cpu": "2", "memory": "512Mi"}
+        )
     )
     """The Kueue manager container's requests and limits; the default is the chart's (the same in 0.17-0.19)."""
     image_repository: str = "registry.k8s.io/kueue/kueue"
@@ -231,7 +233,7 @@ class KueueConfig(ConfigModel):
     or existing), so a Kueue outage blocks Jobs there and nowhere else. Kueue's own default, every namespace but
     ``kube-system`` and ``kueue-system``, is the opt-out: ``{matchExpressions: [{key: kubernetes.io/metadata.name,
     operator: NotIn, values: [kube-system, kueue-system]}]}``. With ``install: false`` describe the cluster's Kueue."""
-    readiness_gate: ReadinessGateConfig = ReadinessGateConfig()
+    readiness_gate: ReadinessGateConfig = Field(default_factory=ReadinessGateConfig)
     """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
 
     @stack_file_only("kueue.multikueue-comes-from-its-section")

@@ -117,16 +117,16 @@ class WorkerConfig(ConfigModel):
     """``ack``: whether the stack installs Kueue there (the manager's release, batch/job only, on the ECS nodes).
     Unset: true for ``ack.clusters`` (which then need a ``nodePool``), false for ``ack.existingClusters``, whose
     own Kueue takes the copies."""
-    quota: Quota = Quota(cpu="64", memory="256Gi")
+    quota: Quota = Field(default_factory=lambda: Quota(cpu="64", memory="256Gi"))
     """``ack``: what the worker's ACS ClusterQueue admits at once: the spend you allow, since ACS capacity has no
     ceiling Kueue can see."""
-    acs: AcsPlacement = AcsPlacement()
+    acs: AcsPlacement = Field(default_factory=AcsPlacement)
     """``ack``: the ACS compute class and QoS of burst pods."""
     resource_group_name: str | None = None
     """``aks``: the existing AKS cluster's resource group."""
     cluster_name: str | None = None
     """``aks``: the existing AKS cluster's name."""
-    kubelogin: KubeloginConfig = KubeloginConfig()
+    kubelogin: KubeloginConfig = Field(default_factory=KubeloginConfig)
     """``aks``: how Pulumi signs in to an Entra ID cluster without a prompt."""
     cluster_queue: DnsSubdomain | None = None
     """``aks``: the worker's own ClusterQueue the burst LocalQueues submit to (required; the stack does not create
@@ -219,7 +219,7 @@ class MultiKueueConfig(ConfigModel):
     """The manager's MultiKueue AdmissionCheck."""
     config_name: ObjectName | None = None
     """The MultiKueueConfig listing the workers. Unset: the name of ``admissionCheck``."""
-    quota: Quota = Quota(cpu="128", memory="512Gi")
+    quota: Quota = Field(default_factory=lambda: Quota(cpu="128", memory="512Gi"))
     """The burst ClusterQueue's quota on the manager; about the sum of the workers' quotas (Kueue's advice)."""
     origin: Origin = "elastic-capacity"
     """MultiKueue's origin label on the workers' copies; managers sharing workers need distinct origins."""
@@ -241,7 +241,7 @@ class MultiKueueConfig(ConfigModel):
     lifetime is left (so preview shows the renewal as a replacement): run ``up`` at least that often."""
     wait_timeout_seconds: int = Field(default=600, ge=60, le=3600)
     """How long ``pulumi up`` waits for every MultiKueueCluster and MultiKueue AdmissionCheck to be Active."""
-    smoke_job: BurstSmokeJobConfig = BurstSmokeJobConfig()
+    smoke_job: BurstSmokeJobConfig = Field(default_factory=BurstSmokeJobConfig)
     """The opt-in end-to-end burst check of the ephemeral runner (with ``burstQueue`` only)."""
 
     @model_validator(mode="after")

@@ -111,7 +111,7 @@ class QueuesConfig(ConfigModel):
     """ProvisioningRequestConfigs on their own, for ``admissionChecks`` to point at."""
     admission_checks: list[AdmissionCheckConfig] = Field(default_factory=list)
     """AdmissionChecks of any controller, with the object their parameters are in."""
-    external: ExternalObjects = ExternalObjects()
+    external: ExternalObjects = Field(default_factory=ExternalObjects)
     """Objects made outside this stack that its objects may name."""
     cohorts: list[CohortConfig] = Field(default_factory=list)
     """Explicit Cohorts; ClusterQueues naming a cohort without one still share quota (Kueue creates it implicitly)."""
@@ -119,9 +119,9 @@ class QueuesConfig(ConfigModel):
     """The ClusterQueues: quota per flavor, and the checks a workload passes before admission."""
     local_queues: list[LocalQueueConfig] = Field(default_factory=list)
     """The LocalQueues Jobs are submitted to, each in one of ``namespaces`` or ``existingNamespaces``."""
-    wait_until_active: WaitUntilActiveConfig = WaitUntilActiveConfig()
+    wait_until_active: WaitUntilActiveConfig = Field(default_factory=WaitUntilActiveConfig)
     """How ``pulumi up`` proves the queues can admit before it finishes."""
-    lints: QueueLints = QueueLints()
+    lints: QueueLints = Field(default_factory=QueueLints)
     """Checks stricter than Kueue's own, each on by default and documented with why; set one ``false`` to opt
     out."""
 

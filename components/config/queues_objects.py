@@ -267,7 +267,7 @@ class ClusterQueueConfig(Labelled):
 
     name: DnsSubdomain
     """The ClusterQueue's name, which LocalQueues point at."""
-    namespace_selector: LabelSelector | None = LabelSelector()
+    namespace_selector: LabelSelector | None = Field(default_factory=LabelSelector)
     """Namespaces whose LocalQueues may submit to it. The default ``{}`` admits from every namespace, as Azure's
     article and Kueue's examples do; ``null`` leaves the field out, which Kueue reads as *no* namespace: the queue
     admits nothing until a selector is set."""

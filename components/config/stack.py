@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-from pydantic import SecretStr, ValidationInfo, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, model_validator
 
 from components.config import (
     environment_rules,
@@ -81,18 +81,18 @@ class StackConfig(ConfigModel):
     """Instead of ``aks``: put Kueue and the queues onto a cluster this stack does not create."""
     kubeconfig: SecretStr | None = None
     """The existing cluster's kubeconfig (``existingCluster.source: kubeconfig``); refused unless set as a secret."""
-    kueue: KueueConfig = KueueConfig()
+    kueue: KueueConfig = Field(default_factory=KueueConfig)
     """How Kueue is installed (only with ``aks`` or ``existingCluster``)."""
-    queues: QueuesConfig = QueuesConfig()
+    queues: QueuesConfig = Field(default_factory=QueuesConfig)
     """The Kueue queue objects: the ones written, or ``preset: aks-walkthrough`` for the article's provisioning-gated
     queue; left out, none (Kueue alone)."""
-    smoke_job: SmokeJobConfig = SmokeJobConfig()
+    smoke_job: SmokeJobConfig = Field(default_factory=SmokeJobConfig)
     """The opt-in end-to-end check: the article's Job, which ``pulumi up`` waits to see complete."""
     ack: AckConfig | None = None
     """ACK managed Pro clusters and the ACS workloads that run on them."""
-    environment: EnvironmentConfig = EnvironmentConfig()
+    environment: EnvironmentConfig = Field(default_factory=EnvironmentConfig)
     """What kind of stack this is: ``dev``, ``ephemeral`` (pull requests) or ``production``, and the name suffix."""
-    gitops: GitOpsConfig = GitOpsConfig()
+    gitops: GitOpsConfig = Field(default_factory=GitOpsConfig)
     """Render the Kubernetes objects to a directory for a GitOps controller instead of applying them."""
     multi_kueue: MultiKueueConfig | None = None
     """A MultiKueue burst set-up: the stack's Kueue cluster (the manager) sends Jobs to worker clusters, ACK with ACS

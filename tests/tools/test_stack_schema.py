@@ -14,6 +14,7 @@ import yaml
 from jsonschema.exceptions import ValidationError, best_match
 
 from components.config.base import key_path
+from components.config.kueue import KueueConfig
 from tests.support import PROJECT_ROOT
 from tools import stack_schema
 
@@ -80,6 +81,14 @@ def _keywords(node: Any) -> set[str]:
         elif keyword not in ("default", "enum", "const"):
             found |= _keywords(value)
     return found
+
+
+def test_a_key_left_out_shows_what_its_default_factory_gives(generated):
+    """A section's default is a factory (an instance would build its validator at import): the editor still shows
+    what leaving the section, or a list inside one, out gives."""
+    sections = generated["properties"]["config"]["properties"]
+    assert sections["elastic-capacity:kueue"]["default"] == KueueConfig().model_dump(mode="json", by_alias=True)
+    assert generated["$defs"]["AckConfig"]["properties"]["clusters"]["default"] == []
 
 
 def test_the_schema_uses_only_keywords_draft_07_editors_read_alike(generated):
