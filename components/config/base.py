@@ -44,7 +44,9 @@ class ConfigModel(BaseModel):
 
     Each model's validator is built when first used (``defer_build``): a run validates one :class:`StackConfig`, whose
     validator holds every section's, so building some ninety validators of their own at import was a tenth of a
-    second of start-up that no run used.
+    second of start-up that no run used. A field whose default is a model takes it from a factory
+    (``Field(default_factory=M)``): an instance as the default is made when Python defines the class, and building
+    it builds ``M``'s validator there and then.
     """
 
     model_config = ConfigDict(
