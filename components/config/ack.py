@@ -19,11 +19,11 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from components.config.ack_addons import (
-    DEFAULT_ADDONS,
     ClusterAddonConfig,
     SchedulerAddonConfig,
     VirtualNodeAddonConfig,
     check_create_time_addons,
+    default_addons,
     require_pins_meet,
 )
 from components.config.ack_existing import AckExistingClusterConfig
@@ -131,7 +131,7 @@ class AckClusterConfig(ConfigModel):
     (https://github.com/AliyunContainerService/ack-ram-tool). ``temporary``: the temporary kubeconfig of
     ``cs.get_cluster_credential``, fetched again on every run; it changes the provider on every preview and expires
     ``credentialMinutes`` after the last ``up``."""
-    addons: list[ClusterAddonConfig] = Field(default_factory=lambda: list(DEFAULT_ADDONS))
+    addons: list[ClusterAddonConfig] = Field(default_factory=default_addons)
     """Addons installed with the cluster, each name once; Terway (required) and CSI storage by default. Applied at
     creation only: later edits change nothing in ACK."""
     virtual_node: VirtualNodeAddonConfig = Field(default_factory=VirtualNodeAddonConfig)

@@ -113,13 +113,11 @@ class ClusterAddonConfig(ConfigModel):
     """True skips an addon ACK installs by default (e.g. ``nginx-ingress-controller``)."""
 
 
-DEFAULT_ADDONS = (
-    ClusterAddonConfig(name="terway-eniip"),
-    ClusterAddonConfig(name="csi-plugin"),
-    ClusterAddonConfig(name="managed-csiprovisioner"),
-)
-"""Terway (pods, ACS included, take VPC IPs from the pod vSwitches) and CSI storage, as the provider's Pro
-examples install them (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes)."""
+def default_addons() -> list[ClusterAddonConfig]:
+    """Terway (pods, ACS included, take VPC IPs from the pod vSwitches) and CSI storage, as the provider's Pro
+    examples install them (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes).
+    A function, not a constant: instances made at import would build the section's validator at every start-up."""
+    return [ClusterAddonConfig(name=name) for name in ("terway-eniip", "csi-plugin", "managed-csiprovisioner")]
 
 
 @rule("ack-addons.create-time-addons")

@@ -5,7 +5,7 @@ would survive ``pulumi destroy``), each naming the key it is about; :func:`resol
 the one the components build: physical names with ``environment.nameSuffix`` and the environment's defaults for the
 keys whose default depends on it (``deleteUnreachable`` of both clouds, ``ack.clusters[].deleteWithCluster`` and
 ``ack.clusters[].credentialMinutes``; in
-production the secure values of :data:`PRODUCTION_AKS_DEFAULTS` and :func:`production_ack_defaults`, ACK deletion
+production the secure values of :func:`production_aks_defaults` and :func:`production_ack_defaults`, ACK deletion
 protection among them, for keys the stack file leaves unset, where writing the key is the opt-out); ACS workloads on
 an ``ack.existingClusters`` entry get the suffix on their namespace; a cluster given by kubeconfig gets no default
 ``kueue.nodeSelector`` (the AKS system pool's is for AKS). :func:`aks_production_warnings` names what a production
@@ -48,9 +48,6 @@ https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs
 NAMESPACE_MAX = 63
 """A namespace name is a DNS label."""
 
-PRODUCTION_AKS_DEFAULTS: Mapping[str, Any] = {"sku_tier": "Standard", "entra_id": EntraIdConfig()}
-"""``aks`` keys a production stack gets when its file leaves them unset: the tier with the uptime SLA, and Entra ID
-sign-in with Azure RBAC and no local accounts. Writing the key (``skuTier: Free``, ``entraId: null``) opts out."""
 PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS = ("apiserver", "kcm", "scheduler", "ccm")
 """What a production ACK cluster ships to Simple Log Service unless ``controlPlaneLogs`` says otherwise: the
 components the provider's own examples log."""
@@ -143,7 +140,7 @@ def resolve(config: StackConfig) -> StackConfig:
         if environment.ephemeral:
             aks = aks.model_copy(update={"delete_unreachable": True})
         if environment.protect:
-            aks = aks.model_copy(update=_unset(aks, PRODUCTION_AKS_DEFAULTS))
+            aks = aks.model_copy(update=_unset(aks, production_aks_defaults()))
     kueue = config.kueue
     if kueue.install and _given_by_kubeconfig(config) and "node_selector" not in kueue.model_fields_set:
         kueue = kueue.model_copy(update={"node_selector": {}})
@@ -205,6 +202,13 @@ def _within(section: str, build: Callable[[], _T]) -> _T:
 def _unset(model: BaseModel, defaults: Mapping[str, Any]) -> dict[str, Any]:
     """The ``defaults`` for the fields the stack file did not write: a written key, ``null`` included, is kept."""
     return {key: value for key, value in defaults.items() if key not in model.model_fields_set}
+
+
+def production_aks_defaults() -> dict[str, Any]:
+    """``aks`` keys a production stack gets when its file leaves them unset: the tier with the uptime SLA, and Entra ID
+    sign-in with Azure RBAC and no local accounts. Writing the key (``skuTier: Free``, ``entraId: null``) opts out.
+    Made per call, like :func:`production_ack_defaults`: an instance made at import builds its validator there."""
+    return {"sku_tier": "Standard", "entra_id": EntraIdConfig()}
 
 
 def production_ack_defaults() -> dict[str, Any]:

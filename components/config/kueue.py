@@ -130,14 +130,16 @@ def _default_managed_jobs_namespace_selector() -> LabelSelector:
 PROTECTED_NAMESPACE = "kube-system"
 """The namespace besides its own that Kueue's ``managedJobsNamespaceSelector`` must never match."""
 
-KUEUE_DEFAULT_SELECTOR = LabelSelector(
-    match_expressions=[
-        LabelSelectorRequirement(
-            key=NAMESPACE_NAME_LABEL, operator="NotIn", values=[PROTECTED_NAMESPACE, "kueue-system"]
-        )
-    ]
-)
-"""Kueue's own default: every namespace but ``kube-system`` and Kueue's. The opt-out of the opt-in default."""
+
+def kueue_default_selector() -> LabelSelector:
+    """Kueue's own default: every namespace but ``kube-system`` and Kueue's. The opt-out of the opt-in default."""
+    return LabelSelector(
+        match_expressions=[
+            LabelSelectorRequirement(
+                key=NAMESPACE_NAME_LABEL, operator="NotIn", values=[PROTECTED_NAMESPACE, "kueue-system"]
+            )
+        ]
+    )
 
 
 CUSTOM_LABELS = "CustomMetricLabels"

@@ -8,11 +8,11 @@ from packaging.version import Version
 from pydantic import ValidationError
 
 from components.config.ack_addons import (
-    DEFAULT_ADDONS,
     ClusterAddonConfig,
     SchedulerAddonConfig,
     VirtualNodeAddonConfig,
     check_create_time_addons,
+    default_addons,
     require_pins_meet,
 )
 from components.config.base import RuleViolation
@@ -24,7 +24,7 @@ from tests.support.config import model_error_keys
 def test_defaults_leave_versions_to_ack():
     virtual_node = VirtualNodeAddonConfig()
     assert (virtual_node.version, virtual_node.cleanup_cloud_resources) == (None, True)
-    assert [addon.name for addon in DEFAULT_ADDONS] == ["terway-eniip", "csi-plugin", "managed-csiprovisioner"]
+    assert [addon.name for addon in default_addons()] == ["terway-eniip", "csi-plugin", "managed-csiprovisioner"]
     addon = ClusterAddonConfig(name="terway-eniip")
     assert (addon.version, addon.config, addon.disabled) == (None, None, False)
 
@@ -58,9 +58,9 @@ def test_the_scheduler_may_take_parameters_without_a_version_but_not_nothing():
 
 
 def test_create_time_addons_name_the_key_under_the_cluster():
-    check_create_time_addons(list(DEFAULT_ADDONS))
+    check_create_time_addons(default_addons())
     with pytest.raises(RuleViolation) as caught:
-        check_create_time_addons([*DEFAULT_ADDONS, ClusterAddonConfig(name="flannel")])
+        check_create_time_addons([*default_addons(), ClusterAddonConfig(name="flannel")])
     assert (caught.value.key, caught.value.value) == ("addons[3].name", "flannel")
 
 

@@ -6,11 +6,13 @@ from typing import Annotated, Literal
 
 import pytest
 from pydantic import BeforeValidator, Field, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
 
 from components.config.base import (
     ConfigModel,
     MisplacedKey,
     RuleViolation,
+    camel_key,
     closest,
     key_path,
     model_at,
@@ -18,6 +20,19 @@ from components.config.base import (
     problems_from,
     require_unique,
 )
+from components.config.stack import StackConfig
+
+
+def test_every_key_is_the_camel_case_pydantics_own_generator_gives_its_field():
+    """The keys users write stay what pydantic's ``to_camel`` made them: ``camel_key`` only replaces its regexes."""
+    fields = {name for model in _sections(ConfigModel) for name in model.model_fields}
+    assert set(StackConfig.model_fields) <= fields and len(fields) > 300
+    assert {name: camel_key(name) for name in fields} == {name: to_camel(name) for name in fields}
+    assert camel_key("ipv4_cidr_block") == "ipv4CidrBlock" and camel_key("name") == "name"
+
+
+def _sections(model: type[ConfigModel]) -> list[type[ConfigModel]]:
+    return [section for sub in model.__subclasses__() for section in (sub, *_sections(sub))]
 
 
 def test_key_path_writes_keys_as_the_user_does():

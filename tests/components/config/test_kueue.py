@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from components.config.base import ConfigError
-from components.config.kueue import KUEUE_DEFAULT_SELECTOR, KueueConfig
+from components.config.kueue import KueueConfig, kueue_default_selector
 from components.config.kueue_profiles import KNOWN_FRAMEWORKS, LATEST_CHART_VERSION, PROFILES
 from tests.support.config import error_keys_on_existing_cluster as error_keys
 from tests.support.config import load_on_existing_cluster as load
@@ -32,7 +32,7 @@ def test_default_selector_is_opt_in_by_the_label_the_stack_puts_on_its_namespace
     assert not kueue.manages_namespace("kube-system")
     assert not kueue.manages_namespace("default")
     assert kueue.manages_namespace("cas-kueue-demo", kueue.managed_namespace_labels)
-    opted_out = KueueConfig(managed_jobs_namespace_selector=KUEUE_DEFAULT_SELECTOR)
+    opted_out = KueueConfig(managed_jobs_namespace_selector=kueue_default_selector())
     assert opted_out.managed_namespace_labels == {}
     assert opted_out.manages_namespace("default") and not opted_out.manages_namespace("kueue-system")
 
@@ -192,7 +192,7 @@ def test_opt_in_selector_by_label_is_accepted():
 def test_another_kueue_namespace_needs_a_name_based_selector_to_follow():
     """The opt-in default never selects Kueue's namespace (the stack does not label it); Kueue's own default does."""
     assert load(kueue={"namespace": "kueue"}).kueue.namespace == "kueue"
-    kueues_own = KUEUE_DEFAULT_SELECTOR.model_dump(by_alias=True, exclude_none=True)
+    kueues_own = kueue_default_selector().model_dump(by_alias=True, exclude_none=True)
     keys = error_keys(kueue={"namespace": "kueue", "managedJobsNamespaceSelector": kueues_own})
     assert keys == ["elastic-capacity:kueue.managedJobsNamespaceSelector"]
     moved = {
