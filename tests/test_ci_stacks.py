@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.support import PROJECT_ROOT
+from tests.support.workflows import RUNNER_PYTHON3
 
 STACKS_JSON = PROJECT_ROOT / "deploy/stacks.json"
 
@@ -24,7 +25,7 @@ def stack_kind(path: Path) -> str:
 def run_stacks(*args: str, env: dict[str, str] | None = None, cwd: Path = PROJECT_ROOT) -> subprocess.CompletedProcess:
     script = PROJECT_ROOT / "deploy/ci/stacks.py"
     return subprocess.run(
-        ["python3", str(script), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+        [*RUNNER_PYTHON3, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
     )
 
 
@@ -86,7 +87,7 @@ def test_the_gitops_matrix_holds_the_render_stacks_and_counts_them_so_an_empty_o
         output = tmp_path / "output"
         output.unlink(missing_ok=True)
         result = subprocess.run(
-            ["python3", "deploy/ci/stacks.py", "matrix", "gitops"],
+            [*RUNNER_PYTHON3, "deploy/ci/stacks.py", "matrix", "gitops"],
             cwd=tmp_path,
             env={**os.environ, "GITHUB_OUTPUT": str(output)},
             capture_output=True,
@@ -130,7 +131,7 @@ def test_a_bad_entry_is_one_error_line_naming_the_key_and_what_is_allowed(tmp_pa
     (tmp_path / "deploy/ci/stacks.py").write_text((PROJECT_ROOT / "deploy/ci/stacks.py").read_text())
     (tmp_path / "deploy/stacks.json").write_text(json.dumps({"stacks": {"x": entry}}))
     result = subprocess.run(
-        ["python3", "deploy/ci/stacks.py", "matrix"], cwd=tmp_path, capture_output=True, text=True, check=False
+        [*RUNNER_PYTHON3, "deploy/ci/stacks.py", "matrix"], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert (result.returncode, result.stdout.splitlines()) == (1, [message])
 
@@ -165,7 +166,11 @@ def test_the_deployed_check_tells_a_stack_with_resources_from_one_without(
 ):
     env = fake_pulumi(tmp_path, select_rc, select_err, export)
     result = subprocess.run(
-        ["python3", "deploy/ci/stacks.py", "deployed", "acme/burst"], cwd=PROJECT_ROOT, env=env, text=True, check=True
+        [*RUNNER_PYTHON3, "deploy/ci/stacks.py", "deployed", "acme/burst"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        text=True,
+        check=True,
     )
     assert result.returncode == 0 and (tmp_path / "out").read_text() == answer + "\n"
 
@@ -173,7 +178,7 @@ def test_the_deployed_check_tells_a_stack_with_resources_from_one_without(
 def test_a_backend_that_cannot_answer_fails_the_drift_job(tmp_path):
     env = fake_pulumi(tmp_path, 255, "error: [401] Unauthorized: No credentials provided or are invalid.", "")
     result = subprocess.run(
-        ["python3", "deploy/ci/stacks.py", "deployed", "burst"],
+        [*RUNNER_PYTHON3, "deploy/ci/stacks.py", "deployed", "burst"],
         cwd=PROJECT_ROOT,
         env=env,
         capture_output=True,

@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from tests.support import PROJECT_ROOT
+from tests.support.workflows import RUNNER_PYTHON3
 
 OPERATIONS = (PROJECT_ROOT / "docs/operations.md").read_text()
 DEVELOPMENT = (PROJECT_ROOT / "docs/development.md").read_text()
@@ -32,7 +33,7 @@ def github_stacks() -> list[str]:
     """The stacks the preview, deploy and drift workflows run: the matrix their first job computes."""
     env = {key: value for key, value in os.environ.items() if key != "GITHUB_OUTPUT"}
     result = subprocess.run(
-        ["python3", "deploy/ci/stacks.py", "matrix"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True
+        [*RUNNER_PYTHON3, "deploy/ci/stacks.py", "matrix"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     matrix = json.loads(result.stdout.splitlines()[0].removeprefix("matrix="))

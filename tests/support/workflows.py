@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import yaml
@@ -17,6 +18,10 @@ LOCK_INSTALL = ".venv/bin/python -m pip install --require-hashes -r requirements
 RENDERS = "gitops.yml"
 """The workflow whose stacks render to a directory: their Kubernetes providers never reach a cluster."""
 SECRET = re.compile(r"\$\{\{[^}]*\bsecrets\.")
+RUNNER_PYTHON3 = [sys.executable, "-S"]
+"""``python3`` as a workflow's first job runs deploy/ci's scripts, before any set-up: a real interpreter (a version
+manager's shim on the PATH costs ~0.2 s a start) that sees the standard library alone (``-S``: no site-packages), so
+a script that needs anything else fails here as it would on the runner."""
 
 
 def load(name: str) -> dict[str, Any]:
