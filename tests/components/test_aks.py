@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
@@ -52,9 +53,21 @@ def build_aks(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfi
     return run_program(program), config
 
 
+def build_once(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfig]:
+    """:func:`build_aks`, made once per distinct section (by its JSON) for the fixtures whose tests only read it:
+    read it, never change it. Made inside the first such test, after the conftest's environment fixture."""
+    key = json.dumps(section)
+    if key not in _BUILT:
+        _BUILT[key] = build_aks(run_program, section)
+    return _BUILT[key]
+
+
+_BUILT: dict[str, tuple[Recording, AksConfig]] = {}
+
+
 @pytest.fixture
 def two_pools(run_program) -> tuple[Recording, AksConfig]:
-    return build_aks(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
+    return build_once(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
 
 
 CONFIGURED = {
@@ -312,7 +325,7 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
 @pytest.fixture
 def entra(run_program) -> tuple[Recording, AksConfig]:
     group = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
-    return build_aks(
+    return build_once(
         run_program, {"entraId": {"adminGroupObjectIds": [group], "kubelogin": {"login": "workloadidentity"}}}
     )
 
