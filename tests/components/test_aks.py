@@ -54,8 +54,8 @@ def build_aks(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfi
 
 
 def build_once(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfig]:
-    """:func:`build_aks`, made once per distinct section (by its JSON) for the fixtures whose tests only read it:
-    read it, never change it. Made inside the first such test, after the conftest's environment fixture."""
+    """:func:`build_aks`, made once per distinct section (by its JSON) for the tests that only read it: read it,
+    never change it. Made inside the first such test, after the conftest's environment fixture."""
     key = json.dumps(section)
     if key not in _BUILT:
         _BUILT[key] = build_aks(run_program, section)
@@ -141,7 +141,7 @@ def test_only_the_configured_ranges_reach_the_api_server(configured) -> None:
 
 def test_by_default_a_network_policy_engine_runs_and_the_api_server_is_public(run_program) -> None:
     """An empty range list is sent, not left out: it is how AKS is told to drop ranges a cluster had."""
-    recording, _ = build_aks(run_program, {})
+    recording, _ = build_once(run_program, {})
     cluster = recording.one(CLUSTER).inputs
     assert cluster["networkProfile"]["networkPolicy"] == "calico"
     assert cluster["apiServerAccessProfile"] == {"authorizedIPRanges": [], "enablePrivateCluster": False}
@@ -150,7 +150,7 @@ def test_by_default_a_network_policy_engine_runs_and_the_api_server_is_public(ru
 
 
 def test_each_upgrade_channel_gets_its_weekly_window_on_the_cluster(run_program) -> None:
-    recording, _ = build_aks(run_program, {})
+    recording, _ = build_once(run_program, {})
     cluster = recording.one(CLUSTER)
     component = recording.one("elastic-capacity:azure:AksCluster")
     windows = {m.inputs["configName"]: m for m in recording.by_type(MAINTENANCE)}
@@ -204,7 +204,7 @@ def test_system_pool_is_inline_fixed_and_tainted_for_critical_addons(configured,
     assert system["enableAutoScaling"] is False
     assert system["nodeTaints"] == [CRITICAL_ADDONS_TAINT]
     assert system["orchestratorVersion"] == "1.36"
-    recording, _ = build_aks(run_program, {})
+    recording, _ = build_once(run_program, {})
     assert recording.one(CLUSTER).ignore_changes == (), "a fixed system pool's count is the config's"
 
 
