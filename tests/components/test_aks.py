@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
@@ -52,9 +53,21 @@ def build_aks(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfi
     return run_program(program), config
 
 
+def build_once(run_program, section: dict[str, Any]) -> tuple[Recording, AksConfig]:
+    """:func:`build_aks`, made once per distinct section (by its JSON) for the tests that only read it: read it,
+    never change it. Made inside the first such test, after the conftest's environment fixture."""
+    key = json.dumps(section)
+    if key not in _BUILT:
+        _BUILT[key] = build_aks(run_program, section)
+    return _BUILT[key]
+
+
+_BUILT: dict[str, tuple[Recording, AksConfig]] = {}
+
+
 @pytest.fixture
 def two_pools(run_program) -> tuple[Recording, AksConfig]:
-    return build_aks(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
+    return build_once(run_program, {"userPools": [{}, GPU_POOL], "deleteUnreachable": True})
 
 
 CONFIGURED = {
@@ -128,7 +141,7 @@ def test_only_the_configured_ranges_reach_the_api_server(configured) -> None:
 
 def test_by_default_a_network_policy_engine_runs_and_the_api_server_is_public(run_program) -> None:
     """An empty range list is sent, not left out: it is how AKS is told to drop ranges a cluster had."""
-    recording, _ = build_aks(run_program, {})
+    recording, _ = build_once(run_program, {})
     cluster = recording.one(CLUSTER).inputs
     assert cluster["networkProfile"]["networkPolicy"] == "calico"
     assert cluster["apiServerAccessProfile"] == {"authorizedIPRanges": [], "enablePrivateCluster": False}
@@ -137,7 +150,7 @@ def test_by_default_a_network_policy_engine_runs_and_the_api_server_is_public(ru
 
 
 def test_each_upgrade_channel_gets_its_weekly_window_on_the_cluster(run_program) -> None:
-    recording, _ = build_aks(run_program, {})
+    recording, _ = build_once(run_program, {})
     cluster = recording.one(CLUSTER)
     component = recording.one("elastic-capacity:azure:AksCluster")
     windows = {m.inputs["configName"]: m for m in recording.by_type(MAINTENANCE)}
@@ -191,7 +204,7 @@ def test_system_pool_is_inline_fixed_and_tainted_for_critical_addons(configured,
     assert system["enableAutoScaling"] is False
     assert system["nodeTaints"] == [CRITICAL_ADDONS_TAINT]
     assert system["orchestratorVersion"] == "1.36"
-    recording, _ = build_aks(run_program, {})
+    recording, _ = build_once(run_program, {})
     assert recording.one(CLUSTER).ignore_changes == (), "a fixed system pool's count is the config's"
 
 
@@ -312,7 +325,7 @@ def kubelogin_args(kubeconfig: str) -> list[str]:
 @pytest.fixture
 def entra(run_program) -> tuple[Recording, AksConfig]:
     group = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
-    return build_aks(
+    return build_once(
         run_program, {"entraId": {"adminGroupObjectIds": [group], "kubelogin": {"login": "workloadidentity"}}}
     )
 

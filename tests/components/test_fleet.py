@@ -198,10 +198,17 @@ def test_the_dev_stack_gives_every_cluster_ecs_nodes_and_documented_gpu_models(d
 # --- every shipped stack -----------------------------------------------------------------------------------------
 
 
+@functools.cache
+def shipped_config(stack_file: str) -> dict[str, str]:
+    """A shipped stack file's config as the engine hands it to the program, read once (collection and the provider
+    check of every Kubernetes object ask for it): read it, never change it."""
+    _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
+    return config
+
+
 def sections(stack_file: str) -> set[str]:
     """The top-level keys a shipped stack file sets (``aks``, ``existingCluster``, ``ack`` ...)."""
-    _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
-    return {key.removeprefix("elastic-capacity:") for key in config}
+    return {key.removeprefix("elastic-capacity:") for key in shipped_config(stack_file)}
 
 
 AKS_STACKS = [s.name for s in STACKS if "aks" in sections(s.name)]
@@ -224,7 +231,7 @@ def top_component(recording: Recording, registration: Registration) -> str:
 
 def expected_provider(stack_file: str, component: str) -> str:
     """Which cluster's Kubernetes provider a fleet component must use, from its name."""
-    _, config, _ = render.read_stack_file(PROJECT_ROOT / "stacks" / stack_file)
+    config = shipped_config(stack_file)
     ack = json.loads(config.get("elastic-capacity:ack", "{}"))
     clusters = ack.get("clusters", []) + ack.get("existingClusters", [])
     owners = [c["name"] for c in clusters if component.startswith((f"acs-{c['name']}-", f"ack-{c['name']}-"))]

@@ -4,6 +4,7 @@ credential (its own token, its own endpoint) into the manager's Secret for it, a
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -49,6 +50,13 @@ def run(sections: dict[str, Any], secret_keys: tuple[str, ...] = ()) -> Recordin
 @pytest.fixture(scope="module")
 def burst() -> Recording:
     return run(SECTIONS)
+
+
+@functools.cache
+def without_burst() -> Recording:
+    """:data:`SECTIONS` without the ``multiKueue`` section, run once for the tests that read it: read it, never change
+    it."""
+    return run({key: value for key, value in SECTIONS.items() if key != "multiKueue"})
 
 
 def children(recording: Recording, component: Registration) -> list[Registration]:
@@ -135,7 +143,7 @@ def test_each_multikueue_cluster_waits_for_its_workers_kueue_to_serve_not_only_f
 def test_the_managers_provider_updates_secrets_in_place_so_a_new_token_never_leaves_a_cluster_without_one(burst):
     provider = burst.one("pulumi:providers:kubernetes", "aks-k8s")
     assert provider.inputs["enableSecretMutable"] in (True, "true")
-    plain = run({key: value for key, value in SECTIONS.items() if key != "multiKueue"})
+    plain = without_burst()
     assert "enableSecretMutable" not in plain.one("pulumi:providers:kubernetes", "aks-k8s").inputs
 
 
@@ -225,7 +233,7 @@ def test_with_the_queues_sections_check_its_queues_are_proven_after_the_workers_
 
 
 def test_a_stack_without_the_section_has_no_burst_set_up():
-    recording = run({key: value for key, value in SECTIONS.items() if key != "multiKueue"})
+    recording = without_burst()
     assert recording.by_type(WORKER) == [] and recording.by_type(BURST) == []
 
 

@@ -4,6 +4,7 @@ wait for the chart."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support.config import WALKTHROUGH, as_config
 from tools import mock_cloud, mock_engine, mock_runtime
+from tools.recording import Recording
 
 EXTENSION = "azure-native:kubernetesconfiguration:Extension"
 CHART = "kubernetes:helm.sh/v4:Chart"
@@ -37,8 +39,14 @@ def deployed(sections: dict[str, Any], *, preview: bool = False):
     return mock_runtime.run(lambda: deploy(config), {}, preview=preview)
 
 
+@functools.cache
+def new_aks() -> Recording:
+    """``deployed(NEW_AKS)``, made once for the tests that only read it: read it, never change it."""
+    return deployed(NEW_AKS)
+
+
 def test_the_extension_is_the_documented_request_pinned_and_no_chart_is_installed():
-    recording = deployed(NEW_AKS)
+    recording = new_aks()
     extension = recording.one(EXTENSION, "kueue-extension")
     assert extension.inputs == {
         "resourceGroupName": "kueue-cas-demo",
@@ -62,7 +70,7 @@ def test_the_chart_install_registers_no_extension():
 
 
 def test_the_extension_follows_the_namespace_and_the_crd_wait_which_follows_the_pools():
-    recording = deployed(NEW_AKS)
+    recording = new_aks()
     extension, wait = recording.one(EXTENSION), recording.one("pulumi-python:dynamic/kueue:CrdEstablished")
     assert recording.one(NAMESPACE, "kueue-namespace").urn in extension.dependencies
     assert wait.urn in extension.dependencies
@@ -71,7 +79,7 @@ def test_the_extension_follows_the_namespace_and_the_crd_wait_which_follows_the_
 
 
 def test_the_readiness_gate_probes_the_extensions_webhooks_and_the_queues_wait_for_it():
-    recording = deployed(NEW_AKS)
+    recording = new_aks()
     extension, gate = recording.one(EXTENSION), recording.one(JOB, "kueue-ready")
     assert extension.urn in gate.dependencies
     for queue in recording.by_type(CLUSTER_QUEUE):
@@ -132,7 +140,7 @@ def test_a_second_preview_of_an_unchanged_stack_registers_the_same_inputs(monkey
 
 
 def test_the_extensions_version_is_pinned_under_its_own_key_and_the_extension_waits_for_the_pin():
-    recording = deployed(NEW_AKS)
+    recording = new_aks()
     pin = recording.one("pulumi-python:dynamic/kueue:KueueVersion")
     assert (pin.inputs["key"], pin.inputs["requested"]) == ("elastic-capacity:kueue.extension.version", VERSION)
     assert pin.urn in recording.one(EXTENSION).dependencies

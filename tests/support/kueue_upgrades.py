@@ -73,7 +73,7 @@ def install(version: str, out: Path) -> Install:
     [config_map] = [o for o in objects if o["kind"] == "ConfigMap" and _MANAGER_CONFIG in o.get("data", {})]
     return Install(
         version=version,
-        objects={_identity(masked(o, version)): masked(o, version) for o in objects},
+        objects={_identity(m): m for m in (masked(o, version) for o in objects)},
         manager_config=yaml.safe_load(config_map["data"][_MANAGER_CONFIG]),
         gate_job=recording.one(JOB, "kueue-ready").inputs["metadata"]["name"],
     )

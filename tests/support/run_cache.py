@@ -29,7 +29,7 @@ when the program first imports it (lazily)."""
 def patched() -> bool:
     """Whether a test has patched the mocks or the program: any of their modules differs from its state when first
     seen (:data:`_FIRST_SEEN`)."""
-    modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] == "components"]
+    modules = [sys.modules[name] for name in sorted(n for n in sys.modules if n.split(".")[0] == "components")]
     for module in [*MOCKS, *modules]:
         state = module_state(module)
         if _FIRST_SEEN.setdefault(module.__name__, state) != state:

@@ -46,11 +46,18 @@ def kueue_crd_dir(kueue_version: str = LATEST_CHART_VERSION) -> Path:
     return folder
 
 
-@functools.cache
 def kueue_schemas(kueue_version: str = LATEST_CHART_VERSION) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every served version of every Kueue CRD of ``kueue_version``: its OpenAPI schema by (apiVersion, kind)."""
+    """Every served version of every Kueue CRD of ``kueue_version``: its OpenAPI schema by (apiVersion, kind).
+
+    Read once per CRD folder, so per minor: ``kueue_schemas()``, the latest patch and an older patch of the same
+    minor share one read (a cache by the argument read the same folder again for each spelling)."""
+    return _schemas_in(kueue_crd_dir(kueue_version))
+
+
+@functools.cache
+def _schemas_in(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
     schemas = {}
-    for path in sorted(kueue_crd_dir(kueue_version).glob("kueue.x-k8s.io_*.yaml")):
+    for path in sorted(folder.glob("kueue.x-k8s.io_*.yaml")):
         crd = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 8x faster when built
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
