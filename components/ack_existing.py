@@ -17,7 +17,7 @@ import yaml
 from pulumi_alicloud import Provider as AlicloudProvider
 from pulumi_alicloud import cs
 
-from components import ack_checks
+from components import ack_checks, yaml_text
 from components.ack import MANAGED_ADDON_NAMES, AckClusterHandle
 from components.ack_access import CA_ONLY_MINUTES, exec_kubeconfig
 from components.config.ack_existing import AckExistingClusterConfig
@@ -28,7 +28,7 @@ from components.versions import ClusterNeeds
 def kubeconfig_server(key: str, kubeconfig: str) -> str:
     """The API server of the first cluster in the kubeconfig ``cs.get_cluster_credential`` returns."""
     try:
-        document: Any = yaml.safe_load(kubeconfig)
+        document: Any = yaml_text.load(kubeconfig)
         server = str(document["clusters"][0]["cluster"]["server"])
     except (yaml.YAMLError, KeyError, IndexError, TypeError):
         server = ""

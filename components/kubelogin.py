@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from components import yaml_text
 from components.config.entra_id import KubeloginConfig
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
@@ -47,7 +48,7 @@ def _runs_kubelogin(user: dict[str, Any]) -> bool:
 def non_interactive(kubeconfig: str, login: KubeloginConfig) -> str:
     """``kubeconfig`` with every kubelogin user switched to ``login``; any other user is left as it is."""
     try:
-        document = yaml.safe_load(kubeconfig)
+        document = yaml_text.load(kubeconfig)
     except yaml.YAMLError:
         return kubeconfig
     if not isinstance(document, dict):
@@ -65,4 +66,4 @@ def non_interactive(kubeconfig: str, login: KubeloginConfig) -> str:
             "provideClusterInfo": False,
             "interactiveMode": "Never",
         }
-    return yaml.safe_dump(document, sort_keys=False)
+    return yaml_text.dump(document)

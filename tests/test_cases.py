@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.rules import RULES
 from tests.support import PROJECT_ROOT
@@ -73,6 +73,6 @@ def test_a_legal_variation_renders_objects_the_api_server_accepts(path, tmp_path
     assert render.main([str(path), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
     assert (tmp_path / "out" / "plan.json").is_file()
     for manifest_file in (tmp_path / "out" / "manifests").rglob("*.yaml"):
-        manifest = yaml.load(manifest_file.read_text(), Loader=yaml.CSafeLoader)  # libyaml: safe_load's objects
+        manifest = yaml_text.load(manifest_file.read_text())
         if str(manifest["apiVersion"]).startswith("kueue.x-k8s.io/"):
             validate_kueue(manifest, kueue_version(path))

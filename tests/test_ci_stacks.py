@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.workflows import RUNNER_PYTHON3
 
@@ -18,7 +18,7 @@ STACKS_JSON = PROJECT_ROOT / "deploy/stacks.json"
 
 
 def stack_kind(path: Path) -> str:
-    config = yaml.safe_load(path.read_text())["config"]
+    config = yaml_text.load(path.read_text())["config"]
     return config.get("elastic-capacity:environment", {}).get("kind", "dev")
 
 
@@ -56,7 +56,7 @@ def test_every_long_lived_stack_file_is_listed_and_no_template_is():
 
 def test_the_clouds_listed_are_the_clouds_each_stack_file_configures():
     for name, entry in json.loads(STACKS_JSON.read_text())["stacks"].items():
-        config = yaml.safe_load((PROJECT_ROOT / f"stacks/Pulumi.{name}.yaml").read_text())["config"]
+        config = yaml_text.load((PROJECT_ROOT / f"stacks/Pulumi.{name}.yaml").read_text())["config"]
         aks = config.get("elastic-capacity:aks")
         azure = "none" if aks is None else "china" if "china" in str(aks.get("location", "")).lower() else "global"
         assert (entry["azure"], entry["alibaba"]) == (azure, "elastic-capacity:ack" in config), name

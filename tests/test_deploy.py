@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import validate_custom_resource
 
@@ -49,7 +49,7 @@ CLOUD_ENV = {
 
 
 def documents() -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all((OPERATOR / "stack.yaml").read_text()) if d]
+    return [d for d in yaml_text.load_all((OPERATOR / "stack.yaml").read_text()) if d]
 
 
 def stacks() -> list[dict[str, Any]]:
@@ -180,7 +180,7 @@ def test_the_stacks_validate_against_the_operators_crd():
     crd_file = os.environ.get("PKO_CRD")
     if not crd_file or not Path(crd_file).is_file():
         pytest.skip("PKO_CRD is not set to the operator's pulumi.com_stacks.yaml; the field lists above stand in")
-    crd = yaml.safe_load(Path(crd_file).read_text())
+    crd = yaml_text.load(Path(crd_file).read_text())
     assert crd["metadata"]["name"] == "stacks.pulumi.com"
     (v1,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
     for stack in stacks():

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.kueue import OPT_IN_LABEL
 from tests.support import PROJECT_ROOT
 from tests.support.gallery import assert_renders_the_upstream_objects, canonical
@@ -40,7 +40,7 @@ def manager_settings(plan: dict[str, Any]) -> dict[str, Any]:
     manager's ``--feature-gates`` flag)."""
     (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
     values = chart["inputs"]["values"]
-    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    config = yaml_text.load(values["managerConfig"]["controllerManagerConfigYaml"])
     settings = {key: config[key] for key in MANAGER_KEYS if key in config}
     if "customLabels" in config.get("metrics", {}):
         settings["metrics"] = {"customLabels": config["metrics"]["customLabels"]}

@@ -23,8 +23,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.kueue_profiles import PROFILES
 from components.config.queues import QueuesConfig
@@ -274,7 +274,7 @@ def test_the_render_tool_exits_2_naming_the_key(probe, tmp_path, capsys):
         "elastic-capacity:kueue": EVERY_KIND_MANAGER,
         "elastic-capacity:queues": queues_with(probe),
     }
-    stack.write_text(yaml.safe_dump({"config": config}))
+    stack.write_text(yaml_text.dump({"config": config}, sort_keys=True))
     assert render.main([str(stack), "--out", str(tmp_path / "out")]) == 2
     assert f"queues.{section}[{index}].{key}" in capsys.readouterr().err
 

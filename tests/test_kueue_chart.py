@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.registries import (
     AZURE_CHINA_MIRRORS,
     MAINLAND_CHINA_UNREACHABLE,
@@ -98,11 +98,11 @@ def check_chart(version: str, profile: Any, inputs: dict[str, Any]) -> set[str]:
     return the images its workloads run."""
     values = inputs["values"]
     assert unread_value_keys(values, value_references(version)) == [], "every value the program passes is read"
-    asked = yaml.load(values["managerConfig"]["controllerManagerConfigYaml"], Loader=yaml.CSafeLoader)
+    asked = yaml_text.load(values["managerConfig"]["controllerManagerConfigYaml"])
     objects = render_chart(version, inputs)
     fullname = inputs["name"] if "kueue" in inputs["name"] else f"{inputs['name']}-kueue"
     config_map = one(objects, "ConfigMap", f"{fullname}-manager-config")
-    config = yaml.load(config_map["data"]["controller_manager_config.yaml"], Loader=yaml.CSafeLoader)
+    config = yaml_text.load(config_map["data"]["controller_manager_config.yaml"])
     chart_added = config.pop("internalCertManagement")
     assert config == asked, "the chart writes the program's manager Configuration as it is"
     assert chart_added["webhookServiceName"] == f"{fullname}-webhook-service" and chart_added["enable"]

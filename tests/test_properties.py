@@ -19,12 +19,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from components import yaml_text
 from components.config.base import ConfigError
 from tests.support.stacks import STACKS
 from tools import render, stack_file
 
-SHIPPED = {path.name: yaml.safe_load(path.read_text()) for path in STACKS}
-DUMPER = yaml.CSafeDumper if yaml.__with_libyaml__ else yaml.SafeDumper
+SHIPPED = {path.name: yaml_text.load(path.read_text()) for path in STACKS}
+DUMPER = yaml_text.FAST_DUMPER
 
 RAW_SCALARS = [
     "2026-01-01", "2026-01-01T10:00:00Z", "yes", "no", "on", "off", "Y", "1.30", "1.3", "010", "0x1F", "0o17",

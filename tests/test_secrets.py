@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.stacks import STACK_IDS, STACKS, rendered
 
@@ -53,7 +53,7 @@ def test_no_plan_or_manifest_holds_credential_material(rendered_stack):
     plan, manifests = rendered_stack
     assert credential_findings(json.dumps(plan)) == []
     for path, manifest in manifests.items():
-        assert credential_findings(yaml.safe_dump(manifest)) == [], path
+        assert credential_findings(yaml_text.dump(manifest, sort_keys=True)) == [], path
 
 
 def secret_like_plain_values(value: Any, path: str = "") -> list[str]:
@@ -78,7 +78,7 @@ STACK_FILES = [*STACKS, *sorted((PROJECT_ROOT / "examples").rglob("Pulumi.*.yaml
 
 @pytest.mark.parametrize("path", STACK_FILES, ids=[str(p.relative_to(PROJECT_ROOT)) for p in STACK_FILES])
 def test_stack_files_hold_no_plain_text_secret(path: Path):
-    document = yaml.safe_load(path.read_text()) or {}
+    document = yaml_text.load(path.read_text()) or {}
     assert secret_like_plain_values(document.get("config") or {}) == []
 
 

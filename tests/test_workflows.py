@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.workflows import (
     LOCK_INSTALL,
@@ -246,7 +246,7 @@ def test_the_policy_pack_runs_on_the_venv_it_installed_the_packs_requirements_in
     pack = PROJECT_ROOT / pulumi_step(workflow, job)["with"]["policyPacks"]
     assert pack == PROJECT_ROOT / "policies"
     # A Python pack without a virtualenv option runs on `python3` from the PATH: the .venv the steps above put first.
-    assert yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())["runtime"] == "python"
+    assert yaml_text.load((pack / "PulumiPolicy.yaml").read_text())["runtime"] == "python"
     assert (pack / "__main__.py").is_file() and (pack / "requirements.txt").is_file()
 
 

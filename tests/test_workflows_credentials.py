@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.entra_id import KubeloginConfig
 from components.kubelogin import non_interactive
 from tests.support.workflows import (
@@ -103,7 +103,9 @@ def test_the_kubeconfig_lets_the_environment_choose_kubelogins_login():
             }
         ],
     }
-    args = yaml.safe_load(non_interactive(yaml.safe_dump(aks), KubeloginConfig()))["users"][0]["user"]["exec"]["args"]
+    args = yaml_text.load(non_interactive(yaml_text.dump(aks, sort_keys=True), KubeloginConfig()))["users"][0]["user"][
+        "exec"
+    ]["args"]
     assert "--disable-environment-override" not in args, "AAD_LOGIN_METHOD must be able to override --login in CI"
     assert args[:3] == ["get-token", "--login", "azurecli"], "by hand, the stack file's login stands"
 

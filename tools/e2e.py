@@ -47,8 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
+from components import yaml_text
 from components.config.aks import POOL_LABEL
 from components.config.base import PROJECT, ConfigError
 from components.config.stack import KUBECONFIG_KEY
@@ -155,7 +154,7 @@ def kind_config(node_labels: Mapping[str, str]) -> str:
     node: dict[str, Any] = {"role": "control-plane"}
     if node_labels:
         node["labels"] = dict(node_labels)
-    return yaml.safe_dump({"kind": "Cluster", "apiVersion": "kind.x-k8s.io/v1alpha4", "nodes": [node]})
+    return yaml_text.dump({"kind": "Cluster", "apiVersion": "kind.x-k8s.io/v1alpha4", "nodes": [node]}, sort_keys=True)
 
 
 class Discovery:

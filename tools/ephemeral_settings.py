@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from components import yaml_text
+
 HEADER = "# Written by `python -m tools.ephemeral` from a template; `down` removes the stack and this file."
 """The first line of every settings file ``up`` writes: ``down`` deletes no settings file without it."""
 ENVIRONMENT_KEY = "elastic-capacity:environment"
@@ -66,7 +68,7 @@ def load_template(path: Path) -> Template:
 def parse(text: str, path: Path) -> Any:
     """A stack file's document; :class:`UsageError` naming the file when it is not YAML."""
     try:
-        return yaml.safe_load(text)
+        return yaml_text.load(text)
     except yaml.YAMLError as error:
         raise UsageError(f"{path} is not valid YAML: {' '.join(str(error).split())}") from None
 
@@ -88,10 +90,10 @@ def _is_ephemeral_config(config: Mapping[str, Any]) -> bool:
 
 def settings_text(template: Template, existing: str | None) -> str:
     """The ephemeral stack's settings file: the template's config, the stack's own secrets settings."""
-    kept = yaml.safe_load(existing or "") or {}
+    kept = yaml_text.load(existing or "") or {}
     document = {key: kept[key] for key in KEPT_SETTINGS if key in kept}
     document.update(template.settings)
-    return f"{HEADER}\n{yaml.safe_dump(document, sort_keys=False)}"
+    return f"{HEADER}\n{yaml_text.dump(document)}"
 
 
 def written_here(text: str) -> bool:

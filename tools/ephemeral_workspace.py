@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
+from components import yaml_text
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 Say = Callable[[str], None]
@@ -78,7 +78,7 @@ class AutomationWorkspace:
 
     def __init__(self, project_root: Path = PROJECT_ROOT) -> None:
         self.root = project_root
-        project = yaml.safe_load((project_root / "Pulumi.yaml").read_text()) or {}
+        project = yaml_text.load((project_root / "Pulumi.yaml").read_text()) or {}
         self.config_dir = project_root / str(project.get("stackConfigDir") or ".")
 
     def create_or_select(self, stack: str) -> AutomationStack:

@@ -21,14 +21,10 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from components.cluster_access import layer_of, placed_in
 from components.config.base import ConfigError
 from tools.recording import Recording, Registration
-
-FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader where PyYAML was built with it: the chart's CRDs are megabytes of YAML."""
 
 CHART = "kubernetes:helm.sh/v4:Chart"
 CHART_DIR_VARIABLE = "KUEUE_CHART_DIR"
@@ -83,7 +79,7 @@ def yaml_documents(text: str) -> list[Any]:
 
 @functools.cache
 def _pickled_documents(text: str) -> bytes:
-    return pickle.dumps([document for document in yaml.load_all(text, Loader=FAST_LOADER) if document])
+    return pickle.dumps([document for document in yaml_text.load_all(text) if document])
 
 
 def render_path(obj: dict[str, Any], directory: str) -> str:

@@ -33,10 +33,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import pulumi
-import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
 
+from components import yaml_text
 from tools import mock_engine
 
 FAKE_KUBECONFIG = """apiVersion: v1
@@ -89,7 +89,7 @@ def _kubeconfig(cluster: str, server: str, ca_data: str, user_name: str, user: d
         "current-context": cluster,
         "users": [{"name": user_name, "user": user}],
     }
-    return yaml.safe_dump(document, sort_keys=False)
+    return yaml_text.dump(document)
 
 
 def aks_user_credentials(

@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 from pulumi.runtime import rpc
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.config.stack import StackConfig
@@ -51,8 +52,6 @@ from tools.recording import REDACTED, UNKNOWN, Recording
 from tools.stack_file import StackFile
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-FAST_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-"""libyaml's safe dumper where PyYAML was built with it: a chart's CRDs are megabytes of YAML."""
 RENDER_MARKER = ".rendered-from"
 """The file every render writes: the resolved path of the stack file it was rendered from."""
 RENDER_ENTRIES = frozenset({"plan.json", "manifests", RENDER_MARKER})
@@ -203,7 +202,7 @@ def write(
     for relative, obj in written.items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.dump(obj, Dumper=FAST_DUMPER, sort_keys=gitops is not None))
+        path.write_text(yaml.dump(obj, Dumper=yaml_text.FAST_DUMPER, sort_keys=gitops is not None))
 
 
 def main(argv: list[str] | None = None) -> int:

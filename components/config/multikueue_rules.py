@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import yaml
 from packaging.version import Version
 
+from components import yaml_text
 from components.config import kueue_cluster, kueue_gates
 from components.config.base import DNS1123_SUBDOMAIN, MisplacedKey, RuleViolation, key_path
 from components.config.multikueue import BURST_FLAVOR, WorkerConfig
@@ -272,7 +273,7 @@ def multikueue_kubeconfig_problem(text: str, *, secure: bool = True) -> str | No
     (same in v0.17.8-v0.19.2: no token file, TLS verified, CA as data, a server whose host is an IP or DNS name, no
     basic auth, exec plugin or auth provider). Never quotes the kubeconfig: it holds a credential."""
     try:
-        document = yaml.safe_load(text)
+        document = yaml_text.load(text)
     except yaml.YAMLError:
         return "it is not YAML"
     if not isinstance(document, dict) or not document.get("clusters"):

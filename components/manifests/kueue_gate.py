@@ -14,8 +14,7 @@ import json
 import re
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from components.config.base import PROJECT
 from components.config.kueue import KueueConfig
 from components.manifests.kueue_install import chart_values
@@ -96,7 +95,7 @@ def gate_config_map(args: KueueConfig) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": gate_name(args), "namespace": args.namespace, "labels": _labels(args)},
-        "data": {PROBE_FILE: yaml.safe_dump_all(probe_objects(), sort_keys=False)},
+        "data": {PROBE_FILE: yaml_text.dump_all(probe_objects())},
     }
 
 

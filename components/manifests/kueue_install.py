@@ -6,9 +6,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import yaml
 from pydantic import BaseModel
 
+from components import yaml_text
 from components.config.kueue import KueueConfig
 from components.manifests.core import namespace
 
@@ -71,7 +71,7 @@ def chart_values(args: KueueConfig) -> dict[str, Any]:
             "tolerations": [_dump(t) for t in args.tolerations],
             "nodeSelector": dict(args.node_selector),
         },
-        "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(manager_config(args), sort_keys=False)},
+        "managerConfig": {"controllerManagerConfigYaml": yaml_text.dump(manager_config(args))},
     }
 
 

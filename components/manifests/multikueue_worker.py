@@ -17,8 +17,7 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
 from components.config.multikueue import AcsPlacement, MultiKueueConfig
 from components.config.multikueue_adapters import WORKLOADS, WatchedKind
@@ -139,7 +138,7 @@ def acs_resource_policy(burst: MultiKueueConfig, namespace: str, placement: AcsP
 def cluster_endpoint(kubeconfig: str) -> tuple[str, str]:
     """The server and ``certificate-authority-data`` of a kubeconfig's current cluster: the endpoint and CA the
     program itself reaches the worker with, so the manager's kubeconfig trusts exactly what was proven to work."""
-    document: Any = yaml.safe_load(kubeconfig)
+    document: Any = yaml_text.load(kubeconfig)
     clusters = {entry["name"]: entry["cluster"] for entry in document.get("clusters") or []}
     contexts = {entry["name"]: entry["context"] for entry in document.get("contexts") or []}
     current = (contexts.get(document.get("current-context")) or {}).get("cluster")
@@ -166,7 +165,7 @@ def token_kubeconfig(server: str, ca_data: str, token: str, name: str) -> str:
         "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
         "current-context": name,
     }
-    return yaml.safe_dump(config, sort_keys=False)
+    return yaml_text.dump(config)
 
 
 def manager_kubeconfig(worker_kubeconfig: str, token: str, name: str) -> str:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pulumi
 import pytest
-import yaml
 
+from components import yaml_text
 from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
 from tools import mock_cloud, mock_runtime
@@ -291,7 +291,7 @@ def test_kubeconfig_is_a_secret_everywhere(two_pools) -> None:
     provider = recording.one(K8S_PROVIDER, "demo-k8s")
     assert provider.is_secret("kubeconfig")
     assert provider.redacted_inputs["kubeconfig"] == REDACTED
-    kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"])
+    kubeconfig = yaml_text.load(provider.inputs["kubeconfig"])
     assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://kueue-cas-")
     assert provider.inputs["deleteUnreachable"] == "true"
     assert "kubeconfig" in recording.secret_outputs
@@ -318,7 +318,7 @@ def test_existing_resource_group_is_used_by_name(run_program) -> None:
 
 
 def kubelogin_args(kubeconfig: str) -> list[str]:
-    [user] = yaml.safe_load(kubeconfig)["users"]
+    [user] = yaml_text.load(kubeconfig)["users"]
     return user["user"]["exec"]["args"]
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pulumi
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
 from components.existing_cluster import ExistingCluster
@@ -23,7 +23,7 @@ ON_KUBECONFIG = ExistingClusterConfig(source="kubeconfig")
 
 
 def kubelogin_args(kubeconfig: str) -> list[str]:
-    [user] = yaml.safe_load(kubeconfig)["users"]
+    [user] = yaml_text.load(kubeconfig)["users"]
     return user["user"]["exec"]["args"]
 
 
@@ -81,7 +81,7 @@ def test_a_kubeconfig_pasted_from_aks_signs_in_as_configured_without_a_prompt(ru
         "--server-id",
         mock_cloud.AKS_AAD_SERVER_APP,
     ]
-    [user] = yaml.safe_load(provider.inputs["kubeconfig"])["users"]
+    [user] = yaml_text.load(provider.inputs["kubeconfig"])["users"]
     assert user["user"]["exec"]["interactiveMode"] == "Never"
 
 

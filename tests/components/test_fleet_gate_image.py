@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.kubectl_image import kubectl_tag
 from components.config.loader import load_stack_config
@@ -109,7 +109,7 @@ def test_each_worker_gets_the_kubectl_of_its_own_ack_clusters_minor():
 def test_the_local_stack_states_the_minor_of_the_kind_node_the_e2e_workflow_creates():
     """The e2e workflow deploys stacks/Pulumi.local.yaml to a kind cluster of ``KIND_NODE_IMAGE``: its gate's kubectl
     follows the minor the stack file states, which must be that node's."""
-    document = yaml.safe_load((PROJECT_ROOT / "stacks/Pulumi.local.yaml").read_text())
+    document = yaml_text.load((PROJECT_ROOT / "stacks/Pulumi.local.yaml").read_text())
     stated = document["config"]["elastic-capacity:existingCluster"]["kubernetesVersion"]
     node_version = e2e.KIND_NODE_IMAGE.split(":v", 1)[1].split("@", 1)[0]
     assert node_version.rsplit(".", 1)[0] == stated

@@ -8,8 +8,8 @@ import functools
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.fleet import deploy
@@ -116,7 +116,7 @@ def test_each_secret_holds_a_kubeconfig_of_its_own_workers_token_and_endpoint_as
     for name in ("hz", "bj"):
         secret = burst.one(SECRET, f"multikueue-secret-{name}")
         assert secret.is_secret("stringData")
-        kubeconfig = yaml.safe_load(secret.inputs["stringData"]["kubeconfig"])
+        kubeconfig = yaml_text.load(secret.inputs["stringData"]["kubeconfig"])
         assert kubeconfig["clusters"][0]["cluster"]["server"] == api_endpoint(burst, name)
         assert kubeconfig["users"][0]["user"].keys() == {"token"}, "a bearer token, never an exec plugin"
         token = burst.one(TOKEN, f"ack-{name}-multikueue-token")
@@ -156,7 +156,7 @@ def test_up_proves_every_connection_once_per_kueue_restart_and_token(burst):
                 for n in ("hz", "bj")]  # fmt: skip
     assert proof.inputs["kueueRevision"] == "/".join([gate.inputs["metadata"]["name"], *expiries])
     assert proof.is_secret("kubeconfig")
-    assert yaml.safe_load(proof.inputs["kubeconfig"]) == yaml.safe_load(burst.outputs["kubeconfig"])
+    assert yaml_text.load(proof.inputs["kubeconfig"]) == yaml_text.load(burst.outputs["kubeconfig"])
     assert f"elastic-capacity-hz -> {api_endpoint(burst, 'hz')}" in proof.inputs["hint"]
 
 
@@ -183,7 +183,7 @@ def test_a_kubeconfig_worker_gets_its_secret_from_the_stacks_secret_and_nothing_
     assert recording.by_type(WORKER) == [] and recording.by_type(TOKEN) == []
     secret = recording.one(SECRET, "multikueue-secret-w1")
     assert secret.is_secret("stringData")
-    assert yaml.safe_load(secret.inputs["stringData"]["kubeconfig"]) == yaml.safe_load(WORKER_KUBECONFIG)
+    assert yaml_text.load(secret.inputs["stringData"]["kubeconfig"]) == yaml_text.load(WORKER_KUBECONFIG)
     assert secret.inputs["metadata"] == {"name": "worker1-secret", "namespace": "kueue-system"}
     cluster = recording.one(CLUSTER, "multikueue-cluster-w1")
     assert cluster.inputs["spec"]["clusterSource"]["kubeConfig"]["location"] == "worker1-secret"
@@ -247,5 +247,5 @@ def test_an_ephemeral_stacks_kubeconfig_worker_keeps_its_secret_under_its_suffix
     recording = run(sections, (KUBECONFIGS,))
     secret = recording.one(SECRET, "multikueue-secret-w1-pr7")
     assert secret.inputs["metadata"]["name"] == "worker1-secret-pr7"
-    assert yaml.safe_load(secret.inputs["stringData"]["kubeconfig"]) == yaml.safe_load(WORKER_KUBECONFIG)
+    assert yaml_text.load(secret.inputs["stringData"]["kubeconfig"]) == yaml_text.load(WORKER_KUBECONFIG)
     assert recording.one(CLUSTER, "multikueue-cluster-w1-pr7").inputs["metadata"]["name"] == "w1-pr7"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.entra_id import KubeloginConfig
 from components.kubelogin import non_interactive
 
@@ -31,7 +31,7 @@ users:
 
 
 def converted(login: KubeloginConfig) -> dict:
-    return yaml.safe_load(non_interactive(DEVICE_CODE_KUBECONFIG, login))
+    return yaml_text.load(non_interactive(DEVICE_CODE_KUBECONFIG, login))
 
 
 def exec_of(document: dict) -> dict:
@@ -70,7 +70,7 @@ def test_spn_signs_in_as_the_configured_principal_in_the_cluster_tenant_and_clou
 
 
 def test_clusters_and_contexts_are_kept():
-    original = yaml.safe_load(DEVICE_CODE_KUBECONFIG)
+    original = yaml_text.load(DEVICE_CODE_KUBECONFIG)
     document = converted(KubeloginConfig())
     assert document["clusters"] == original["clusters"]
     assert document["contexts"] == original["contexts"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.loader import load_stack_config
 from components.config.monitoring import AMA_METRICS
 from components.fleet import deploy
@@ -38,7 +38,7 @@ def the_monitor(recording: Recording, group: str):
 
 def manager_config(recording: Recording) -> dict:
     values = recording.one(CHART).inputs["values"]
-    return yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    return yaml_text.load(values["managerConfig"]["controllerManagerConfigYaml"])
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as kubernetes
-import yaml
 from pulumi_kubernetes.core import v1 as core
 
+from components import yaml_text
 from components.config.kubectl_image import kubectl_tag
 from components.config.loader import load_stack_config
 from components.config.multikueue_workers import WorkerPlan, worker_plans
@@ -46,7 +46,7 @@ POLICY = "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
 KUEUE_TYPE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 SERVER = "https://abc.cs.mock.invalid:6443"
 CA_DATA = "bW9jay1jYQ=="
-CLUSTER_KUBECONFIG = yaml.safe_dump(
+CLUSTER_KUBECONFIG = yaml_text.dump(
     {
         "apiVersion": "v1",
         "kind": "Config",
@@ -55,7 +55,8 @@ CLUSTER_KUBECONFIG = yaml.safe_dump(
         "current-context": "hz",
         "users": [{"name": "hz", "user": {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
                                                    "command": "ack-ram-tool"}}}],
-    }
+    },
+    sort_keys=True,
 )  # fmt: skip
 """The program's own kubeconfig of the worker: an exec plugin, the public endpoint, the cluster CA."""
 WORKER_CONFIG = {"cluster": "hz", "quota": {"cpu": "32", "memory": "128Gi"}, **MIRROR}
@@ -254,7 +255,7 @@ def test_a_new_rotation_is_a_new_anchor_under_the_same_pulumi_name_replaced_crea
 def test_the_kubeconfig_is_a_secret_of_the_token_at_the_programs_endpoint_and_ca():
     recording = record()
     assert "kubeconfig" in recording.secret_outputs
-    config = yaml.safe_load(recording.outputs["kubeconfig"])
+    config = yaml_text.load(recording.outputs["kubeconfig"])
     assert config["clusters"] == [
         {"name": "elastic-capacity-hz", "cluster": {"server": SERVER, "certificate-authority-data": CA_DATA}}
     ]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-import yaml
 from elastic_capacity_policies import ack, aks, kueue, pools, workloads
 from elastic_capacity_policies.pack import ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 
 PACK_DIR = PROJECT_ROOT / "policies"
@@ -48,7 +48,7 @@ def test_only_the_provisioning_check_needs_the_whole_stack():
 
 
 def test_the_project_file_is_a_python_pack_that_runs_on_the_python_on_the_path():
-    project = yaml.safe_load((PACK_DIR / "PulumiPolicy.yaml").read_text())
+    project = yaml_text.load((PACK_DIR / "PulumiPolicy.yaml").read_text())
     assert project["runtime"] == "python", "no virtualenv option: the pack runs on python3 from the PATH (.venv in CI)"
     assert re.fullmatch(r"\d+\.\d+\.\d+", project["version"])
     assert (PACK_DIR / "__main__.py").is_file()

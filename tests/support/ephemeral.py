@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from tests.support.fakes import FakeClock, FakeCluster
 from tools import ephemeral
 from tools.ephemeral import Runner, Template
@@ -48,7 +47,9 @@ class FakeStack:
         self.workspace.events.append(f"set_secret {key}")
         self.values[key], self.secret_keys = value, self.secret_keys | {key}
         if self.workspace.cli_drops_comments and self.name in self.workspace.files:
-            self.workspace.files[self.name] = yaml.safe_dump(yaml.safe_load(self.workspace.files[self.name]))
+            self.workspace.files[self.name] = yaml_text.dump(
+                yaml_text.load(self.workspace.files[self.name]), sort_keys=True
+            )
 
 
 class FakeWorkspace:
@@ -105,5 +106,5 @@ def runner(
 
 def write_template(tmp_path, document: dict[str, Any]):
     path = tmp_path / "Pulumi.ephemeral.yaml"
-    path.write_text(yaml.safe_dump(document))
+    path.write_text(yaml_text.dump(document, sort_keys=True))
     return str(path)

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.kueue_profiles import PROFILES
 from tests.support import PROJECT_ROOT
 from tools import gitops_preview
@@ -32,8 +32,8 @@ def source_dir(version: str) -> Path:
 
 def chart_manager_config(version: str) -> dict[str, Any]:
     """The chart's default manager Configuration (``managerConfig.controllerManagerConfigYaml``)."""
-    values = yaml.safe_load((source_dir(version) / "chart/values.yaml").read_text())
-    return yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    values = yaml_text.load((source_dir(version) / "chart/values.yaml").read_text())
+    return yaml_text.load(values["managerConfig"]["controllerManagerConfigYaml"])
 
 
 _SPEC = re.compile(

@@ -23,8 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from components.config.kueue_profiles import KueueProfile, profile_for
 from tests.support import PROJECT_ROOT
 from tests.support.kueue_sources import VERIFIED, source_dir
@@ -74,7 +73,7 @@ def install(version: str, out: Path) -> Install:
     return Install(
         version=version,
         objects={_identity(m): m for m in (masked(o, version) for o in objects)},
-        manager_config=yaml.safe_load(config_map["data"][_MANAGER_CONFIG]),
+        manager_config=yaml_text.load(config_map["data"][_MANAGER_CONFIG]),
         gate_job=recording.one(JOB, "kueue-ready").inputs["metadata"]["name"],
     )
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from tests.support import ack as ack_data
 from tests.support.config import WALKTHROUGH
 
@@ -16,7 +15,7 @@ MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s
 WORKER = ack_data.cluster("worker", nodePool=ack_data.POOL)
 BURST = {"workers": [{"cluster": "worker", **MIRROR}]}
 KUBECONFIGS = "elastic-capacity:multiKueueKubeconfigs"
-WORKER_KUBECONFIG = yaml.safe_dump(
+WORKER_KUBECONFIG = yaml_text.dump(
     {
         "apiVersion": "v1",
         "kind": "Config",
@@ -26,7 +25,8 @@ WORKER_KUBECONFIG = yaml.safe_dump(
         "users": [{"name": "w1", "user": {"token": "sa-token-not-to-be-quoted"}}],
         "contexts": [{"name": "w1", "context": {"cluster": "w1", "user": "w1"}}],
         "current-context": "w1",
-    }
+    },
+    sort_keys=True,
 )
 """What Kueue's create-multikueue-kubeconfig.sh writes: a ServiceAccount token and inline CA data."""
 

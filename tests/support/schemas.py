@@ -22,8 +22,8 @@ from typing import Any
 import jsonschema
 import kubernetes_validate
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.kueue_profiles import LATEST_CHART_VERSION, profile_for
 from tests.support import PROJECT_ROOT
 from tests.support.cel import Checked, check_rules
@@ -58,7 +58,7 @@ def kueue_schemas(kueue_version: str = LATEST_CHART_VERSION) -> dict[tuple[str, 
 def _schemas_in(folder: Path) -> dict[tuple[str, str], dict[str, Any]]:
     schemas = {}
     for path in sorted(folder.glob("kueue.x-k8s.io_*.yaml")):
-        crd = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # 8x faster when built
+        crd = yaml_text.load(path.read_text())
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
             schemas[(f"{group}/{version['name']}", kind)] = version["schema"]["openAPIV3Schema"]

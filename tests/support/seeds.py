@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import yaml
+from components import yaml_text
 
 # The six objects of the queue manifest in Azure's article, typed from it:
 # https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler
@@ -90,7 +90,7 @@ NGINX = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
 
 def seed(text: str) -> list[dict[str, Any]]:
     """The objects of one example, with :data:`MODEL` for its placeholder GPU model."""
-    return list(yaml.safe_load_all(text.replace("example-model", MODEL)))
+    return yaml_text.load_all(text.replace("example-model", MODEL))
 
 
 def as_emitted(obj: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-import yaml
-
+from components import yaml_text
 from components.config.kueue_profiles import LATEST_CHART_VERSION
 from tests.support import PROJECT_ROOT, run_cache
 from tools import render
@@ -63,10 +62,10 @@ def as_shipped(stack_file: Path) -> tuple[str, Recording]:
 
 def edited_stack(path: Path, change: Callable[[dict[str, Any]], None], out: Path) -> Path:
     """A copy of a stack file in ``out`` with ``change`` applied to its ``config`` mapping."""
-    document = yaml.safe_load(path.read_text())
+    document = yaml_text.load(path.read_text())
     change(document["config"])
     target = out / path.name
-    target.write_text(yaml.safe_dump(document))
+    target.write_text(yaml_text.dump(document, sort_keys=True))
     return target
 
 
@@ -78,7 +77,7 @@ def stack_config(stack: Path) -> dict[str, Any]:
 
 @functools.cache
 def _parsed_config(stack: Path, _version: int) -> dict[str, Any]:
-    config: dict[str, Any] = yaml.load(stack.read_text(), Loader=yaml.CSafeLoader)["config"]
+    config: dict[str, Any] = yaml_text.load(stack.read_text())["config"]
     return config
 
 
@@ -94,10 +93,7 @@ def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str
     with mock.patch.object(render, "run_main", run_cache.run_main):
         assert render.main([str(stack), "--out", str(out)]) == 0
     plan = json.loads((out / "plan.json").read_text())
-    manifests = {
-        str(p.relative_to(out / "manifests")): yaml.load(p.read_text(), Loader=yaml.CSafeLoader)
-        for p in out.rglob("*.yaml")
-    }  # libyaml: the same objects as safe_load, parsed in C
+    manifests = {str(p.relative_to(out / "manifests")): yaml_text.load(p.read_text()) for p in out.rglob("*.yaml")}
     return plan, manifests
 
 

@@ -6,8 +6,7 @@ import re
 import sys
 from typing import Any
 
-import yaml
-
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 
 WORKFLOWS = sorted((PROJECT_ROOT / ".github/workflows").glob("*.yml"))
@@ -26,7 +25,7 @@ a script that needs anything else fails here as it would on the runner."""
 
 def load(name: str) -> dict[str, Any]:
     # PyYAML reads the key `on` as True (YAML 1.1); GitHub reads it as the string.
-    document = yaml.load((PROJECT_ROOT / ".github/workflows" / name).read_text(), Loader=yaml.CSafeLoader)
+    document = yaml_text.load((PROJECT_ROOT / ".github/workflows" / name).read_text())
     document["on"] = document.pop(True)
     return document
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.environment import stack_digest
 from tests.support import PROJECT_ROOT
@@ -190,7 +190,7 @@ def test_a_passing_run_runs_every_command_in_order(tmp_path):
 
 def test_the_kind_node_carries_the_label_the_smoke_job_selects(tmp_path):
     run(tmp_path, FakeCommands(ApiServer()))
-    config = yaml.safe_load((tmp_path / "kind.yaml").read_text())
+    config = yaml_text.load((tmp_path / "kind.yaml").read_text())
     assert config == {
         "kind": "Cluster",
         "apiVersion": "kind.x-k8s.io/v1alpha4",

@@ -7,8 +7,8 @@ import subprocess
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.environment import stack_digest
 from tests.support import PROJECT_ROOT
 from tests.support.ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
@@ -26,7 +26,7 @@ def test_up_creates_the_stack_writes_the_template_then_deploys_with_progress():
     assert runner(workspace, lines=lines).up("pr-1", TEMPLATE) == OK
     assert workspace.events == ["create_or_select pr-1", "write_settings pr-1", "up pr-1"]
     assert "+ creating resources" in lines and lines[-1] == "ok      up pr-1"
-    assert yaml.safe_load(workspace.files["pr-1"]) == {"encryptionsalt": "v1:abc", **TEMPLATE_FILE}
+    assert yaml_text.load(workspace.files["pr-1"]) == {"encryptionsalt": "v1:abc", **TEMPLATE_FILE}
 
 
 def test_a_failed_up_with_destroy_on_failure_destroys_and_removes_the_stack():
@@ -155,7 +155,7 @@ def test_main_runs_up_check_and_down_on_the_given_stack(tmp_path, capsys):
     workspace = FakeWorkspace()
     template = write_template(tmp_path, TEMPLATE_FILE)
     assert main(["up", "--stack", "pr-7", "--template", template], workspace=workspace) == OK
-    assert yaml.safe_load(workspace.files["pr-7"]) == TEMPLATE_FILE
+    assert yaml_text.load(workspace.files["pr-7"]) == TEMPLATE_FILE
     assert main(["down", "--stack", "pr-7", "--template", template], workspace=workspace) == OK
     assert workspace.stacks == {}
     assert "ok      destroyed and removed stack pr-7" in capsys.readouterr().out

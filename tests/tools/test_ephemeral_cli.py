@@ -8,9 +8,9 @@ import re
 import shlex
 
 import pytest
-import yaml
 from pulumi.automation import CommandError, CommandResult
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
 from tools import ephemeral
@@ -189,7 +189,7 @@ def test_the_exit_codes_of_the_help_are_the_module_docstrings(capsys):
 
 
 def test_the_workflow_calls_parse_with_the_flags_each_command_takes():
-    workflow = yaml.safe_load((PROJECT_ROOT / ".github/workflows/ephemeral.yml").read_text())
+    workflow = yaml_text.load((PROJECT_ROOT / ".github/workflows/ephemeral.yml").read_text())
     steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
     runs = [step["run"] for step in steps if "tools.ephemeral" in step.get("run", "")]
     assert len(runs) == 3

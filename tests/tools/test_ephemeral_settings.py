@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.ephemeral import TEMPLATE, TEMPLATE_FILE, FakeStack, FakeWorkspace, runner, write_template
 from tools import ephemeral_settings
@@ -19,7 +19,7 @@ from tools.ephemeral import NOTHING_DONE, OK, main
 from tools.ephemeral_settings import HEADER, Template, UsageError
 from tools.ephemeral_workspace import AutomationWorkspace
 
-TEMPLATE_TEXT = "# a template: its comments matter\n" + yaml.safe_dump(TEMPLATE_FILE)
+TEMPLATE_TEXT = "# a template: its comments matter\n" + yaml_text.dump(TEMPLATE_FILE, sort_keys=True)
 WRITES = ("create_or_select", "write_settings", "set_secret", "up", "destroy", "remove")
 
 

@@ -7,9 +7,9 @@ import datetime
 from typing import Any
 
 import pulumi
-import yaml
 from pulumi_azure_native import authorization, containerservice
 
+from components import yaml_text
 from tools import mock_cloud, mock_runtime
 from tools.mock_cloud import ack_cluster_credential, aks_user_credentials
 
@@ -19,7 +19,7 @@ CREDENTIALS = "azure-native:containerservice:listManagedClusterUserCredentials"
 
 
 def aks_kubeconfig(value: str) -> dict[str, Any]:
-    return yaml.safe_load(base64.b64decode(value))
+    return yaml_text.load(base64.b64decode(value))
 
 
 def aks_answer(**args: Any) -> dict[str, Any]:
@@ -91,8 +91,8 @@ def test_ack_credentials_are_a_fresh_client_certificate_for_the_same_cluster_ca(
     assert authority["clusterCert"] == again["clusterCert"]
     assert authority["clientCert"] != again["clientCert"] and authority["clientKey"] != again["clientKey"]
 
-    kubeconfig = yaml.safe_load(first["kubeConfig"])
-    assert kubeconfig["clusters"] == yaml.safe_load(second["kubeConfig"])["clusters"]
+    kubeconfig = yaml_text.load(first["kubeConfig"])
+    assert kubeconfig["clusters"] == yaml_text.load(second["kubeConfig"])["clusters"]
     assert kubeconfig["clusters"][0]["cluster"]["certificate-authority-data"] == authority["clusterCert"]
     assert kubeconfig["users"][0]["user"] == {
         "client-certificate-data": authority["clientCert"],

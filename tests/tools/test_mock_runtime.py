@@ -12,10 +12,10 @@ import threading
 import pulumi
 import pulumi_kubernetes as kubernetes
 import pytest
-import yaml
 from pulumi.runtime import resource, rpc
 from pulumi_azure_native import containerservice, resources
 
+from components import yaml_text
 from components.version_pin import ClusterVersion
 from tests.support.stacks import STACKS, recorded
 from tools import mock_cloud, mock_runtime, render
@@ -105,11 +105,11 @@ def test_preview_runs_an_invoke_only_when_its_arguments_are_known():
     preview = mock_runtime.run(credentials_of_a_new_and_an_existing_cluster, {}, preview=True)
     assert invoked_clusters(preview) == [("platform-rg", "existing")]
     assert preview.outputs["new"] == UNKNOWN
-    assert yaml.safe_load(base64.b64decode(preview.outputs["existing"]))["clusters"][0]["name"] == "existing"
+    assert yaml_text.load(base64.b64decode(preview.outputs["existing"]))["clusters"][0]["name"] == "existing"
 
     up = mock_runtime.run(credentials_of_a_new_and_an_existing_cluster, {})
     assert sorted(invoked_clusters(up)) == [("demo", "new"), ("platform-rg", "existing")]
-    assert yaml.safe_load(base64.b64decode(up.outputs["new"]))["clusters"][0]["name"] == "new"
+    assert yaml_text.load(base64.b64decode(up.outputs["new"]))["clusters"][0]["name"] == "new"
 
 
 @pytest.mark.parametrize("stack_file", STACKS, ids=[p.name for p in STACKS])

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.cluster_access import SYNC_WAVE
 from tests.support import PROJECT_ROOT, run_cache
 from tests.support.stacks import AKS_STACK, STACKS, edited_stack, recorded
@@ -153,7 +153,7 @@ class FakeChart:
             "spec": {"group": "x.io", "names": {"kind": "W"}, "scope": "Namespaced"},
         }
         return {
-            "kueue/templates/crd.yaml": yaml.safe_dump(crd),
+            "kueue/templates/crd.yaml": yaml_text.dump(crd, sort_keys=True),
             "kueue/templates/manager.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: manager}\n---\n",
             "kueue/templates/cert.yaml": "apiVersion: v1\nkind: Secret\n"
             "metadata: {name: cert, namespace: kueue-system}",
@@ -175,7 +175,7 @@ def fake_helm(monkeypatch, tmp_path):
 
 
 def chart_version(stack: Path) -> str:
-    return yaml.safe_load(stack.read_text())["config"]["elastic-capacity:kueue"]["chartVersion"]
+    return yaml_text.load(stack.read_text())["config"]["elastic-capacity:kueue"]["chartVersion"]
 
 
 def test_the_charts_objects_are_added_to_the_kueue_layer_as_chart_v4_registers_them(fake_helm, tmp_path, monkeypatch):

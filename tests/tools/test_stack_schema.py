@@ -10,9 +10,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 from jsonschema.exceptions import ValidationError, best_match
 
+from components import yaml_text
 from components.config.base import key_path
 from components.config.kueue import KueueConfig
 from tests.support import PROJECT_ROOT
@@ -97,7 +97,7 @@ def test_the_schema_uses_only_keywords_draft_07_editors_read_alike(generated):
 
 @pytest.mark.parametrize("path", LEGAL, ids=[str(p.relative_to(PROJECT_ROOT)) for p in LEGAL])
 def test_every_legal_stack_file_validates(path: Path):
-    document = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)  # libyaml: safe_load's objects, parsed in C
+    document = yaml_text.load(path.read_text())
     assert [f"{list(e.absolute_path)}: {e.message}" for e in VALIDATOR.iter_errors(document)] == []
 
 
@@ -115,7 +115,7 @@ def _refused_key(error: ValidationError) -> str:
 def test_a_single_key_mistake_is_refused_at_its_key(case: str, validator: str):
     text = (INVALID / f"Pulumi.{case}.yaml").read_text()
     expected = text.splitlines()[0].removeprefix("# expect: ").split(" | ")[0]
-    error = best_match(VALIDATOR.iter_errors(yaml.load(text, Loader=yaml.CSafeLoader)))
+    error = best_match(VALIDATOR.iter_errors(yaml_text.load(text)))
     assert error is not None, f"{case} validates"
     assert (_refused_key(error), error.validator) == (expected, validator), error.message
 

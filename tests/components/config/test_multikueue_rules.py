@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS
@@ -174,20 +174,20 @@ def test_a_worker_kubeconfig_in_plain_text_is_refused():
     ],
 )
 def test_a_kubeconfig_multikueue_refuses_is_refused_without_quoting_it(change, fragment):
-    document = yaml.safe_load(WORKER_KUBECONFIG)
+    document = yaml_text.load(WORKER_KUBECONFIG)
     change(document)
-    assert fragment in str(multikueue_kubeconfig_problem(yaml.safe_dump(document)))
-    sections = kubeconfig_stack(multiKueueKubeconfigs={"w1": yaml.safe_dump(document)})
+    assert fragment in str(multikueue_kubeconfig_problem(yaml_text.dump(document, sort_keys=True)))
+    sections = kubeconfig_stack(multiKueueKubeconfigs={"w1": yaml_text.dump(document, sort_keys=True)})
     with pytest.raises(ConfigError) as caught:
         load_stack_config(as_config(sections), [KUBECONFIGS])
     assert caught.value.keys == [f"{KUBECONFIGS}.w1"] and "sa-token-not-to-be-quoted" not in str(caught.value)
 
 
 def insecure_kubeconfig() -> str:
-    document = yaml.safe_load(WORKER_KUBECONFIG)
+    document = yaml_text.load(WORKER_KUBECONFIG)
     document["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = True
     document["users"][0]["user"]["exec"] = {"command": "kubelogin"}
-    return yaml.safe_dump(document)
+    return yaml_text.dump(document, sort_keys=True)
 
 
 def insecure_worker_stack(version: str, gates: dict[str, bool]) -> dict:
@@ -217,16 +217,19 @@ def test_the_insecure_gate_still_needs_a_kubeconfig_with_a_server():
     assert multikueue_kubeconfig_problem(insecure_kubeconfig(), secure=False) is None
     assert "insecure" in str(multikueue_kubeconfig_problem(insecure_kubeconfig()))
     assert multikueue_kubeconfig_problem("clusters: [", secure=False) == "it is not YAML"
-    document = yaml.safe_load(WORKER_KUBECONFIG)
+    document = yaml_text.load(WORKER_KUBECONFIG)
     document["clusters"][0]["cluster"].pop("server")
-    assert multikueue_kubeconfig_problem(yaml.safe_dump(document), secure=False) == "a cluster has no server"
+    assert (
+        multikueue_kubeconfig_problem(yaml_text.dump(document, sort_keys=True), secure=False)
+        == "a cluster has no server"
+    )
 
 
 def test_kueues_own_kubeconfig_and_an_ip_server_pass():
     assert multikueue_kubeconfig_problem(WORKER_KUBECONFIG) is None
-    document = yaml.safe_load(WORKER_KUBECONFIG)
+    document = yaml_text.load(WORKER_KUBECONFIG)
     document["clusters"][0]["cluster"]["server"] = "https://203.0.113.7:6443"
-    assert multikueue_kubeconfig_problem(yaml.safe_dump(document)) is None
+    assert multikueue_kubeconfig_problem(yaml_text.dump(document, sort_keys=True)) is None
 
 
 def test_the_queues_section_may_hold_the_multikueue_check_and_its_queues():

@@ -6,8 +6,8 @@ import re
 from typing import get_args
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.config.queues import QueuesConfig
@@ -88,14 +88,14 @@ def test_the_docs_write_the_walkthrough_preset_out_as_the_program_has_it():
     section = QUEUE_API.split("## The aks-walkthrough preset\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
     assert len(blocks) == 2, "the section shows the preset named, then written out"
-    assert yaml.safe_load(blocks[0]) == {"elastic-capacity:queues": {"preset": AKS_WALKTHROUGH}}
-    assert yaml.safe_load(blocks[1]) == {"config": {"elastic-capacity:queues": PRESETS[AKS_WALKTHROUGH]}}
+    assert yaml_text.load(blocks[0]) == {"elastic-capacity:queues": {"preset": AKS_WALKTHROUGH}}
+    assert yaml_text.load(blocks[1]) == {"config": {"elastic-capacity:queues": PRESETS[AKS_WALKTHROUGH]}}
 
 
 def test_a_shipped_stack_names_a_preset_or_writes_its_objects_never_neither():
     """The section's defaults are empty, so a shipped stack with Kueue that wrote neither would create no queue."""
     for path in STACKS:
-        config = yaml.safe_load(path.read_text())["config"]
+        config = yaml_text.load(path.read_text())["config"]
         if "elastic-capacity:aks" in config or "elastic-capacity:existingCluster" in config:
             queues = config.get("elastic-capacity:queues") or {}
             assert queues.get("preset") in PRESETS or queues.get("localQueues"), path.name

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import yaml
-
+from components import yaml_text
 from components.config.smoke_job import SmokeJobConfig
 from components.manifests.jobs import smoke_job
 from tests.support.schemas import validate_core
@@ -39,7 +38,7 @@ spec:
 
 def test_manifest_is_the_article_job_plus_the_skip_await_annotation():
     manifest = smoke_job(SmokeJobConfig())
-    expected = yaml.safe_load(ARTICLE_JOB)
+    expected = yaml_text.load(ARTICLE_JOB)
     expected["metadata"]["annotations"] = {"pulumi.com/skipAwait": "true"}
     assert manifest == expected
     validate_core(manifest, "1.33")

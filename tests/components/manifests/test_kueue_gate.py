@@ -3,8 +3,7 @@ runnable on the official kubectl image, which has no shell."""
 
 from __future__ import annotations
 
-import yaml
-
+from components import yaml_text
 from components.config.kueue import KueueConfig
 from components.manifests import kueue_gate, kueue_install
 from tests.support.schemas import validate_core, validate_kueue
@@ -58,7 +57,7 @@ def test_the_probe_reads_the_config_map_as_the_service_account_it_is_bound_to():
 
 def test_probe_manifests_are_a_valid_resource_flavor_and_cluster_queue():
     config_map = kueue_gate.gate_config_map(DEFAULT)
-    probes = list(yaml.safe_load_all(next(iter(config_map["data"].values()))))
+    probes = yaml_text.load_all(next(iter(config_map["data"].values())))
     assert [p["kind"] for p in probes] == ["ResourceFlavor", "ClusterQueue"]
     for probe in probes:
         assert probe["apiVersion"] == "kueue.x-k8s.io/v1beta2"

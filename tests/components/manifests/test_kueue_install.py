@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.kueue import KueueConfig
 from components.manifests import kueue_install
 from tests.support.kueue_sources import VERIFIED, chart_manager_config
@@ -42,7 +42,7 @@ def test_manager_config_always_carries_the_namespace_selector_and_frameworks():
     assert config["managedJobsNamespaceSelector"] == {"matchLabels": {"managed-by-kueue": "true"}}
     assert config["integrations"] == {"frameworks": ["batch/job"]}
     values = kueue_install.chart_values(DEFAULT)["managerConfig"]["controllerManagerConfigYaml"]
-    assert yaml.safe_load(values) == config
+    assert yaml_text.load(values) == config
 
 
 @pytest.mark.parametrize(("version", "profile"), VERIFIED, ids=[v for v, _ in VERIFIED])
@@ -87,7 +87,7 @@ def test_fair_sharing_and_resource_settings_go_into_the_manager_config_only_when
         "transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": "1"}}]
     }
     values = kueue_install.chart_values(config)["managerConfig"]["controllerManagerConfigYaml"]
-    assert yaml.safe_load(values) == manager
+    assert yaml_text.load(values) == manager
 
 
 def test_pods_ready_retention_and_metric_labels_reach_the_manager_config():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
 
+from components import yaml_text
 from components.config.multikueue import AcsPlacement, MultiKueueConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
 from components.manifests import multikueue_worker as worker_manifests
@@ -29,7 +29,7 @@ WRITES = {"create", "delete", "patch", "update"}
 
 def refusals(kubeconfig: str) -> list[str]:
     """What Kueue 0.17.8's ``validateKubeconfig`` refuses (multikueuecluster.go), checked on the YAML itself."""
-    config = yaml.safe_load(kubeconfig)
+    config = yaml_text.load(kubeconfig)
     found = []
     for user in config["users"]:
         found += [key for key in ("exec", "tokenFile", "auth-provider", "username", "password") if key in user["user"]]
@@ -151,7 +151,7 @@ def test_every_pod_of_a_burst_namespace_goes_to_acs_with_the_workers_class_and_q
 
 def test_the_token_kubeconfig_is_inline_token_and_ca_data_only():
     kubeconfig = worker_manifests.token_kubeconfig(SERVER, "Q0EgZGF0YQ==", "the-token", "elastic-capacity-hz")
-    assert yaml.safe_load(kubeconfig) == {
+    assert yaml_text.load(kubeconfig) == {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [
@@ -171,19 +171,20 @@ def test_the_token_kubeconfig_is_inline_token_and_ca_data_only():
 
 def test_the_managers_kubeconfig_reaches_the_worker_as_the_program_does():
     """The server and CA of the program's own (exec plugin) kubeconfig, and the token instead of the plugin."""
-    program = yaml.safe_dump(
+    program = yaml_text.dump(
         {
             "clusters": [{"name": "hz", "cluster": {"server": SERVER, "certificate-authority-data": "Q0E="}}],
             "contexts": [{"name": "hz", "context": {"cluster": "hz", "user": "hz"}}],
             "current-context": "hz",
             "users": [{"name": "hz", "user": {"exec": {"command": "ack-ram-tool"}}}],
-        }
+        },
+        sort_keys=True,
     )
     assert worker_manifests.cluster_endpoint(program) == (SERVER, "Q0E=")
-    config = yaml.safe_load(worker_manifests.manager_kubeconfig(program, "the-token", "elastic-capacity-hz"))
+    config = yaml_text.load(worker_manifests.manager_kubeconfig(program, "the-token", "elastic-capacity-hz"))
     assert config["clusters"][0]["cluster"] == {"server": SERVER, "certificate-authority-data": "Q0E="}
     assert config["users"][0]["user"] == {"token": "the-token"}
-    assert refusals(yaml.safe_dump(config)) == []
+    assert refusals(yaml_text.dump(config, sort_keys=True)) == []
 
 
 @pytest.mark.parametrize("server", ["http://abc.cs.mock.invalid:6443", "abc.cs.mock.invalid:6443", "https://", ""])
