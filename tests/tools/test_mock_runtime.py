@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import concurrent.futures
 import dataclasses
+import gc
 import json
+import logging
 import pickle
 import threading
 
@@ -223,3 +226,25 @@ def test_a_run_starts_no_thread_collapses_no_alias_and_restores_the_sdk(monkeypa
     mock_runtime.run(program, {})
     assert (collapsed, started) == ([], [set()])
     assert pulumi.resource.collapse_alias_to_urn is spy
+
+
+def test_a_failed_runs_abandoned_futures_are_not_logged_but_other_loop_errors_are(caplog):
+    """A program that raises leaves the SDK's futures behind with their errors unread: asyncio's report of each, as
+    the collector frees it, is the raise's echo; the raise itself still reaches the caller."""
+    loops, left_behind = [], []
+
+    def program() -> None:
+        loop = asyncio.get_event_loop()
+        loops.append(loop)
+        left_behind.append(loop.create_future())  # held past the run, as the SDK's own cycles hold them
+        left_behind[0].set_exception(RuntimeError("echo"))
+        raise ValueError("the program's own error")
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"), pytest.raises(ValueError, match="program's own"):
+        mock_runtime.run(program, {})
+    left_behind.clear()
+    gc.collect()
+    assert [r for r in caplog.records if r.name == "asyncio"] == []
+
+    loops[0].call_exception_handler({"message": "something else"})
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == ["something else"]
