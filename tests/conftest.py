@@ -1,23 +1,26 @@
-"""Shared fixtures: run code under the project's mock runtime, and the shipped stacks rendered once per session."""
+"""Shared fixtures: run code under the project's mock runtime, and the shipped stacks rendered once per session.
+
+The program is imported inside the hooks and fixtures that use it: pytest-xdist's controller loads this file too and
+runs no test, and every worker started only once it had imported the program (a third of a second).
+"""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from components import gc_tuning
-from tests.support.config import as_config
-from tests.support.stacks import ACK_STACK, AKS_STACK, rendered
-from tools import mock_runtime
-from tools.recording import Recording
+if TYPE_CHECKING:
+    from tools.recording import Recording
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The suite runs hundreds of programs in one process: the collector tuned once, as a pulumi up process is, after
     every import and before any test, so no test's garbage is frozen and the same tuning holds for every test."""
+    from components import gc_tuning
+
     gc.collect()
     gc_tuning.tune()
 
@@ -33,6 +36,9 @@ def _no_delete_unreachable_from_the_environment(monkeypatch) -> None:
 def run_program() -> Callable[..., Recording]:
     """Run a zero-argument function that builds resources, under mocks; return the recording."""
 
+    from tests.support.config import as_config
+    from tools import mock_runtime
+
     def run(program: Callable[[], None], sections: dict[str, Any] | None = None, secret_keys=()) -> Recording:
         return mock_runtime.run(program, as_config(sections or {}), secret_keys=secret_keys)
 
@@ -42,10 +48,14 @@ def run_program() -> Callable[..., Recording]:
 @pytest.fixture(scope="session")
 def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The AKS dev stack rendered by ``tools.render``: plan.json and its manifests."""
+    from tests.support.stacks import AKS_STACK, rendered
+
     return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
 
 
 @pytest.fixture(scope="session")
 def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The ACK dev stack rendered by ``tools.render``: plan.json and its manifests."""
+    from tests.support.stacks import ACK_STACK, rendered
+
     return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)
