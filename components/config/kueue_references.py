@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -195,7 +196,8 @@ Rename = Callable[[str, str], str]
 
 def replaced(model: Any, path: str, rename: Rename, typed: Reference | None = None, key: str = "") -> Any:
     """``model`` (a config model) with every name at ``path`` renamed; a missing or unset step leaves it as it is.
-    ``typed``: only the names its :attr:`Reference.typed` check holds for. Keys are as the user writes them."""
+    ``typed``: only the names its :attr:`Reference.typed` check holds for. Keys are as the user writes them. A rename
+    that changes nothing returns the same model, uncopied: the rules read names through it (:func:`config_names`)."""
     (field, many), rest = _steps(path)[0], path.partition(".")[2]
     attribute = _attribute(type(model), field) if isinstance(model, BaseModel) else None
     value = getattr(model, attribute) if attribute else None
@@ -207,7 +209,8 @@ def replaced(model: Any, path: str, rename: Rename, typed: Reference | None = No
         return replaced(item, rest, rename, typed, item_key) if rest else rename(item_key, item)
 
     new = [step(item, f"{here}[{i}]") for i, item in enumerate(value)] if many else step(value, here)
-    return model.model_copy(update={attribute: new})
+    unchanged = all(map(operator.is_, new, value)) if many else new is value
+    return model if unchanged else model.model_copy(update={attribute: new})
 
 
 def config_names(queues: BaseModel, path: str, typed: Reference | None = None) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from components.config.kueue_profiles import PROFILES
-from components.config.kueue_references import BY_KIND, KINDS, REFERENCES, config_names, config_path
+from components.config.kueue_references import BY_KIND, KINDS, REFERENCES, config_names, config_path, replaced
 from components.config.queues import QueuesConfig
 from components.manifests.queues import queue_manifests
 from tests.support import policy_references
@@ -129,6 +129,24 @@ def test_every_config_path_of_the_table_is_a_key_of_the_config_model(kind):
         if reference.kind == kind.kind and path is not None and not reference.path.startswith("spec.parameters"):
             assert _config_has(path), path
     assert _config_has("admissionChecks[].parameters.name")
+
+
+@pytest.mark.parametrize("path", sorted({p for r in REFERENCES if (p := config_path(r))}))
+def test_a_rename_copies_only_the_models_along_a_name_it_changes(path):
+    queues = QueuesConfig.model_validate(EVERY_KIND)
+    assert replaced(queues, path, lambda _key, name: name) is queues
+    renamed = replaced(queues, path, lambda _key, name: f"{name}-x")
+    if not config_names(queues, path):
+        assert renamed is queues
+        return
+    assert renamed is not queues
+    assert [name for _, name in config_names(renamed, path)] == [f"{name}-x" for _, name in config_names(queues, path)]
+    top = _attribute(path.split("[")[0].split(".")[0])
+    assert all(getattr(renamed, field) is getattr(queues, field) for field in QueuesConfig.model_fields if field != top)
+
+
+def _attribute(key: str) -> str:
+    return next(name for name, field in QueuesConfig.model_fields.items() if (field.alias or name) == key)
 
 
 def _planted() -> list[tuple[str, str, str]]:
