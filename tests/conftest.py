@@ -25,6 +25,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc_tuning.tune()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _program_runs_shared_by_the_workers(tmp_path_factory, worker_id) -> None:
+    """Each xdist worker's base temporary directory is a child of the test run's own, so that one holds the runs the
+    workers share (:mod:`tests.support.run_cache`); in one process its parent holds every earlier test run too."""
+    if worker_id != "master":
+        from tests.support import run_cache
+
+        run_cache.SHARED_DIRECTORY = tmp_path_factory.getbasetemp().parent / "program-runs"
+        run_cache.SHARED_DIRECTORY.mkdir(exist_ok=True)
+
+
 @pytest.fixture(autouse=True)
 def _no_delete_unreachable_from_the_environment(monkeypatch) -> None:
     """The Kubernetes SDK sends ``PULUMI_K8S_DELETE_UNREACHABLE`` for a provider the program leaves the flag off:

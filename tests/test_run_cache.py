@@ -11,6 +11,8 @@ from tests.support import run_cache
 from tests.support.stacks import SHARED_STACK, recorded
 from tools import mock_cloud, mock_engine, mock_runtime
 from tools.config_reference import describe
+from tools.render import read_stack_file
+from tools.render import run_main as run_afresh
 
 PATCHES = {
     "mock data edited in place": lambda mp: mp.setitem(mock_cloud.ACK_CURRENT_ADDONS, "ack-virtual-node", "v2.14.0"),
@@ -53,3 +55,27 @@ def test_the_config_tools_descriptions_leave_the_state_the_cache_is_used_in():
     recorded(SHARED_STACK)
     describe(StackConfig)
     assert not run_cache.patched()
+
+
+def test_the_workers_of_one_test_run_share_a_directory_and_a_single_process_keeps_its_runs_to_itself(worker_id):
+    shared = run_cache.SHARED_DIRECTORY
+    assert (shared is None) == (worker_id == "master"), "one process: its temp root holds earlier test runs too"
+    if shared is not None:
+        assert shared.is_dir() and shared.parent.name.startswith("pytest-"), shared
+
+
+def test_a_run_one_worker_made_is_read_back_by_another_not_made_again(tmp_path, monkeypatch):
+    stack, config, secret_keys = read_stack_file(SHARED_STACK)
+    key = (stack, tuple(sorted(config.items())), frozenset(secret_keys), False)
+    made = []
+    monkeypatch.setattr(run_cache, "run_afresh", lambda *a, **kw: made.append(a) or run_afresh(*a, **kw))
+    first = run_cache.shared(tmp_path, *key)
+    second = run_cache.shared(tmp_path, *key)
+    assert len(made) == 1 and second is not first
+    assert (second.registrations, second.outputs, second.secret_outputs) == (
+        first.registrations,
+        first.outputs,
+        first.secret_outputs,
+    )
+    assert [vars(call) for call in second.invokes] == [vars(call) for call in first.invokes]
+    assert run_cache.shared(tmp_path, *key[:3], True) is not None and len(made) == 2, "preview is part of the key"

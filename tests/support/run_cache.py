@@ -1,5 +1,8 @@
 """One cache for the session's full program runs: each distinct run of ``__main__.py`` is made once per test run.
 
+Under pytest-xdist the workers share it: the first worker to ask for a run makes it and leaves it pickled in
+:data:`SHARED_DIRECTORY`; another worker asking for it waits for that one and reads it instead of making it again.
+
 A run depends on its stack name, config, secret keys and mode, and on the state of the code and the mocks. The key
 holds the first four; the cache is used only while the mocks and the program's modules are as imported
 (:func:`patched`), so a test that patches either gets a run of its own. A stateful engine
@@ -10,7 +13,10 @@ cached. A cached :class:`~tools.recording.Recording` is shared by every test tha
 from __future__ import annotations
 
 import functools
+import hashlib
+import pickle
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -24,6 +30,9 @@ MOCKS: tuple[ModuleType, ...] = (mock_cloud, mock_engine, mock_runtime, recordin
 _FIRST_SEEN: dict[str, tuple[Any, ...]] = {}
 """Each module's state when first seen: at import, during collection, before any test has patched anything, or
 when the program first imports it (lazily)."""
+SHARED_DIRECTORY: Path | None = None
+"""The directory this test run's xdist workers share their runs in (tests/conftest.py sets it in each worker); in one
+process, ``None``."""
 
 
 def patched() -> bool:
@@ -63,12 +72,32 @@ def run_main(stack: str, config: dict[str, str], secret_keys: set[str], *, previ
 
 @functools.cache
 def _cached(stack: str, config: tuple[tuple[str, str], ...], secret_keys: frozenset[str], preview: bool) -> Recording:
-    return run_afresh(stack, dict(config), set(secret_keys), preview=preview)
+    if SHARED_DIRECTORY is None:
+        return run_afresh(stack, dict(config), set(secret_keys), preview=preview)
+    return shared(SHARED_DIRECTORY, stack, config, secret_keys, preview)
+
+
+def shared(
+    directory: Path, stack: str, config: tuple[tuple[str, str], ...], secret_keys: frozenset[str], preview: bool
+) -> Recording:
+    """The run as the first process to ask for it in ``directory`` made it: made here if none has, else read back."""
+    import fcntl  # POSIX, as pytest-xdist's workers here are; a single process never gets this far
+
+    digest = hashlib.sha256(repr((stack, config, sorted(secret_keys), preview)).encode()).hexdigest()
+    made = directory / f"{digest}.pickle"
+    with open(directory / f"{digest}.lock", "wb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held until the file closes: a run is read only once it is whole
+        if made.exists():
+            recording: Recording = pickle.loads(made.read_bytes())  # written by this test run's own workers
+            return recording
+        recording = run_afresh(stack, dict(config), set(secret_keys), preview=preview)
+        made.write_bytes(pickle.dumps(recording))
+        return recording
 
 
 patched()  # the state at import
 
 
 def runs_made() -> int:
-    """How many runs the cache has made: a test can tell a hit from a miss."""
+    """How many runs this process's cache has made or read from another worker: a test can tell a hit from a miss."""
     return _cached.cache_info().misses
