@@ -81,7 +81,7 @@ def shared(
     directory: Path, stack: str, config: tuple[tuple[str, str], ...], secret_keys: frozenset[str], preview: bool
 ) -> Recording:
     """The run as the first process to ask for it in ``directory`` made it: made here if none has, else read back."""
-    import fcntl  # POSIX, as pytest-xdist's workers here are; a single process never gets this far
+    import fcntl  # POSIX (Linux, macOS), as .ci/run is; a single process never gets this far
 
     digest = hashlib.sha256(repr((stack, config, sorted(secret_keys), preview)).encode()).hexdigest()
     made = directory / f"{digest}.pickle"
@@ -91,7 +91,9 @@ def shared(
             recording: Recording = pickle.loads(made.read_bytes())  # written by this test run's own workers
             return recording
         recording = run_afresh(stack, dict(config), set(secret_keys), preview=preview)
-        made.write_bytes(pickle.dumps(recording))
+        partial = made.with_suffix(".partial")  # a worker that dies while writing leaves no half a run behind
+        partial.write_bytes(pickle.dumps(recording))
+        partial.replace(made)
         return recording
 
 
