@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import gc
 
-from pulumi.runtime import settings
-from pulumi.runtime.proto import resource_pb2_grpc
-
 THRESHOLDS = (50_000, 20, 100)
 """Young-generation threshold 50,000 allocations (CPython's default is 700); the older two as CPython's."""
 
@@ -25,10 +22,18 @@ def under_the_language_host() -> bool:
     (https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/cmd/pulumi-language-python-exec, ``Settings`` in
     https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/lib/pulumi/runtime/settings.py); the mocks install a
     ``MockMonitor`` instead."""
+    from pulumi.runtime import settings  # here, not above: the tests' xdist controller tunes without the SDK
+    from pulumi.runtime.proto import resource_pb2_grpc
+
     return isinstance(settings.get_monitor(), resource_pb2_grpc.ResourceMonitorStub)
+
+
+def collect_less_often() -> None:
+    """Collect the young generation every :data:`THRESHOLDS` allocations instead of CPython's 700."""
+    gc.set_threshold(*THRESHOLDS)
 
 
 def tune() -> None:
     """Freeze every object alive now (the imports) and collect the young generation less often."""
     gc.freeze()
-    gc.set_threshold(*THRESHOLDS)
+    collect_less_often()

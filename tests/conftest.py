@@ -16,6 +16,15 @@ if TYPE_CHECKING:
     from tools.recording import Recording
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Collection imports every test module and rewrites its asserts into millions of short-lived AST nodes; at
+    CPython's default thresholds they set off collections that rescan everything imported so far, about a quarter of
+    each worker's collection time. Every process of the run collects less often from the start."""
+    from components import gc_tuning
+
+    gc_tuning.collect_less_often()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The suite runs hundreds of programs in one process: the collector tuned once, as a pulumi up process is, after
     every import and before any test, so no test's garbage is frozen and the same tuning holds for every test."""

@@ -1,17 +1,24 @@
 """The collector is tuned by ``__main__.py`` under the language host only: never in a process that runs the program
-in-process (the tests, ``tools.render``, ``tools.bench``), where a freeze would keep each run's garbage for good."""
+in-process (the tests, ``tools.render``, ``tools.bench``), where a freeze would keep each run's garbage for good.
+The suite tunes its own processes (tests/conftest.py): thresholds from their start, the freeze after collection."""
 
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
 from pulumi.runtime.proto import resource_pb2_grpc
 
 from components import gc_tuning
+from tests.support import PROJECT_ROOT
 from tools import mock_runtime, render
 from tools.recording import RecordingMonitor
+
+WHILE_COLLECTED = gc.get_threshold()
+"""The collector's thresholds as pytest imported this module, during collection."""
 
 
 @pytest.fixture
@@ -42,3 +49,13 @@ def test_under_the_language_host_the_program_freezes_its_imports_and_collects_le
     render.run_main("dev", {}, set())
     assert gc.get_threshold() == gc_tuning.THRESHOLDS != collector[0]
     assert gc.get_freeze_count() > frozen
+
+
+def test_the_suite_collects_less_often_already_while_it_collects_its_tests():
+    assert WHILE_COLLECTED == gc_tuning.THRESHOLDS
+
+
+def test_the_tuning_module_loads_without_the_sdk_as_the_xdist_controller_does():
+    probe = "import sys, components.gc_tuning; print(sorted(m for m in sys.modules if m.split('.')[0] == 'pulumi'))"
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
