@@ -8,7 +8,6 @@ One mock layer serves the tests and ``tools.render``: no CLI, no credentials, no
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -23,7 +22,7 @@ from components import aks_catalogue
 from components.config.base import PROJECT
 from tools.mock_cloud import ProgramMocks
 from tools.mock_cloud import aks_catalogue as mock_aks_catalogue
-from tools.recording import UNKNOWN, Recording, RecordingMonitor
+from tools.recording import UNKNOWN, Recording, RecordingMonitor, engine_order
 
 
 def run(
@@ -39,7 +38,6 @@ def run(
     Exceptions raised by the program (a ``ConfigError`` above all) propagate unchanged.
     """
     loop = asyncio.new_event_loop()
-    loop.set_default_executor(_InlineExecutor())
     asyncio.set_event_loop(loop)
     pickler = _PicklerPatch()
     live_catalogue, aks_catalogue.LOOKUP = aks_catalogue.LOOKUP, mock_aks_catalogue
@@ -66,7 +64,7 @@ def run(
         pickler.restore()
         asyncio.set_event_loop(None)
         loop.close()
-    return Recording(monitor.registrations, outputs, secret_outputs, mocks.invokes)
+    return Recording(engine_order(monitor.registrations), outputs, secret_outputs, mocks.invokes)
 
 
 ABANDONED = ("Future exception was never retrieved", "Task exception was never retrieved", "Task was destroyed")
@@ -86,23 +84,6 @@ def _no_stack_trace() -> source_pb2.StackTrace:
     (``_get_stack_trace`` in https://github.com/pulumi/pulumi/blob/v3.272.0/sdk/python/lib/pulumi/runtime/resource.py)
     to send the engine source positions, which a mock run never reads; that walk was a tenth of the test suite."""
     return source_pb2.StackTrace()
-
-
-class _InlineExecutor(concurrent.futures.ThreadPoolExecutor):
-    """Runs each call to the mock monitor at once, on the event loop's thread.
-
-    The SDK sends every registration, invoke and output through ``run_in_executor`` to the default thread pool,
-    because the engine's gRPC calls block; the mock monitor's answers do not, and handing each of them to a thread
-    and back cost a third of a run. asyncio accepts only a ``ThreadPoolExecutor`` as the default executor, so this is
-    one that starts no thread."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
-        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        try:
-            done.set_result(fn(*args, **kwargs))
-        except BaseException as error:  # handed to the awaiting coroutine, as a worker thread hands it
-            done.set_exception(error)
-        return done
 
 
 def _alias_urn_unread(*_: object) -> None:

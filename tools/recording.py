@@ -7,6 +7,7 @@ The recording monitor keeps what the default mock monitor drops: parent, provide
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections.abc import Callable
 from typing import Any
 
@@ -152,6 +153,32 @@ def _alias_urn(alias: Any, request: Any) -> str:
     type_ = f"{chain}${spec.type or request.type}" if chain else spec.type or request.type
     stack, project = spec.stack or pulumi.get_stack(), spec.project or pulumi.get_project()
     return f"urn:pulumi:{stack}::{project}::{type_}::{spec.name or request.name}"
+
+
+def engine_order(registrations: list[Registration]) -> list[Registration]:
+    """The registrations with every parent, provider and dependency before what needs it, ties in URN order.
+
+    The monitor answers registrations on the SDK's thread pool, in whatever order they finish; this order is the
+    same on every run of the same program, so a plan written from it diffs only where the program changed."""
+    by_urn = {r.urn: r for r in registrations}
+    needs = {
+        r.urn: {u for u in (*r.all_dependencies, r.parent, (r.provider or "").rsplit("::", 1)[0]) if u in by_urn}
+        for r in registrations
+    }
+    ordered: list[Registration] = []
+    ready = sorted(urn for urn, wanted in needs.items() if not wanted)
+    needed_by: dict[str, list[str]] = {}
+    for urn, wanted in needs.items():
+        for dependency in wanted:
+            needed_by.setdefault(dependency, []).append(urn)
+    while ready:
+        urn = heapq.heappop(ready)
+        ordered.append(by_urn[urn])
+        for dependent in needed_by.get(urn, ()):
+            needs[dependent].discard(urn)
+            if not needs[dependent]:
+                heapq.heappush(ready, dependent)
+    return ordered
 
 
 @dataclasses.dataclass

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import concurrent.futures
 import dataclasses
 import gc
 import json
 import logging
 import pickle
-import threading
 
 import pulumi
 import pulumi_kubernetes as kubernetes
@@ -21,7 +19,7 @@ from pulumi_azure_native import containerservice, resources
 from components import yaml_text
 from components.version_pin import ClusterVersion
 from tests.support.stacks import STACKS, recorded
-from tools import mock_cloud, mock_runtime, render
+from tools import bench_fleets, mock_cloud, mock_runtime, render
 from tools.recording import REDACTED, UNKNOWN, Recording, Registration
 
 GROUP = "azure-native:resources:ResourceGroup"
@@ -177,9 +175,8 @@ def test_a_run_leaves_the_pickler_the_sdk_patches_for_dynamic_providers_as_it_fo
 
 
 def the_sdk_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Undo the mock runtime's shortcuts: calls on a thread pool, every alias collapsed into a URN, the call stack
-    walked for every registration."""
-    monkeypatch.setattr(mock_runtime, "_InlineExecutor", concurrent.futures.ThreadPoolExecutor)
+    """Undo the mock runtime's shortcuts: every alias collapsed into a URN, the call stack walked for every
+    registration."""
     monkeypatch.setattr(mock_runtime, "_alias_urn_unread", pulumi.resource.collapse_alias_to_urn)
     monkeypatch.setattr(mock_runtime, "_no_stack_trace", resource._get_stack_trace)
 
@@ -212,20 +209,27 @@ def test_the_shortcuts_leave_every_registration_and_output_as_the_sdk_makes_them
     assert (fast.outputs, fast.secret_outputs) == (as_is.outputs, as_is.secret_outputs)
 
 
-def test_a_run_starts_no_thread_collapses_no_alias_and_restores_the_sdk(monkeypatch):
+def test_a_run_collapses_no_alias_and_restores_the_sdk(monkeypatch):
     collapsed: list[object] = []
     monkeypatch.setattr(pulumi.resource, "collapse_alias_to_urn", lambda *alias: collapsed.append(alias))
     spy = pulumi.resource.collapse_alias_to_urn
-    started: list[set[threading.Thread]] = []
 
     def program() -> None:
-        group = resources.ResourceGroup("demo-rg", resource_group_name="demo", location="eastus2")
-        pulumi.export("threads", group.id.apply(lambda _: started.append(set(threading.enumerate()) - before)))
+        resources.ResourceGroup("demo-rg", resource_group_name="demo", location="eastus2")
 
-    before = set(threading.enumerate())
     mock_runtime.run(program, {})
-    assert (collapsed, started) == ([], [set()])
+    assert collapsed == []
     assert pulumi.resource.collapse_alias_to_urn is spy
+
+
+def test_a_run_holds_fifty_cluster_queues():
+    """The mock monitor answers each registration by pumping the event loop (``_sync_await``); called on the loop's
+    own thread, as an inline executor once did, each answer nested the next registration inside it: 35 ClusterQueues
+    ran out of stack and about 50 ACK clusters waited on each other for good."""
+    spec = bench_fleets.queues(50)
+    recording = render.run_main(spec.stack, spec.config, set(spec.secret_keys))
+    queues = [r.inputs["metadata"]["name"] for r in recording.registrations if r.type.endswith(":ClusterQueue")]
+    assert sorted(queues) == sorted(f"cq-{index}" for index in range(50))
 
 
 def test_a_failed_runs_abandoned_futures_are_not_logged_but_other_loop_errors_are(caplog):
@@ -249,3 +253,14 @@ def test_a_failed_runs_abandoned_futures_are_not_logged_but_other_loop_errors_ar
 
     loops[0].call_exception_handler({"message": "something else"})
     assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == ["something else"]
+
+
+def test_a_run_lists_its_registrations_in_one_order_every_time_with_what_each_needs_first():
+    spec = bench_fleets.clusters(3)
+    first, second = (render.run_main(spec.stack, spec.config, set()) for _ in range(2))
+    assert [r.urn for r in first.registrations] == [r.urn for r in second.registrations]
+    registered, seen = {r.urn for r in first.registrations}, set()
+    for r in first.registrations:
+        needed = {*r.all_dependencies, r.parent, (r.provider or "").rsplit("::", 1)[0]} & registered
+        assert needed <= seen, r.urn
+        seen.add(r.urn)
