@@ -21,6 +21,7 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from components.config.base import PROJECT, ConfigError
 from components.config.gitops import RENDER_KEY
+from components.kube_wait import ClusterReader
 from components.manifests.flux import kustomization
 
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
@@ -105,7 +106,7 @@ def _layer_transform(layer: Layer) -> pulumi.ResourceTransform:
 
 class ClusterTarget:
     """One cluster as the components that put Kubernetes objects on it see it: :meth:`on` gives the options such a
-    component takes, :attr:`kubeconfig` is what its waiters read the cluster with, and :attr:`live` says whether the
+    component takes, :attr:`reader` is what its waiters read the cluster with, and :attr:`live` says whether the
     objects are applied (a waiter can watch them) or rendered for a GitOps controller (nothing here can)."""
 
     def __init__(
@@ -115,6 +116,7 @@ class ClusterTarget:
         kubeconfig: pulumi.Input[str],
         provider: KubernetesProvider | None,
         render_to: str | None,
+        access: tuple[pulumi.Resource, ...] = (),
     ):
         self._name = name
         self._parent = parent
@@ -122,7 +124,11 @@ class ClusterTarget:
         self._render_to = render_to
         self._layers: dict[Layer, tuple[KubernetesProvider, pulumi.ResourceTransform]] = {}
         self.kubeconfig = kubeconfig
-        """The program's own secret kubeconfig of the cluster: what waiters and token requests sign in with."""
+        """The program's own secret kubeconfig of the cluster: what token requests and the manager's kubeconfigs are
+        built from."""
+        self.reader = ClusterReader(kubeconfig, access)
+        """What every waiter on the cluster reads it with: the kubeconfig, after whatever grants its identity access
+        there (the access waiter of an Entra ID cluster)."""
 
     @property
     def provider(self) -> KubernetesProvider:
@@ -209,17 +215,19 @@ def cluster_target(
     re-creating it under the same name, so a worker's renewed kubeconfig never leaves its MultiKueueCluster without a
     Secret (``enableSecretMutable``: data and type are otherwise replace-only, ``forceNewProperties`` in
     https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/diff.go; turning it on is an update
-    of the provider, not a replacement); it is sent only when true. ``depends_on`` holds what must exist before the
-    provider can act, such as the role assignment that lets the deployer in.
+    of the provider, not a replacement); it is sent only when true. ``depends_on`` holds what must be done before the
+    provider, and every waiter reading the cluster (:attr:`ClusterTarget.reader`), can act: the waiter that proves
+    the deployer's role assignments arrived.
     """
     if render_to is not None:
         return ClusterTarget(name, parent, kubeconfig, None, render_to)
+    access = tuple(depends_on or ())
     provider = KubernetesProvider(
         f"{name}-k8s",
         kubeconfig=kubeconfig,
         cluster_identifier=cluster_identifier,
         delete_unreachable=True if delete_unreachable else None,
         enable_secret_mutable=True if secrets_mutable else None,
-        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=list(access)),
     )
-    return ClusterTarget(name, parent, kubeconfig, provider, None)
+    return ClusterTarget(name, parent, kubeconfig, provider, None, access)

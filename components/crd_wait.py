@@ -22,8 +22,17 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult
 
-from components.dynamic_by_value import WaitProvider
-from components.kube_wait import Cluster, RestCluster, condition, explained, is_not_found, is_true, poll
+from components.dynamic_by_value import WaitProvider, reading
+from components.kube_wait import (
+    Cluster,
+    ClusterReader,
+    RestCluster,
+    condition,
+    explained,
+    is_not_found,
+    is_true,
+    poll,
+)
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.crd_wait")
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -40,7 +49,7 @@ not."""
 class CrdWaitTarget:
     """What the wait reads the cluster with, and what it tells the operator about where the CRD comes from."""
 
-    kubeconfig: pulumi.Input[str]
+    reader: ClusterReader
     hint: str
 
 
@@ -134,9 +143,9 @@ class CrdEstablished(pulumi.dynamic.Resource, module="kueue", name="CrdEstablish
             "kueueRevision": kueue_revision,
             "timeoutSeconds": timeout_seconds,
             "hint": target.hint,
-            "kubeconfig": pulumi.Output.secret(target.kubeconfig),
+            "kubeconfig": pulumi.Output.secret(target.reader.kubeconfig),
         }
-        super().__init__(self.wait_provider(), resource_name, props, opts)
+        super().__init__(self.wait_provider(), resource_name, props, reading(target.reader, opts))
 
 
 class MetricsAddonCrd(CrdEstablished, module="monitoring", name="MetricsAddonCrd"):

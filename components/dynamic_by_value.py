@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import pulumi
 from pulumi.dynamic import DiffResult, ResourceProvider
 
 _LOADER = """
@@ -72,3 +73,9 @@ class WaitProvider(ResourceProvider):
     def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
         replaces = [key for key in self.watched_inputs if _olds.get(key) != _news.get(key)]
         return DiffResult(changes=bool(replaces), replaces=replaces, delete_before_replace=True)
+
+
+def reading(reader: Any, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
+    """``opts`` of a waiter that reads a cluster through ``reader`` (a :class:`~components.kube_wait.ClusterReader`),
+    depending also on what grants it access there, so no waiter can read before its identity may."""
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(reader.after)))

@@ -202,7 +202,7 @@ def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> 
 def _crd_wait(config: StackConfig, target: ClusterTarget) -> CrdWaitTarget | None:
     """How the chart's wait for the ProvisioningRequest CRD reads the cluster, when Kueue must find it at start."""
     needed = config.queues.needs_provisioning_crd_at_start
-    return CrdWaitTarget(kubeconfig=target.kubeconfig, hint=_provisioning_hint(config)) if needed else None
+    return CrdWaitTarget(reader=target.reader, hint=_provisioning_hint(config)) if needed else None
 
 
 def _provisioning_hint(config: StackConfig) -> str:
@@ -256,7 +256,7 @@ def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueu
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
         hint=_provisioning_hint(config),
-        kubeconfig=target.kubeconfig,
+        reader=target.reader,
         # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
         opts=pulumi.ResourceOptions(depends_on=[r for (kind, _), r in queues.objects.items() if kind in WATCHED]),
     )
@@ -288,7 +288,7 @@ def _deploy_multikueue(
         namespace_labels=config.kueue.managed_namespace_labels,
         workers=workers,
         proof=Proof(
-            manager.kubeconfig,
+            manager.target.reader,
             _kueue_revision(config),
             checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
             cluster_queues=dispatching_cluster_queues(burst, config.queues),

@@ -19,12 +19,13 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult
 
-from components.dynamic_by_value import WaitProvider
+from components.dynamic_by_value import WaitProvider, reading
 from components.kube_wait import (
     KUEUE_API_PATH,
     PROVISIONING_REQUEST_CRD,
     QUEUE_NAME_LABEL,
     Cluster,
+    ClusterReader,
     Conditions,
     RestCluster,
     condition,
@@ -369,7 +370,7 @@ class JobCompletion(pulumi.dynamic.Resource, module="kueue", name="JobCompletion
         job_name: pulumi.Input[str],
         job_uid: pulumi.Input[str | None],
         timeout_seconds: int,
-        kubeconfig: pulumi.Input[str],
+        reader: ClusterReader,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {
@@ -377,7 +378,7 @@ class JobCompletion(pulumi.dynamic.Resource, module="kueue", name="JobCompletion
             "jobName": job_name,
             "jobUid": job_uid,
             "timeoutSeconds": timeout_seconds,
-            "kubeconfig": pulumi.Output.secret(kubeconfig),
+            "kubeconfig": pulumi.Output.secret(reader.kubeconfig),
             "succeeded": None,
         }
-        super().__init__(JobCompletionProvider(), resource_name, props, opts)
+        super().__init__(JobCompletionProvider(), resource_name, props, reading(reader, opts))

@@ -8,6 +8,8 @@ constants. Reading objects by REST path keeps the waiters' fakes in tests to a d
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
@@ -40,6 +42,19 @@ MULTIKUEUE_CHECK_REASONS = {
 }
 """Why a MultiKueue AdmissionCheck is ``Active=False`` (``SomeActiveClusters`` keeps it Active with some workers
 down; https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/admissioncheck.go)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterReader:
+    """How a waiter reads a cluster: the kubeconfig it signs in with, and what must be done before that identity may
+    read there. On an Entra ID AKS cluster that is the access waiter, which completes once the role assignments of
+    the stack reach the API server; a waiter that read before it would meet their propagation delay as 403s."""
+
+    kubeconfig: Any
+    """The secret kubeconfig (a ``pulumi.Input[str]``)."""
+    after: tuple[Any, ...] = ()
+    """The resources the waiter depends on for its access (``pulumi.Resource``)."""
+
 
 Conditions = Sequence[Mapping[str, Any]]
 Seen = TypeVar("Seen")
@@ -178,24 +193,69 @@ def why_inactive(kind: str, found: Mapping[str, Any] | None) -> str:
     return f"; {meaning}" if meaning else ""
 
 
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+"""Answers an API server gives while it is throttled, restarting or scaling (Too Many Requests, Internal Server Error,
+Bad Gateway, Service Unavailable, Gateway Timeout): the next read may well succeed, so a wait reads again."""
+ACCESS_PROPAGATION_SECONDS = 600.0
+"""How long a 403 is taken for a grant still on its way: Azure role assignments take up to 10 minutes to take effect
+(https://learn.microsoft.com/azure/role-based-access-control/troubleshooting), AKS says up to five for its own
+(https://learn.microsoft.com/azure/aks/manage-azure-rbac), and each API server instance caches its authorization
+answers for a while. A 403 that outlasts this is a grant that is missing, not late."""
+
+
+class AccessRefusedError(Exception):
+    """The cluster kept refusing the identity (403) past :data:`ACCESS_PROPAGATION_SECONDS`."""
+
+
+def not_yet(error: Exception, waited_seconds: float) -> bool:
+    """Whether a failed read is worth reading again: a transient answer, or a refusal young enough to be a grant
+    still propagating."""
+    status = getattr(error, "status", None)
+    return status in TRANSIENT_STATUSES or (status == 403 and waited_seconds < ACCESS_PROPAGATION_SECONDS)
+
+
 def poll(
     observe: Callable[[], Seen],
     finished: Callable[[Seen], bool],
     timeout_seconds: float,
     *,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], None] | None = None,
     interval_seconds: float = 10.0,
 ) -> tuple[Seen, bool]:
     """Observe until ``finished`` or the deadline; return the last observation and whether it finished.
 
-    Never sleeps past the deadline, and always observes once more at it.
+    Never sleeps past the deadline, and always observes once more at it. A read that fails :func:`not_yet` is read
+    again; at the deadline its error is raised, a refusal as :class:`AccessRefusedError`. ``clock`` and ``sleep``
+    default to the ``time`` module's, looked up at each call.
     """
-    deadline = clock() + timeout_seconds
+    clock, sleep = clock or time.monotonic, sleep or time.sleep
+    started = clock()
+    deadline = started + timeout_seconds
     while True:
-        seen = observe()
-        if finished(seen):
-            return seen, True
-        if clock() >= deadline:
-            return seen, False
+        try:
+            seen = observe()
+        except Exception as error:
+            waited = clock() - started
+            if not not_yet(error, waited) or clock() >= deadline:
+                if getattr(error, "status", None) == 403:
+                    raise AccessRefusedError(
+                        f"the cluster still refuses the identity running Pulumi after {waited:.0f}s (403 Forbidden: "
+                        f"{_reason(error)}): the role that lets it read there is missing, not late"
+                    ) from None
+                raise
+        else:
+            if finished(seen):
+                return seen, True
+            if clock() >= deadline:
+                return seen, False
         sleep(min(interval_seconds, max(deadline - clock(), 0.0)))
+
+
+def _reason(error: Exception) -> str:
+    """The API server's own words for a refusal: the ``message`` of its Status body, or the error itself."""
+    body = getattr(error, "body", None)
+    try:
+        return str(json.loads(body)["message"]) if body else str(error)
+    except (ValueError, KeyError, TypeError):
+        return str(error)

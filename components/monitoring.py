@@ -110,7 +110,7 @@ class KueueMonitoring(pulumi.ComponentResource):
             kueue_revision=AZURE_MONITOR_SERVICE_MONITORS,
             timeout_seconds=config.azure_settings.crd_timeout_seconds,
             target=CrdWaitTarget(
-                kubeconfig=target.kubeconfig,
+                reader=target.reader,
                 hint="AKS's metrics add-on installs it once the cluster has azureMonitorProfile.metrics on (kubectl "
                 "get pods -n kube-system -l rsName=ama-metrics)",
             ),

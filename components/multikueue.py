@@ -25,6 +25,7 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import WorkerPlan
+from components.kube_wait import ClusterReader
 from components.manifests import multikueue as manifests
 from components.manifests.multikueue_worker import cluster_endpoint
 from components.queue_wait import QueuesActive
@@ -51,8 +52,8 @@ def given_kubeconfig(kubeconfig: pulumi.Input[str]) -> WorkerAccess:
 class Proof(NamedTuple):
     """How ``pulumi up`` proves the set-up on the manager."""
 
-    kubeconfig: pulumi.Input[str]
-    """The manager's kubeconfig, for the waiter to read the objects with."""
+    reader: ClusterReader
+    """How the waiter reads the objects on the manager."""
     kueue_revision: pulumi.Input[str]
     """What changes whenever the manager's Kueue restarts (its readiness gate's name): the proof then runs again."""
     checks: Sequence[str]
@@ -124,7 +125,7 @@ class MultiKueueBurst(pulumi.ComponentResource):
             timeout_seconds=args.wait_timeout_seconds,
             on_inactive="fail",
             hint=endpoints.apply(connection_hint),
-            kubeconfig=proof.kubeconfig,
+            reader=proof.reader,
             opts=pulumi.ResourceOptions(parent=self, depends_on=proven),
         )
         self.register_outputs({"multiKueueClusters": names})

@@ -19,6 +19,7 @@ from pulumi_kubernetes import apiextensions, core, rbac
 from components.cluster_access import ClusterTarget
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import WorkerPlan
+from components.kube_wait import ClusterReader
 from components.kueue import Kueue
 from components.manifests import multikueue_worker as manifests
 from components.queues import KueueQueues
@@ -83,7 +84,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             opts=child,
         )
         placement = self._acs_placement(name, burst, plan, queues, placement_waits_for)
-        bindings, token = self._manager_identity(name, burst, plan, queues, kueue, target.kubeconfig)
+        bindings, token = self._manager_identity(name, burst, plan, queues, kueue, target.reader)
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(target.kubeconfig, token.token).apply(
                 lambda values: manifests.manager_kubeconfig(values[0], values[1], plan.cluster_name)
@@ -128,7 +129,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         plan: WorkerPlan,
         queues: KueueQueues,
         kueue: Kueue | None,
-        cluster_kubeconfig: pulumi.Input[str],
+        reader: ClusterReader,
     ) -> tuple[list[pulumi.Resource], WorkerToken]:
         """The ServiceAccount and its token anchor live in Kueue's namespace (the stack's install, or the worker's
         own); the token is issued once both exist."""
@@ -157,7 +158,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             anchor={"name": anchor.metadata.name, "uid": anchor.metadata.uid},
             expiration_seconds=burst.token_lifetime_days * SECONDS_PER_DAY,
             config_key="multiKueue.tokenLifetimeDays",
-            kubeconfig=cluster_kubeconfig,
+            reader=reader,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[account, anchor]),
         )
         return self._grants(name, burst, plan, queues), token

@@ -22,11 +22,12 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult
 
-from components.dynamic_by_value import WaitProvider
+from components.dynamic_by_value import WaitProvider, reading
 from components.kube_wait import (
     KUEUE_API_PATH,
     PROVISIONING_REQUEST_CRD,
     Cluster,
+    ClusterReader,
     Conditions,
     RestCluster,
     condition,
@@ -145,7 +146,7 @@ class QueuesActive(pulumi.dynamic.Resource, module="kueue", name="QueuesActive")
         timeout_seconds: int,
         on_inactive: str,
         hint: pulumi.Input[str],
-        kubeconfig: pulumi.Input[str],
+        reader: ClusterReader,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {
@@ -155,7 +156,7 @@ class QueuesActive(pulumi.dynamic.Resource, module="kueue", name="QueuesActive")
             "timeoutSeconds": timeout_seconds,
             "onInactive": on_inactive,
             "hint": hint,
-            "kubeconfig": pulumi.Output.secret(kubeconfig),
+            "kubeconfig": pulumi.Output.secret(reader.kubeconfig),
             "inactive": None,
         }
-        super().__init__(QueuesActiveProvider(), resource_name, props, opts)
+        super().__init__(QueuesActiveProvider(), resource_name, props, reading(reader, opts))

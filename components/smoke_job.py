@@ -51,7 +51,7 @@ class SmokeJob(pulumi.ComponentResource):
             job_name=args.name,
             job_uid=job.metadata.apply(lambda m: m.uid if m else None),
             timeout_seconds=args.timeout_seconds,
-            kubeconfig=target.kubeconfig,
+            reader=target.reader,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[job]),
         )
         self.register_outputs({"succeeded": completion.succeeded})

@@ -20,12 +20,15 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider
 
-from components.dynamic_by_value import reduce_by_value
-from components.kube_wait import RestCluster
+from components.dynamic_by_value import reading, reduce_by_value
+from components.kube_wait import ClusterReader, RestCluster, poll
 
 SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.worker_token")
 RENEW_WHEN_LEFT = 1 / 3
 """The share of a token's lifetime left when ``pulumi up`` issues the next one."""
+ISSUE_TIMEOUT_SECONDS = 900.0
+"""How long a token request is retried while the worker's API server throttles, restarts or does not yet let the
+identity in (:func:`components.kube_wait.poll`)."""
 WATCHED_INPUTS = ("namespace", "serviceAccount", "anchor", "expirationSeconds")
 """What makes a token a different one: another account, another anchor (a rotation) or another lifetime."""
 
@@ -72,7 +75,8 @@ class WorkerTokenProvider(ResourceProvider):
         path = f"/api/v1/namespaces/{props['namespace']}/serviceaccounts/{props['serviceAccount']}/token"
         issued = now()
         asked = int(props["expirationSeconds"])
-        answer = RestCluster(props["kubeconfig"]).post(path, token_request(asked, props["anchor"]))
+        cluster, request = RestCluster(props["kubeconfig"]), token_request(asked, props["anchor"])
+        answer, _ = poll(lambda: cluster.post(path, request), lambda _: True, ISSUE_TIMEOUT_SECONDS)
         status = answer.get("status") or {}
         expires = _timestamp(status["expirationTimestamp"])
         if (expires - issued).total_seconds() < asked * 0.99:
@@ -116,7 +120,7 @@ class WorkerToken(pulumi.dynamic.Resource, module="multikueue", name="WorkerToke
         anchor: pulumi.Input[dict[str, pulumi.Input[str]]],
         expiration_seconds: int,
         config_key: str,
-        kubeconfig: pulumi.Input[str],
+        reader: ClusterReader,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """``config_key`` is the key of the lifetime, for the message when the worker caps it."""
@@ -126,10 +130,11 @@ class WorkerToken(pulumi.dynamic.Resource, module="multikueue", name="WorkerToke
             "anchor": anchor,
             "expirationSeconds": expiration_seconds,
             "configKey": config_key,
-            "kubeconfig": pulumi.Output.secret(kubeconfig),
+            "kubeconfig": pulumi.Output.secret(reader.kubeconfig),
             "token": None,
             "issuedAt": None,
             "expiresAt": None,
         }
         secret = pulumi.ResourceOptions(additional_secret_outputs=["token"])
-        super().__init__(WorkerTokenProvider(), resource_name, props, pulumi.ResourceOptions.merge(opts, secret))
+        options = reading(reader, pulumi.ResourceOptions.merge(opts, secret))
+        super().__init__(WorkerTokenProvider(), resource_name, props, options)

@@ -3,12 +3,14 @@ operator reads at the deadline."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from components import crd_wait
 from components.crd_wait import CrdEstablishedProvider, CrdNotServedError, is_established, observe, timeout_message
-from components.kube_wait import PROVISIONING_REQUEST_CRD
-from tests.support.fakes import FakeCluster, cond, serve_from
+from components.kube_wait import ACCESS_PROPAGATION_SECONDS, PROVISIONING_REQUEST_CRD, AccessRefusedError
+from tests.support.fakes import FakeClock, FakeCluster, cond, serve_from
 
 PATH = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PROVISIONING_REQUEST_CRD}"
 ESTABLISHED = {"status": {"conditions": [cond("NamesAccepted"), cond("Established")]}}
@@ -53,6 +55,15 @@ def cluster_with(monkeypatch):
     return serve_from(monkeypatch, crd_wait)
 
 
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    """The time module's clock and sleep, as the wait looks them up: no real time passes."""
+    fake = FakeClock()
+    monkeypatch.setattr(time, "monotonic", fake)
+    monkeypatch.setattr(time, "sleep", fake.sleep)
+    return fake
+
+
 def test_create_completes_once_established_and_keeps_no_kubeconfig(cluster_with):
     cluster_with({PATH: ESTABLISHED})
     result = CrdEstablishedProvider().create(PROPS)
@@ -66,10 +77,23 @@ def test_create_fails_at_the_deadline_with_the_message(cluster_with):
         CrdEstablishedProvider().create(PROPS)
 
 
-def test_create_fails_at_once_on_an_error_that_is_not_a_missing_crd(cluster_with):
-    cluster_with({PATH: ForbiddenError()})
-    with pytest.raises(ForbiddenError):
+class BadRequestError(Exception):
+    status = 400
+
+
+def test_create_fails_at_once_on_an_error_that_is_neither_a_missing_crd_nor_worth_a_second_read(cluster_with, clock):
+    cluster_with({PATH: BadRequestError()})
+    with pytest.raises(BadRequestError):
         CrdEstablishedProvider().create({**PROPS, "timeoutSeconds": 3600})
+    assert clock.sleeps == []
+
+
+def test_a_403_is_waited_out_while_a_grant_may_still_be_on_its_way_then_named_as_a_refusal(cluster_with, clock):
+    """The first read can come before the reader's role assignment reaches the API server (Azure's propagation)."""
+    cluster_with({PATH: ForbiddenError()})
+    with pytest.raises(AccessRefusedError, match=r"still refuses the identity running Pulumi after 600s \(403"):
+        CrdEstablishedProvider().create({**PROPS, "timeoutSeconds": 3600})
+    assert sum(clock.sleeps) == ACCESS_PROPAGATION_SECONDS
 
 
 @pytest.mark.parametrize("key", crd_wait.WATCHED_INPUTS)

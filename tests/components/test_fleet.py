@@ -250,6 +250,25 @@ def test_every_kubernetes_object_uses_its_own_clusters_provider(shipped):
         assert provider.name == expected_provider(stack_file, top_component(recording, obj)), obj.name
 
 
+ACCESS_WAITER = "pulumi-python:dynamic/azure:ClusterAccess"
+
+
+def test_every_waiter_reading_an_entra_id_cluster_waits_for_its_access_waiter(shipped):
+    """A waiter that read before the access waiter met the role assignments' propagation as 403s (Azure B1 of the
+    157fa20 review): the first ``up`` of aks-kueue-dev failed every time."""
+    _, recording = shipped
+    for access in recording.by_type(ACCESS_WAITER):
+        readers = [
+            r
+            for r in recording.registrations
+            if r.type.startswith("pulumi-python:dynamic/")
+            and r is not access
+            and r.inputs.get("kubeconfig") == access.inputs["kubeconfig"]
+        ]
+        assert readers, access.urn
+        assert [r.name for r in readers if not recording.depends_on(r, access)] == []
+
+
 OUTPUTS_TABLE = re.compile(r"^\| `(?P<name>\w+)` \| (?P<half>AKS|ACK) \| (?P<secret>yes|no) \|", re.M)
 
 

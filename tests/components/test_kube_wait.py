@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 
 from components.kube_wait import (
+    ACCESS_PROPAGATION_SECONDS,
     CONNECT_TIMEOUT_SECONDS,
+    AccessRefusedError,
     CredentialPluginError,
     RestCluster,
     UnreachableError,
@@ -31,6 +36,76 @@ def test_poll_observes_once_more_at_the_deadline_and_never_sleeps_past_it():
     last, finished = poll(lambda: calls.append(1) or len(calls), lambda n: False, 25, clock=clock, sleep=clock.sleep)
     assert (last, finished) == (4, False)
     assert clock.sleeps == [10, 10, 5]
+
+
+class Answered(Exception):
+    def __init__(self, status: int | None, body: str | None = None) -> None:
+        super().__init__(f"({status})")
+        self.status, self.body = status, body
+
+
+def reads(*answers: object):
+    """An observe that gives (or raises) each answer in turn."""
+    pending = list(answers)
+
+    def observe() -> object:
+        answer = pending.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    return observe
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 504])
+def test_poll_reads_again_after_an_answer_the_server_gives_under_load_or_while_restarting(status):
+    clock = FakeClock()
+    observe = reads(Answered(status), Answered(status), "done")
+    assert poll(observe, lambda seen: seen == "done", 60, clock=clock, sleep=clock.sleep) == ("done", True)
+    assert clock.sleeps == [10, 10]
+
+
+def test_poll_raises_a_transient_error_that_lasts_until_the_deadline():
+    clock = FakeClock()
+    with pytest.raises(Answered):
+        poll(reads(*[Answered(503)] * 4), bool, 25, clock=clock, sleep=clock.sleep)
+    assert clock.sleeps == [10, 10, 5]
+
+
+def test_poll_waits_out_a_403_for_as_long_as_a_grant_may_take_to_arrive():
+    clock = FakeClock()
+    observe = reads(*[Answered(403)] * 30, "in")
+    assert poll(observe, lambda seen: seen == "in", 3600, clock=clock, sleep=clock.sleep) == ("in", True)
+    assert sum(clock.sleeps) == 300
+
+
+def test_poll_names_a_refusal_that_outlasts_the_propagation_window_with_the_api_servers_words():
+    clock = FakeClock()
+    body = json.dumps({"kind": "Status", "message": 'customresourcedefinitions is forbidden: User "u" cannot get'})
+    with pytest.raises(AccessRefusedError) as raised:
+        poll(reads(*[Answered(403, body)] * 100), bool, 3600, clock=clock, sleep=clock.sleep)
+    assert sum(clock.sleeps) == ACCESS_PROPAGATION_SECONDS
+    assert str(raised.value) == (
+        "the cluster still refuses the identity running Pulumi after 600s (403 Forbidden: customresourcedefinitions "
+        'is forbidden: User "u" cannot get): the role that lets it read there is missing, not late'
+    )
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 409, 422, None])
+def test_poll_raises_any_other_error_at_once(status):
+    clock = FakeClock()
+    with pytest.raises(Answered):
+        poll(reads(Answered(status)), bool, 3600, clock=clock, sleep=clock.sleep)
+    assert clock.sleeps == []
+
+
+def test_poll_reads_the_time_modules_clock_when_it_is_called(monkeypatch):
+    """So a simulated world that replaces the clock reaches every wait, the ones shipped by value included."""
+    clock = FakeClock()
+    monkeypatch.setattr(time, "monotonic", clock)
+    monkeypatch.setattr(time, "sleep", clock.sleep)
+    assert poll(reads(1, 2), lambda n: n == 2, 60) == (2, True)
+    assert clock.sleeps == [10]
 
 
 def test_explained_gives_reason_and_message_when_present():

@@ -14,7 +14,7 @@ import pytest
 
 from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
 from components.crd_wait import CrdWaitTarget
-from components.kube_wait import PROVISIONING_REQUEST_CRD
+from components.kube_wait import PROVISIONING_REQUEST_CRD, ClusterReader
 from components.kueue import Kueue
 from components.manifests import kueue_gate, kueue_install
 from tests.support.targets import live_target, rendering_target
@@ -34,7 +34,7 @@ PROBE = "registry.k8s.io/kubectl:v1.36.4"
 
 
 def crd_wait_target() -> CrdWaitTarget:
-    return CrdWaitTarget(kubeconfig="kubeconfig", hint="where the CRD comes from")
+    return CrdWaitTarget(reader=ClusterReader("kubeconfig"), hint="where the CRD comes from")
 
 
 def install(crd_wait: bool = True, protect: bool = False, probe: str = PROBE, **kueue: object) -> Recording:

@@ -10,6 +10,7 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.loader import load_stack_config
 from components.config.multikueue_workers import worker_plans
+from components.kube_wait import ClusterReader
 from components.manifests.multikueue_worker import token_kubeconfig
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, connection_hint, given_kubeconfig
 from tests.support import ack as ack_data
@@ -72,7 +73,12 @@ def record() -> Recording:
             kueue_namespace="kueue-system",
             namespace_labels={"managed-by-kueue": "true"},
             workers=workers,
-            proof=Proof("manager kubeconfig", "kueue-ready-0-17-8-abc", [BURST.admission_check], [BURST.cluster_queue]),
+            proof=Proof(
+                ClusterReader("manager kubeconfig"),
+                "kueue-ready-0-17-8-abc",
+                [BURST.admission_check],
+                [BURST.cluster_queue],
+            ),
             opts=pulumi.ResourceOptions(provider=manager),
         )
 
