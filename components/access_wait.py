@@ -31,6 +31,8 @@ NOT_YET = 403
 """Forbidden: the cluster knows the identity, and its role assignment has not reached the cluster yet."""
 UNAUTHENTICATED = 401
 """Unauthorized: the cluster does not accept the credential at all."""
+ADMINS_KEY = "elastic-capacity:aks.entraId.clusterAdmins"
+"""The stack key of who may administer the cluster, for the message when the identity running Pulumi is not let in."""
 AUTHORIZED_RANGES_URL = "https://learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges"
 
 
@@ -82,7 +84,7 @@ class ClusterAccessProvider(WaitProvider):
     """Creating the resource means: wait until the kubeconfig's identity may read the cluster."""
 
     shipped_modules = SHIPPED_MODULES
-    watched_inputs = ("roleAssignmentId",)
+    watched_inputs = ("roleAssignmentIds",)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         kubeconfig = props["kubeconfig"]
@@ -93,21 +95,23 @@ class ClusterAccessProvider(WaitProvider):
             raise ApiServerUnreachableError(f"{error}; {hint}") from None
         if not allowed:
             raise AccessDeniedError(
-                f"The cluster still refuses the identity running Pulumi after {props['timeoutSeconds']}s: role "
-                f"assignment {props['roleAssignmentId']} has not reached the cluster. Check: az role assignment list "
-                f"--scope {props['clusterId']}; then run pulumi up again."
+                f"The cluster still refuses the identity running Pulumi after {props['timeoutSeconds']}s: either the "
+                f"role assignments {', '.join(props['roleAssignmentIds'])} have not reached the cluster, or that "
+                f"identity is none of {props['adminsKey']} (nor a member of a group there). Check: az role "
+                f"assignment list --scope {props['clusterId']}; then run pulumi up again as a cluster admin."
             )
-        return CreateResult(id_=props["roleAssignmentId"], outs={k: v for k, v in props.items() if k != "kubeconfig"})
+        outs = {k: v for k, v in props.items() if k != "kubeconfig"}
+        return CreateResult(id_=min(props["roleAssignmentIds"]), outs=outs)
 
 
 class ClusterAccess(pulumi.dynamic.Resource, module="azure", name="ClusterAccess"):
-    """Completes once the role assignment ``role_assignment_id`` lets the kubeconfig's identity into the cluster."""
+    """Completes once the role assignments ``role_assignment_ids`` let the kubeconfig's identity into the cluster."""
 
     def __init__(
         self,
         resource_name: str,
         *,
-        role_assignment_id: pulumi.Input[str],
+        role_assignment_ids: Sequence[pulumi.Input[str]],
         cluster_id: pulumi.Input[str],
         kubeconfig: pulumi.Input[str],
         api_server_access_key: str,
@@ -118,7 +122,8 @@ class ClusterAccess(pulumi.dynamic.Resource, module="azure", name="ClusterAccess
         """``authorized_ip_ranges`` are what the stack key ``api_server_access_key`` lets through, for the message
         when the API server cannot be reached."""
         props = {
-            "roleAssignmentId": role_assignment_id,
+            "roleAssignmentIds": role_assignment_ids,
+            "adminsKey": ADMINS_KEY,
             "clusterId": cluster_id,
             "timeoutSeconds": timeout_seconds,
             "apiServerAccessKey": api_server_access_key,

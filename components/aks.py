@@ -7,7 +7,8 @@ Like :class:`~components.existing_cluster.ExistingCluster` it ends in a secret `
 from __future__ import annotations
 
 import base64
-from typing import Any
+import json
+from typing import Any, NamedTuple
 
 import pulumi
 from pulumi_azure_native import authorization, containerservice, resources
@@ -30,9 +31,33 @@ AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 API_SERVER_ACCESS_KEY = f"{PROJECT}:aks.apiServerAccess"
 """The stack key the access waiter names when the API server cannot be reached."""
 
+FIRST_DEPLOYER = ["principalId", "principalType"]
+"""What the first deployer's cluster-admin assignment ignores: the identity of later runners."""
 AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 """The built-in role "Azure Kubernetes Service RBAC Cluster Admin"
 (https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/containers)."""
+
+
+class Caller(NamedTuple):
+    """The identity the azure-native provider signs in as: its ids, and its ARM access token (a secret)."""
+
+    client: pulumi.Output[authorization.GetClientConfigResult]
+    """``getClientConfig``'s answer: object, client, tenant and subscription ids."""
+    token: pulumi.Output[str]
+
+
+def principal_type_of(token: str) -> str:
+    """ARM's ``principalType`` of whoever holds the access ``token``: a user's token carries delegated scopes
+    (``scp``), an application's (a service principal or managed identity) never does
+    (https://learn.microsoft.com/entra/identity-platform/access-token-claims-reference)."""
+    try:
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (IndexError, ValueError) as error:
+        raise ValueError(
+            f"the ARM access token is not a JWT ({error}): cannot tell a user from an application"
+        ) from None
+    return "User" if "scp" in claims else "ServicePrincipal"
 
 
 def decode_kubeconfig(credentials: containerservice.ListManagedClusterUserCredentialsResult) -> str:
@@ -45,6 +70,7 @@ def aks_user_kubeconfig(
     cluster_name: pulumi.Input[str],
     login: KubeloginConfig,
     parent: pulumi.Resource,
+    opts: pulumi.InvokeOutputOptions | None = None,
 ) -> pulumi.Output[str]:
     """The cluster-user kubeconfig of an AKS cluster, signing in without a prompt, as a secret.
 
@@ -56,7 +82,7 @@ def aks_user_kubeconfig(
         resource_group_name=resource_group_name,
         resource_name=cluster_name,
         format="exec",
-        opts=pulumi.InvokeOutputOptions(parent=parent),
+        opts=opts or pulumi.InvokeOutputOptions(parent=parent),
     )
     return pulumi.Output.secret(credentials.apply(lambda c: non_interactive(decode_kubeconfig(c), login)))
 
@@ -144,7 +170,7 @@ class AksCluster(pulumi.ComponentResource):
     """Cluster-user kubeconfig (secret); depends on the cluster only, not on the user pools."""
     target: ClusterTarget
     """Where every object on the cluster goes (its Kubernetes provider, or per layer a rendering one); with
-    ``entraId`` the applying provider waits until the deployer's cluster-admin role works."""
+    ``entraId`` the applying provider and every waiter wait until the cluster-admin roles work."""
     cluster_name: pulumi.Output[str]
     """The managed cluster's name."""
     resource_group_name: pulumi.Output[str]
@@ -178,8 +204,13 @@ class AksCluster(pulumi.ComponentResource):
         ``prometheus_metrics`` turns on Azure Monitor's managed Prometheus add-on (``monitoring.collector:
         azure-managed-prometheus``); off, the profile is not sent, so a stack without monitoring keeps what it had."""
         super().__init__("elastic-capacity:azure:AksCluster", name, None, opts)
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        caller = Caller(
+            authorization.get_client_config_output(opts=invoke),
+            pulumi.Output.secret(authorization.get_client_token_output(opts=invoke).token),
+        )
         self.resource_group_name = self._resource_group(name, args)
-        self.kubernetes_version = self._pinned_version(name, args)
+        self.kubernetes_version = self._pinned_version(name, args, caller)
         cluster = self._managed_cluster(name, args, protect, prometheus_metrics)
         self.cluster_name = cluster.name
         self.cluster_id = cluster.id
@@ -195,7 +226,10 @@ class AksCluster(pulumi.ComponentResource):
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
         # The deployer's cluster-admin role is only for Pulumi's own Kubernetes calls: a rendering provider makes none.
-        access = self._deployer_access(name, args, cluster) if args.entra_id is not None and render_to is None else None
+        entra_id = args.entra_id
+        access = (
+            self._deployer_access(name, args, entra_id, cluster, caller) if entra_id and render_to is None else None
+        )
         self.target = cluster_target(
             name,
             self.kubeconfig,
@@ -216,37 +250,62 @@ class AksCluster(pulumi.ComponentResource):
             }
         )
 
-    def _deployer_access(self, name: str, args: AksConfig, cluster: containerservice.ManagedCluster) -> ClusterAccess:
-        """The waiter that completes once the deployer's new cluster-admin role has reached the cluster; it knows
-        what ``apiServerAccess`` lets through, for when it cannot reach the API server."""
-        role = self._deployer_is_cluster_admin(name, cluster)
+    def _deployer_access(
+        self,
+        name: str,
+        args: AksConfig,
+        entra_id: EntraIdConfig,
+        cluster: containerservice.ManagedCluster,
+        caller: Caller,
+    ) -> ClusterAccess:
+        """The waiter that completes once the cluster-admin roles have reached the cluster for the identity running
+        Pulumi; it knows what ``apiServerAccess`` lets through, for when it cannot reach the API server."""
+        roles = self._cluster_admins(name, entra_id, cluster, caller)
         return ClusterAccess(
             f"{name}-deployer-access",
-            role_assignment_id=role.id,
+            role_assignment_ids=[role.id for role in roles],
             cluster_id=cluster.id,
             kubeconfig=self.kubeconfig,
             api_server_access_key=API_SERVER_ACCESS_KEY,
             authorized_ip_ranges=args.api_server_access.authorized_ip_ranges,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[role]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=roles),
         )
 
-    def _deployer_is_cluster_admin(
-        self, name: str, cluster: containerservice.ManagedCluster
-    ) -> authorization.RoleAssignment:
-        """With Azure RBAC the identity running Pulumi has no Kubernetes rights of its own: grant it cluster admin
-        on this cluster only, so the Kubernetes provider can create Kueue and the queues."""
-        deployer = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
-        return authorization.RoleAssignment(
-            f"{name}-deployer-cluster-admin",
-            principal_id=deployer.object_id,
-            role_definition_id=deployer.subscription_id.apply(
-                lambda sub: (
-                    f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN}"
-                )
-            ),
-            scope=cluster.id,
-            opts=pulumi.ResourceOptions(parent=self),
+    def _cluster_admins(
+        self, name: str, entra_id: EntraIdConfig, cluster: containerservice.ManagedCluster, caller: Caller
+    ) -> list[authorization.RoleAssignment]:
+        """With Azure RBAC no identity has Kubernetes rights of its own: grant cluster admin on this cluster only to
+        ``aks.entraId.clusterAdmins``, or to the identity running the first ``up``, so the Kubernetes provider can
+        create Kueue and the queues. That first identity's assignment ignores later runners (its principal is
+        create-only in ARM, and would otherwise follow whoever previews), and names the kind of principal it is: the
+        SDK would send ``User``, which ARM refuses for a service principal (``UnmatchedPrincipalType``)."""
+        role = caller.client.subscription_id.apply(
+            lambda sub: (
+                f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN}"
+            )
         )
+        if not entra_id.cluster_admins:
+            return [
+                authorization.RoleAssignment(
+                    f"{name}-deployer-cluster-admin",
+                    principal_id=caller.client.object_id,
+                    principal_type=pulumi.Output.unsecret(caller.token.apply(principal_type_of)),
+                    role_definition_id=role,
+                    scope=cluster.id,
+                    opts=pulumi.ResourceOptions(parent=self, ignore_changes=FIRST_DEPLOYER),
+                )
+            ]
+        return [
+            authorization.RoleAssignment(
+                f"{name}-cluster-admin-{principal.object_id}",
+                principal_id=str(principal.object_id),
+                principal_type=principal.type,
+                role_definition_id=role,
+                scope=cluster.id,
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for principal in entra_id.cluster_admins
+        ]
 
     def _resource_group(self, name: str, args: AksConfig) -> pulumi.Output[str]:
         """A new group, or the name of an existing one (``resourceGroup.create: false``)."""
@@ -262,21 +321,19 @@ class AksCluster(pulumi.ComponentResource):
         )
         return created.name
 
-    def _pinned_version(self, name: str, args: AksConfig) -> pulumi.Output[str]:
+    def _pinned_version(self, name: str, args: AksConfig, caller: Caller) -> pulumi.Output[str]:
         """The version the cluster and its pools run: checked against AKS's catalogue for the location when the
         cluster is created, then held until ``kubernetesVersion`` changes
         (:class:`~components.version_pin.ClusterVersion`)."""
-        invoke = pulumi.InvokeOutputOptions(parent=self)
-        deployer = authorization.get_client_config_output(opts=invoke)
-        token = authorization.get_client_token_output(opts=invoke).token  # ARM's, as the provider signs in
         key = f"{PROJECT}:aks.kubernetesVersion"
         lts = args.support_plan == "AKSLongTermSupport" and args.sku_tier == "Premium"
-        offer = pulumi.Output.all(token, deployer.subscription_id).apply(
+        offer = pulumi.Output.all(caller.token, caller.client.subscription_id).apply(
             lambda answers: aks_catalogue.offer(
                 key, args.kubernetes_version, lts, answers[0], answers[1], args.location
             )
         )
-        return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, self)
+        # The offer is a version (or why none), read with the secret token: nothing of the token is in it.
+        return pinned_version(f"{name}-version", key, args.kubernetes_version, pulumi.Output.unsecret(offer), self)
 
     def _managed_cluster(
         self, name: str, args: AksConfig, protect: bool, prometheus_metrics: bool

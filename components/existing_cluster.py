@@ -8,6 +8,7 @@ sign in as ``existingCluster.kubelogin`` says (:func:`components.kubelogin.non_i
 from __future__ import annotations
 
 import pulumi
+from pulumi_azure_native import Provider as AzureProvider
 from pulumi_azure_native import containerservice
 
 from components.aks import aks_user_kubeconfig
@@ -57,7 +58,10 @@ class ExistingCluster(pulumi.ComponentResource):
         self._current_version: pulumi.Output[str] | None = None
         if args.source == "aks":
             assert args.resource_group_name and args.cluster_name, "ExistingClusterConfig requires both for 'aks'"
-            kubeconfig = aks_user_kubeconfig(args.resource_group_name, args.cluster_name, args.kubelogin, parent=self)
+            self._lookups = self._in_subscription(name, args)
+            kubeconfig = aks_user_kubeconfig(
+                args.resource_group_name, args.cluster_name, args.kubelogin, parent=self, opts=self._lookups
+            )
             if needs_provisioning_requests:
                 kubeconfig = self._once_provisioning_requests_are_served(args, kubeconfig)
             self.kubeconfig = pulumi.Output.secret(kubeconfig)
@@ -79,6 +83,16 @@ class ExistingCluster(pulumi.ComponentResource):
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})
 
+    def _in_subscription(self, name: str, args: ExistingClusterConfig) -> pulumi.InvokeOutputOptions:
+        """How the cluster is looked up: in the subscription azure-native signs in to, or through a provider of
+        ``existingCluster.subscriptionId``."""
+        if args.subscription_id is None:
+            return pulumi.InvokeOutputOptions(parent=self)
+        provider = AzureProvider(
+            f"{name}-azure", subscription_id=str(args.subscription_id), opts=pulumi.ResourceOptions(parent=self)
+        )
+        return pulumi.InvokeOutputOptions(parent=self, provider=provider)
+
     def _once_provisioning_requests_are_served(
         self, args: ExistingClusterConfig, kubeconfig: pulumi.Output[str]
     ) -> pulumi.Output[str]:
@@ -95,7 +109,7 @@ class ExistingCluster(pulumi.ComponentResource):
             self._current_version = containerservice.get_managed_cluster_output(
                 resource_group_name=self._args.resource_group_name,
                 resource_name=self._args.cluster_name,
-                opts=pulumi.InvokeOutputOptions(parent=self),
+                opts=self._lookups,
             ).current_kubernetes_version
         return self._current_version
 

@@ -25,8 +25,10 @@ runs against the last deployment's inputs (:mod:`tools.mock_engine`), and a fail
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import hashlib
+import json
 import re
 import secrets
 from collections.abc import Mapping
@@ -68,6 +70,31 @@ EXISTING_AKS_VERSION, EXISTING_AKS_LOCATION = "1.35.2", "eastus2"
 create."""
 ACK_DEFAULT_CREDENTIAL_MINUTES = 3 * 365 * 24 * 60
 """Lifetime the mock gives an ACK credential requested without ``temporaryDurationMinutes`` (ACK's long default)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Signer:
+    """Who the mocked azure-native provider signs in as: what ``getClientConfig`` and ``getClientToken`` answer."""
+
+    object_id: str = "00000000-0000-0000-0000-0000000000bb"
+    client_id: str = "00000000-0000-0000-0000-0000000000cc"
+    kind: str = "ServicePrincipal"
+    """``ServicePrincipal`` (an application: CI, a managed identity) or ``User`` (a person after ``az login``)."""
+
+    def arm_token(self) -> str:
+        """An unsigned JWT with the claims Entra ID puts in an ARM access token for this kind of identity: a
+        user's carries delegated scopes (``scp``), an application's does not."""
+        claims: dict[str, Any] = {"aud": "https://management.azure.com/", "oid": self.object_id, "tid": AZURE_TENANT_ID}
+        claims |= {"scp": "user_impersonation"} if self.kind == "User" else {"appid": self.client_id, "idtyp": "app"}
+        return ".".join(_base64url(part) for part in ({"alg": "none", "typ": "JWT"}, claims)) + "."
+
+
+DEPLOYER = Signer()
+"""The default signer: the CI deployer (an application)."""
+
+
+def _base64url(part: Mapping[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(part).encode()).decode().rstrip("=")
 
 
 def _digest(*parts: object) -> str:
@@ -316,11 +343,13 @@ def _unknown_unless_set(computed: Mapping[str, Any], inputs: Mapping[str, Any]) 
 class ProgramMocks(pulumi.runtime.Mocks):
     """Per-type outputs for resources and realistic answers for the invokes the program makes (kept in ``invokes``).
 
-    With ``preview`` the resources being created answer as in ``pulumi preview`` (see the module docstring).
+    With ``preview`` the resources being created answer as in ``pulumi preview`` (see the module docstring); the
+    Azure invokes answer for ``signer``.
     """
 
-    def __init__(self, preview: bool = False) -> None:
+    def __init__(self, preview: bool = False, signer: Signer = DEPLOYER) -> None:
         self.preview = preview
+        self.signer = signer
         self.invokes: list[pulumi_mocks.MockCallArgs] = []
         self.aks_clusters: dict[tuple[Any, Any], dict[str, Any]] = {}
         """What the credentials of each AKS cluster the program created (resource group, name) depend on: whether it
@@ -357,13 +386,13 @@ class ProgramMocks(pulumi.runtime.Mocks):
             return aks_user_credentials(args.args, **self.aks_clusters.get((group, name), {}))
         if args.token == "azure-native:authorization:getClientConfig":
             return {
-                "clientId": "00000000-0000-0000-0000-0000000000cc",
-                "objectId": "00000000-0000-0000-0000-0000000000bb",
+                "clientId": self.signer.client_id,
+                "objectId": self.signer.object_id,
                 "subscriptionId": _AZURE_SUBSCRIPTION.rsplit("/", 1)[-1],
                 "tenantId": AZURE_TENANT_ID,
             }
         if args.token == "azure-native:authorization:getClientToken":
-            return {"token": "mock-arm-token"}
+            return {"token": self.signer.arm_token()}
         if args.token == "azure-native:containerservice:getManagedCluster":
             name = args.args.get("resourceName", "existing")
             version = EXISTING_AKS_VERSION

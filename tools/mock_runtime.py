@@ -20,7 +20,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 from components import aks_catalogue
 from components.config.base import PROJECT
-from tools.mock_cloud import ProgramMocks
+from tools.mock_cloud import DEPLOYER, ProgramMocks, Signer
 from tools.mock_cloud import aks_catalogue as mock_aks_catalogue
 from tools.recording import UNKNOWN, Recording, RecordingMonitor, engine_order
 
@@ -31,8 +31,10 @@ def run(
     secret_keys: Iterable[str] = (),
     stack: str = "dev",
     preview: bool = False,
+    signer: Signer = DEPLOYER,
 ) -> Recording:
-    """Run ``program`` under the mock runtime with the given ``project:key`` config and return what it registered.
+    """Run ``program`` under the mock runtime with the given ``project:key`` config and return what it registered;
+    the azure-native provider signs in as ``signer``.
 
     Each run starts from a fresh event loop, root stack and config, so runs never leak into each other.
     Exceptions raised by the program (a ``ConfigError`` above all) propagate unchanged.
@@ -46,7 +48,7 @@ def run(
     pulumi.resource.collapse_alias_to_urn = _alias_urn_unread  # type: ignore[assignment]  # its result is never read
     try:
         settings.reset_options(project=PROJECT, stack=stack, preview=preview)
-        mocks = ProgramMocks(preview=preview)
+        mocks = ProgramMocks(preview=preview, signer=signer)
         monitor = RecordingMonitor(mocks)
         pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
         pulumi.runtime.set_all_config(dict(config), secret_keys=list(secret_keys))

@@ -10,10 +10,13 @@ from __future__ import annotations
 from typing import Literal
 from uuid import UUID
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from components.config.base import ConfigModel, RuleViolation
+from components.config.base import ConfigModel, RuleViolation, key_path, require_unique
 from components.config.rules import rule
+
+NIL_UUID = UUID(int=0)
+"""The all-zero id: a placeholder, never an Entra object."""
 
 
 class KubeloginConfig(ConfigModel):
@@ -38,8 +41,35 @@ class KubeloginConfig(ConfigModel):
         return self
 
 
+class EntraPrincipal(ConfigModel):
+    """An Entra ID object a role is assigned to."""
+
+    object_id: UUID
+    """Its object id (``az ad group show -g <name> --query id -o tsv``, ``az ad sp show --id <appId> --query id -o
+    tsv``, ``az ad signed-in-user show --query id -o tsv``); not an application (client) id."""
+    type: Literal["Group", "ServicePrincipal", "User"]
+    """ARM's ``principalType``. Sending it lets ARM accept an assignment to a service principal created moments before,
+    which Entra ID has not replicated yet
+    (https://learn.microsoft.com/azure/role-based-access-control/role-assignments-template#new-service-principal)."""
+
+    @field_validator("object_id")
+    @classmethod
+    @rule("entra-id.not-a-placeholder")
+    def _not_a_placeholder(cls, value: UUID) -> UUID:
+        if value == NIL_UUID:
+            raise ValueError("the all-zero id is a placeholder: write the object id of the group or identity")
+        return value
+
+
 class EntraIdConfig(ConfigModel):
     """Entra ID integration (AKS-managed) with Azure RBAC for Kubernetes authorization."""
+
+    cluster_admins: list[EntraPrincipal] = Field(default_factory=list)
+    """Who gets "Azure Kubernetes Service RBAC Cluster Admin" on this cluster: the identities that run ``pulumi up``
+    and ``destroy`` of the stack, best one Entra group they belong to. Empty (the default), the identity that runs the
+    first ``up`` gets it and keeps it: the assignment never moves to whoever runs Pulumi later, so a preview or drift
+    check by another identity plans no change, and that other identity cannot deploy. Changing the list adds and
+    removes assignments; moving from the default to a list removes the first deployer's."""
 
     admin_group_object_ids: list[UUID] = Field(default_factory=list)
     """Entra groups that get cluster-admin through Kubernetes RBAC, besides the Azure RBAC role assignments (ARM
@@ -49,3 +79,13 @@ class EntraIdConfig(ConfigModel):
     (https://learn.microsoft.com/azure/aks/manage-local-accounts-managed-azure-ad). ``false`` opts out."""
     kubelogin: KubeloginConfig = Field(default_factory=KubeloginConfig)
     """How Pulumi and the smoke waiter sign in to the cluster without a prompt."""
+
+    @model_validator(mode="after")
+    @rule("entra-id.cluster-admins-once")
+    def _cluster_admins_once(self) -> EntraIdConfig:
+        require_unique(
+            [str(p.object_id) for p in self.cluster_admins],
+            lambda i: key_path("clusterAdmins", i, "objectId"),
+            "cluster admins",
+        )
+        return self

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Literal
+from uuid import UUID
 
 from pydantic import Field, field_validator, model_validator
 
@@ -29,6 +30,11 @@ class ExistingClusterConfig(ConfigModel):
     cluster_name: str | None = None
     """``source: aks``: the name of the AKS cluster; its Kubernetes version must be 1.33 or later when the queues use
     ProvisioningRequests."""
+    subscription_id: UUID | None = None
+    """``source: aks``: the subscription the cluster is in, when it is not the one azure-native signs in to
+    (``azure-native:subscriptionId``, ``ARM_SUBSCRIPTION_ID``): a pull-request sandbox putting its queues on a shared
+    cluster elsewhere. The lookups then go through a provider of that subscription; the identity running Pulumi needs
+    "Azure Kubernetes Service Cluster User Role" on the cluster there."""
     kubernetes_version: KubernetesVersionText | None = None
     """``source: kubeconfig``: the cluster's Kubernetes minor, such as ``"1.35"``, which nothing can read before the
     deployment: the readiness gate's kubectl follows it and Kueue's minimum Kubernetes is checked against it. Required
@@ -49,8 +55,10 @@ class ExistingClusterConfig(ConfigModel):
                     raise RuleViolation(key, value, "source 'aks' needs resourceGroupName and clusterName")
             if self.kubernetes_version is not None:
                 raise MisplacedKey("kubernetesVersion", "source 'aks' reads the cluster's version from Azure")
-        elif self.resource_group_name or self.cluster_name:
-            raise RuleViolation("source", self.source, "resourceGroupName/clusterName only go with source 'aks'")
+        elif self.resource_group_name or self.cluster_name or self.subscription_id:
+            raise RuleViolation(
+                "source", self.source, "resourceGroupName, clusterName and subscriptionId only go with source 'aks'"
+            )
         return self
 
     @field_validator("kubernetes_version")

@@ -63,7 +63,8 @@ def test_other_errors_are_not_about_access_and_propagate():
 
 
 PROPS = {
-    "roleAssignmentId": "/ra/1",
+    "roleAssignmentIds": ["/ra/1", "/ra/0"],
+    "adminsKey": access_wait.ADMINS_KEY,
     "clusterId": "/mc/1",
     "timeoutSeconds": 0,
     "apiServerAccessKey": KEY,
@@ -83,21 +84,25 @@ def clock(monkeypatch) -> FakeClock:
 
 def test_create_fails_naming_the_role_assignment_when_access_never_comes(monkeypatch):
     monkeypatch.setattr(access_wait, "RestCluster", lambda kubeconfig: CountingCluster(refusals=1_000))
-    with pytest.raises(AccessDeniedError, match="role assignment /ra/1 has not reached the cluster"):
+    with pytest.raises(AccessDeniedError) as raised:
         ClusterAccessProvider().create(dict(PROPS))
+    assert "role assignments /ra/1, /ra/0 have not reached the cluster, or that identity is none of " in str(
+        raised.value
+    )
+    assert "elastic-capacity:aks.entraId.clusterAdmins (nor a member of a group there)" in str(raised.value)
 
 
 def test_create_returns_once_the_cluster_answers_and_keeps_the_kubeconfig_out(monkeypatch):
     monkeypatch.setattr(access_wait, "RestCluster", lambda kubeconfig: CountingCluster(refusals=0))
     result = ClusterAccessProvider().create(dict(PROPS))
-    assert result.id == "/ra/1"
+    assert result.id == "/ra/0"
     assert "kubeconfig" not in result.outs
 
 
 def test_only_a_new_role_assignment_reruns_the_wait():
     provider = ClusterAccessProvider()
     assert not provider.diff("id", PROPS, {**PROPS, "kubeconfig": "rotated"}).changes
-    assert provider.diff("id", PROPS, {**PROPS, "roleAssignmentId": "/ra/2"}).replaces == ["roleAssignmentId"]
+    assert provider.diff("id", PROPS, {**PROPS, "roleAssignmentIds": ["/ra/2"]}).replaces == ["roleAssignmentIds"]
 
 
 # --- with the real Kubernetes client, a real credential plugin and an API server on localhost -------------------
@@ -136,7 +141,7 @@ def test_every_read_signs_in_again_so_a_credential_renewed_meanwhile_is_used(tmp
     with FakeApiServer(answer) as server:
         kubeconfig = exec_kubeconfig(server.url, token_plugin(tmp_path, token))
         result = ClusterAccessProvider().create({**PROPS, "timeoutSeconds": 900, "kubeconfig": kubeconfig})
-    assert result.id == "/ra/1"
+    assert result.id == "/ra/0"
     assert server.seen == ["Bearer first", "Bearer renewed"] and clock.sleeps == [10]
 
 

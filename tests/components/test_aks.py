@@ -9,7 +9,7 @@ import pulumi
 import pytest
 
 from components import yaml_text
-from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster
+from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster, principal_type_of
 from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
 from tools import mock_cloud, mock_runtime
 from tools.recording import REDACTED, Recording
@@ -341,16 +341,54 @@ def test_entra_id_cluster_uses_azure_rbac_without_local_accounts(entra) -> None:
     assert cluster["disableLocalAccounts"] is True
 
 
-def test_the_deployer_becomes_cluster_admin_of_this_cluster_only(entra) -> None:
+def test_the_first_deployer_becomes_cluster_admin_of_this_cluster_only_and_stays_it(entra) -> None:
+    """Without ``clusterAdmins`` whoever runs the first ``up`` is made admin; ``principalId`` is ignored afterwards,
+    so a preview or drift check by another identity plans no change to the assignment (or to the access waiter)."""
     recording, _ = entra
-    role = recording.one(ROLE_ASSIGNMENT).inputs
+    role = recording.one(ROLE_ASSIGNMENT)
     cluster = recording.one(CLUSTER)
-    assert role["principalId"] == DEPLOYER_OBJECT_ID
-    assert role["roleDefinitionId"] == (
+    assert (role.inputs["principalId"], role.inputs["principalType"]) == (DEPLOYER_OBJECT_ID, "ServicePrincipal")
+    assert role.inputs["roleDefinitionId"] == (
         "/subscriptions/00000000-0000-0000-0000-000000000000/providers/Microsoft.Authorization/roleDefinitions/"
         f"{AKS_RBAC_CLUSTER_ADMIN}"
     )
-    assert role["scope"] == cluster.id
+    assert role.inputs["scope"] == cluster.id
+    assert role.ignore_changes == ("principalId", "principalType")
+
+
+@pytest.mark.parametrize("kind", ["User", "ServicePrincipal"])
+def test_the_first_deployers_principal_type_is_the_kind_of_identity_it_is(kind) -> None:
+    """The SDK would send ``User`` for anyone, and ARM refuses that for a service principal (UnmatchedPrincipalType):
+    CI's deploys run as an application."""
+    signer = mock_cloud.Signer(object_id="12345678-0000-0000-0000-000000000000", kind=kind)
+    config = AksConfig.model_validate({"entraId": {}})
+    recording = mock_runtime.run(lambda: AksCluster("demo", config), {}, signer=signer)
+    role = recording.one(ROLE_ASSIGNMENT).inputs
+    assert (role["principalId"], role["principalType"]) == (signer.object_id, kind)
+
+
+def test_a_token_that_is_not_a_jwt_is_refused_saying_why() -> None:
+    with pytest.raises(ValueError, match="the ARM access token is not a JWT"):
+        principal_type_of("opaque")
+
+
+ADMINS = [
+    {"objectId": "11111111-2222-3333-4444-555555555555", "type": "Group"},
+    {"objectId": "66666666-7777-8888-9999-000000000000", "type": "ServicePrincipal"},
+]
+
+
+def test_the_cluster_admins_of_the_config_are_made_admin_whoever_runs_pulumi(run_program) -> None:
+    recording, _ = build_aks(run_program, {"entraId": {"clusterAdmins": ADMINS}})
+    roles = recording.by_type(ROLE_ASSIGNMENT)
+    assert sorted((r.inputs["principalId"], r.inputs["principalType"]) for r in roles) == sorted(
+        (a["objectId"], a["type"]) for a in ADMINS
+    )
+    assert {r.name for r in roles} == {f"demo-cluster-admin-{a['objectId']}" for a in ADMINS}
+    assert all(r.ignore_changes == () and r.inputs["scope"] == recording.one(CLUSTER).id for r in roles)
+    access = recording.one(ACCESS_WAITER)
+    assert sorted(access.inputs["roleAssignmentIds"]) == sorted(r.id for r in roles)
+    assert {r.urn for r in roles} <= set(access.dependencies)
 
 
 def test_the_kubernetes_provider_waits_until_the_role_works(entra) -> None:
@@ -360,7 +398,7 @@ def test_the_kubernetes_provider_waits_until_the_role_works(entra) -> None:
     role = recording.one(ROLE_ASSIGNMENT)
     assert access.urn in provider.dependencies
     assert role.urn in access.dependencies
-    assert access.inputs["roleAssignmentId"] == role.id
+    assert access.inputs["roleAssignmentIds"] == [role.id]
     assert access.is_secret("kubeconfig")
 
 

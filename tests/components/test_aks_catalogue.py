@@ -108,4 +108,4 @@ def test_a_new_aks_cluster_asks_with_the_token_azure_native_signs_in_with(monkey
     monkeypatch.setattr(mock_runtime, "mock_aks_catalogue", lookup)
     recording = mock_runtime.run(program, {}, preview=True)
     assert [call.token for call in recording.invokes].count("azure-native:authorization:getClientToken") == 1
-    assert asked == [("mock-arm-token", SUB, "eastus2")]
+    assert asked == [(mock_cloud.DEPLOYER.arm_token(), SUB, "eastus2")]

@@ -21,9 +21,9 @@ LOAD_OUTSIDE_THE_PROJECT = """
 import base64, importlib.util, json, os, sys, traceback
 import dill
 import pulumi.dynamic
-olds = {"jobUid": "a", "objects": [], "timeoutSeconds": 1, "roleAssignmentId": "/ra/1", "anchor": {"uid": "1"},
+olds = {"jobUid": "a", "objects": [], "timeoutSeconds": 1, "roleAssignmentIds": ["/ra/1"], "anchor": {"uid": "1"},
         "crd": "a"}
-news = {**olds, "jobUid": "b", "objects": [{"kind": "ClusterQueue", "name": "q"}], "roleAssignmentId": "/ra/2",
+news = {**olds, "jobUid": "b", "objects": [{"kind": "ClusterQueue", "name": "q"}], "roleAssignmentIds": ["/ra/2"],
         "anchor": {"uid": "2"}, "crd": "b"}
 
 
@@ -64,7 +64,7 @@ module another one shipped, at the cost of one interpreter start rather than one
 PROVIDERS = {
     "JobCompletion": (JobCompletionProvider(), ["jobUid"]),
     "QueuesActive": (QueuesActiveProvider(), ["objects"]),
-    "ClusterAccess": (ClusterAccessProvider(), ["roleAssignmentId"]),
+    "ClusterAccess": (ClusterAccessProvider(), ["roleAssignmentIds"]),
     "WorkerToken": (WorkerTokenProvider(), ["anchor"]),
     "CrdEstablished": (CrdEstablishedProvider(), ["crd"]),
     "VersionPin": (CLUSTER_PIN, []),

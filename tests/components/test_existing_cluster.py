@@ -50,6 +50,24 @@ def test_existing_aks_cluster_uses_its_user_credentials(run_program) -> None:
     assert not [r for r in recording.registrations if r.type.startswith("azure-native:")]
 
 
+def test_a_cluster_in_another_subscription_is_looked_up_through_a_provider_of_that_subscription(run_program) -> None:
+    """A pull-request sandbox whose azure-native signs in to its own subscription, on the dev cluster elsewhere."""
+    subscription = "12345678-1234-1234-1234-123456789abc"
+    config = ON_AKS.model_copy(update={"subscription_id": subscription})
+    recording = build_existing(run_program, config)
+    azure = recording.one("pulumi:providers:azure-native", "shared-azure")
+    assert azure.inputs["subscriptionId"] == subscription and azure.parent == recording.one(TYPE).urn
+    lookups = [c for c in recording.invokes if c.token.startswith("azure-native:containerservice:")]
+    assert lookups and all(c.provider and c.provider.startswith(azure.urn) for c in lookups)
+
+
+def test_a_subscription_is_only_for_a_cluster_found_in_azure() -> None:
+    with pytest.raises(ValueError, match="resourceGroupName, clusterName and subscriptionId only go with source"):
+        ExistingClusterConfig.model_validate(
+            {"source": "kubeconfig", "subscriptionId": "12345678-1234-1234-1234-123456789abc"}
+        )
+
+
 def test_existing_cluster_from_a_kubeconfig_keeps_it_secret(run_program) -> None:
     kubeconfig = "apiVersion: v1\nkind: Config\n"
     recording = build_existing(run_program, ExistingClusterConfig(source="kubeconfig"), kubeconfig)
