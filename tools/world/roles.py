@@ -14,8 +14,8 @@ show is said in the entry's ``note`` instead of guessed, and an Alibaba policy w
   https://learn.microsoft.com/azure/role-based-access-control/role-definitions#notactions). ``Actions`` never grant
   data actions: Owner (``*``) cannot read a Secret in an Azure-RBAC AKS cluster.
 - RAM: an explicit ``Deny`` wins over any ``Allow``; an action not allowed is denied
-  (https://www.alibabacloud.com/help/en/ram/user-guide/policy-evaluation-process). ``*`` is a wildcard; actions
-  compare case-insensitively (service codes such as ``vpc`` and ``ECS`` are written both ways in Alibaba's docs).
+  (https://www.alibabacloud.com/help/en/ram/user-guide/policy-evaluation-process). ``*`` is a wildcard. Actions are
+  compared case-insensitively here, an assumption this module did not confirm from Alibaba's documentation.
 - Kubernetes RBAC: the union of the rules; ``*`` for group, resource or verb, ``*/subresource``, and a trailing
   ``*`` on a non-resource URL, exactly as the API server's evaluation helpers
   (https://github.com/kubernetes/kubernetes/blob/v1.35.0/pkg/apis/rbac/v1/evaluation_helpers.go).
@@ -27,6 +27,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """A table written as whitespace-separated words (role actions, policy actions, resource names)."""
+    return tuple(text.split())
+
 
 AS_OF = "2026-12-03"
 """The day these tables were read from their sources."""
@@ -78,126 +84,29 @@ _MC = "Microsoft.ContainerService/managedClusters"
 
 _RBAC_READER_DATA = tuple(
     f"{_MC}/{path}/read"
-    for path in (
-        "apps/controllerrevisions",
-        "apps/daemonsets",
-        "apps/deployments",
-        "apps/replicasets",
-        "apps/statefulsets",
-        "autoscaling/horizontalpodautoscalers",
-        "batch/cronjobs",
-        "batch/jobs",
-        "configmaps",
-        "discovery.k8s.io/endpointslices",
-        "endpoints",
-        "events.k8s.io/events",
-        "events",
-        "extensions/daemonsets",
-        "extensions/deployments",
-        "extensions/ingresses",
-        "extensions/networkpolicies",
-        "extensions/replicasets",
-        "limitranges",
-        "metrics.k8s.io/pods",
-        "metrics.k8s.io/nodes",
-        "namespaces",
-        "networking.k8s.io/ingresses",
-        "networking.k8s.io/networkpolicies",
-        "persistentvolumeclaims",
-        "pods",
-        "policy/poddisruptionbudgets",
-        "replicationcontrollers",
-        "resourcequotas",
-        "serviceaccounts",
-        "services",
+    for path in _words(
+        """apps/controllerrevisions apps/daemonsets apps/deployments apps/replicasets apps/statefulsets
+        autoscaling/horizontalpodautoscalers batch/cronjobs batch/jobs configmaps discovery.k8s.io/endpointslices
+        endpoints events.k8s.io/events events extensions/daemonsets extensions/deployments extensions/ingresses
+        extensions/networkpolicies extensions/replicasets limitranges metrics.k8s.io/pods metrics.k8s.io/nodes
+        namespaces networking.k8s.io/ingresses networking.k8s.io/networkpolicies persistentvolumeclaims pods
+        policy/poddisruptionbudgets replicationcontrollers resourcequotas serviceaccounts services"""
     )
 )
 
-_RBAC_WRITER_DATA = (
-    f"{_MC}/apps/controllerrevisions/read",
-    f"{_MC}/apps/daemonsets/*",
-    f"{_MC}/apps/deployments/*",
-    f"{_MC}/apps/replicasets/*",
-    f"{_MC}/apps/statefulsets/*",
-    f"{_MC}/autoscaling/horizontalpodautoscalers/*",
-    f"{_MC}/batch/cronjobs/*",
-    f"{_MC}/coordination.k8s.io/leases/read",
-    f"{_MC}/coordination.k8s.io/leases/write",
-    f"{_MC}/coordination.k8s.io/leases/delete",
-    f"{_MC}/discovery.k8s.io/endpointslices/read",
-    f"{_MC}/batch/jobs/*",
-    f"{_MC}/configmaps/*",
-    f"{_MC}/endpoints/*",
-    f"{_MC}/events.k8s.io/events/read",
-    f"{_MC}/events/*",
-    f"{_MC}/extensions/daemonsets/*",
-    f"{_MC}/extensions/deployments/*",
-    f"{_MC}/extensions/ingresses/*",
-    f"{_MC}/extensions/networkpolicies/*",
-    f"{_MC}/extensions/replicasets/*",
-    f"{_MC}/limitranges/read",
-    f"{_MC}/metrics.k8s.io/pods/read",
-    f"{_MC}/metrics.k8s.io/nodes/read",
-    f"{_MC}/namespaces/read",
-    f"{_MC}/networking.k8s.io/ingresses/*",
-    f"{_MC}/networking.k8s.io/networkpolicies/*",
-    f"{_MC}/persistentvolumeclaims/*",
-    f"{_MC}/pods/*",
-    f"{_MC}/policy/poddisruptionbudgets/*",
-    f"{_MC}/replicationcontrollers/*",
-    f"{_MC}/resourcequotas/read",
-    f"{_MC}/secrets/*",
-    f"{_MC}/serviceaccounts/*",
-    f"{_MC}/services/*",
-)
-
-_MONITORING_CONTRIBUTOR_ACTIONS = (
-    "*/read",
-    "Microsoft.AlertsManagement/alerts/*",
-    "Microsoft.AlertsManagement/alertsSummary/*",
-    "Microsoft.AlertsManagement/issues/*",
-    "Microsoft.Insights/actiongroups/*",
-    "Microsoft.Insights/activityLogAlerts/*",
-    "Microsoft.Insights/AlertRules/*",
-    "Microsoft.Insights/components/*",
-    "Microsoft.Insights/createNotifications/*",
-    "Microsoft.Insights/dataCollectionEndpoints/*",
-    "Microsoft.Insights/dataCollectionRules/*",
-    "Microsoft.Insights/dataCollectionRuleAssociations/*",
-    "Microsoft.Insights/DiagnosticSettings/*",
-    "Microsoft.Insights/eventtypes/*",
-    "Microsoft.Insights/LogDefinitions/*",
-    "Microsoft.Insights/metricalerts/*",
-    "Microsoft.Insights/MetricDefinitions/*",
-    "Microsoft.Insights/Metrics/*",
-    "Microsoft.Insights/notificationStatus/*",
-    "Microsoft.Insights/Register/Action",
-    "Microsoft.Insights/scheduledqueryrules/*",
-    "Microsoft.Insights/webtests/*",
-    "Microsoft.Insights/workbooks/*",
-    "Microsoft.Insights/workbooktemplates/*",
-    "Microsoft.Insights/privateLinkScopes/*",
-    "Microsoft.Insights/privateLinkScopeOperationStatuses/*",
-    "Microsoft.Monitor/accounts/*",
-    "Microsoft.Monitor/settings/*",
-    "Microsoft.OperationalInsights/workspaces/write",
-    "Microsoft.OperationalInsights/workspaces/intelligencepacks/*",
-    "Microsoft.OperationalInsights/workspaces/savedSearches/*",
-    "Microsoft.OperationalInsights/workspaces/search/action",
-    "Microsoft.OperationalInsights/workspaces/sharedKeys/action",
-    "Microsoft.OperationalInsights/workspaces/sharedKeys/read",
-    "Microsoft.OperationalInsights/workspaces/storageinsightconfigs/*",
-    "Microsoft.OperationalInsights/locations/workspaces/failover/action",
-    "Microsoft.OperationalInsights/workspaces/failback/action",
-    "Microsoft.Support/*",
-    "Microsoft.AlertsManagement/smartDetectorAlertRules/*",
-    "Microsoft.AlertsManagement/actionRules/*",
-    "Microsoft.AlertsManagement/smartGroups/*",
-    "Microsoft.AlertsManagement/migrateFromSmartDetection/*",
-    "Microsoft.AlertsManagement/investigations/*",
-    "Microsoft.AlertsManagement/prometheusRuleGroups/*",
-    "Microsoft.Monitor/investigations/*",
-    "Microsoft.Resources/deployments/*",
+_RBAC_WRITER_DATA = tuple(
+    f"{_MC}/{path}"
+    for path in _words(
+        """apps/controllerrevisions/read apps/daemonsets/* apps/deployments/* apps/replicasets/* apps/statefulsets/*
+        autoscaling/horizontalpodautoscalers/* batch/cronjobs/* coordination.k8s.io/leases/read
+        coordination.k8s.io/leases/write coordination.k8s.io/leases/delete discovery.k8s.io/endpointslices/read
+        batch/jobs/* configmaps/* endpoints/* events.k8s.io/events/read events/* extensions/daemonsets/*
+        extensions/deployments/* extensions/ingresses/* extensions/networkpolicies/* extensions/replicasets/*
+        limitranges/read metrics.k8s.io/pods/read metrics.k8s.io/nodes/read namespaces/read
+        networking.k8s.io/ingresses/* networking.k8s.io/networkpolicies/* persistentvolumeclaims/* pods/*
+        policy/poddisruptionbudgets/* replicationcontrollers/* resourcequotas/read secrets/* serviceaccounts/*
+        services/*"""
+    )
 )
 
 
@@ -223,18 +132,13 @@ AZURE_ROLES: dict[str, AzureRole] = {
             "b24988ac-6180-42a0-ab88-20f7382dd24c",
             PRIVILEGED_SOURCE,
             actions=("*",),
-            not_actions=(
-                "Microsoft.Authorization/*/Delete",
-                "Microsoft.Authorization/*/Write",
-                "Microsoft.Authorization/elevateAccess/Action",
-                "Microsoft.Blueprint/blueprintAssignments/write",
-                "Microsoft.Blueprint/blueprintAssignments/delete",
-                "Microsoft.Compute/galleries/share/action",
-                "Microsoft.Purview/consents/write",
-                "Microsoft.Purview/consents/delete",
-                "Microsoft.Resources/deploymentStacks/manageDenySetting/action",
-                "Microsoft.Subscription/cancel/action",
-                "Microsoft.Subscription/enable/action",
+            not_actions=_words(
+                """Microsoft.Authorization/*/Delete Microsoft.Authorization/*/Write
+                Microsoft.Authorization/elevateAccess/Action Microsoft.Blueprint/blueprintAssignments/write
+                Microsoft.Blueprint/blueprintAssignments/delete Microsoft.Compute/galleries/share/action
+                Microsoft.Purview/consents/write Microsoft.Purview/consents/delete
+                Microsoft.Resources/deploymentStacks/manageDenySetting/action
+                Microsoft.Subscription/cancel/action Microsoft.Subscription/enable/action"""
             ),
         ),
         _role("Reader", "acdd72a7-3385-48ef-bd42-f606fba81ae7", GENERAL_SOURCE, actions=("*/read",)),
@@ -248,11 +152,9 @@ AZURE_ROLES: dict[str, AzureRole] = {
             "Role Based Access Control Administrator",
             "f58310d9-a9f6-439a-9e8d-f62e7b41a168",
             PRIVILEGED_SOURCE,
-            actions=(
-                "Microsoft.Authorization/roleAssignments/write",
-                "Microsoft.Authorization/roleAssignments/delete",
-                "*/read",
-                "Microsoft.Support/*",
+            actions=_words(
+                """Microsoft.Authorization/roleAssignments/write Microsoft.Authorization/roleAssignments/delete
+                */read Microsoft.Support/*"""
             ),
             note="The built-in definition carries no condition; Azure lets an assignment of this role add one that "
             "limits which roles it may assign (https://learn.microsoft.com/azure/role-based-access-control/"
@@ -268,26 +170,20 @@ AZURE_ROLES: dict[str, AzureRole] = {
             "Azure Kubernetes Service Cluster Admin Role",
             "0ab0b1a8-8aac-4efd-b8c2-3ee1fb270be8",
             CONTAINERS_SOURCE,
-            actions=(
-                f"{_MC}/listClusterAdminCredential/action",
-                f"{_MC}/accessProfiles/listCredential/action",
-                f"{_MC}/read",
-                f"{_MC}/runcommand/action",
+            actions=_words(
+                f"""{_MC}/listClusterAdminCredential/action {_MC}/accessProfiles/listCredential/action {_MC}/read
+                {_MC}/runcommand/action"""
             ),
         ),
         _role(
             "Azure Kubernetes Service Contributor Role",
             "ed7f3fbd-7b88-4dd4-9017-9adb7ce333f8",
             CONTAINERS_SOURCE,
-            actions=(
-                "Microsoft.Authorization/*/read",
-                "Microsoft.ContainerService/locations/*",
-                f"{_MC}/*",
-                "Microsoft.ContainerService/managedclustersnapshots/*",
-                "Microsoft.ContainerService/snapshots/*",
-                "Microsoft.Insights/alertRules/*",
-                "Microsoft.Resources/deployments/*",
-                "Microsoft.Resources/subscriptions/resourceGroups/read",
+            actions=_words(
+                """Microsoft.Authorization/*/read Microsoft.ContainerService/locations/*
+                Microsoft.ContainerService/managedClusters/* Microsoft.ContainerService/managedclustersnapshots/*
+                Microsoft.ContainerService/snapshots/* Microsoft.Insights/alertRules/*
+                Microsoft.Resources/deployments/* Microsoft.Resources/subscriptions/resourceGroups/read"""
             ),
         ),
         _role(
@@ -331,12 +227,6 @@ AZURE_ROLES: dict[str, AzureRole] = {
             actions=("*/read", "Microsoft.OperationalInsights/workspaces/search/action", "Microsoft.Support/*"),
         ),
         _role(
-            "Monitoring Contributor",
-            "749f88d5-cbae-40b8-bcfc-e573ddc772fa",
-            MONITOR_SOURCE,
-            actions=_MONITORING_CONTRIBUTOR_ACTIONS,
-        ),
-        _role(
             "Monitoring Data Reader",
             "b0d8363b-8ddd-447d-831f-62ca05bff136",
             "https://learn.microsoft.com/azure/azure-monitor/metrics/prometheus-grafana; the data action is the one "
@@ -354,18 +244,6 @@ AZURE_ROLES: dict[str, AzureRole] = {
             "22926164-76b3-42b3-bc55-97df8dab3e41",
             MONITOR_SOURCE,
             data_actions=("Microsoft.Dashboard/grafana/ActAsGrafanaAdmin/action",),
-        ),
-        _role(
-            "Grafana Editor",
-            "a79a5197-3a5c-4973-a920-486035ffd60f",
-            MONITOR_SOURCE,
-            data_actions=("Microsoft.Dashboard/grafana/ActAsGrafanaEditor/action",),
-        ),
-        _role(
-            "Grafana Viewer",
-            "60921a7e-fef1-4a43-9b16-a26c52ad4769",
-            MONITOR_SOURCE,
-            data_actions=("Microsoft.Dashboard/grafana/ActAsGrafanaViewer/action",),
         ),
     )
 }
@@ -438,9 +316,10 @@ class RamPolicy:
 _RAM_DOCS = "https://www.alibabacloud.com/help/en/ram/developer-reference"
 
 
-def _allow(*actions: str, resources: tuple[str, ...] = ("*",), **conditions: tuple[str, ...]) -> RamStatement:
+def _allow(actions: str, resources: tuple[str, ...] = ("*",), **conditions: tuple[str, ...]) -> RamStatement:
+    """An Allow statement of the whitespace-separated ``actions``; ``ram__ServiceName=(...)`` is a condition."""
     keys = tuple((key.replace("__", ":"), values) for key, values in conditions.items())
-    return RamStatement("Allow", actions, resources, keys)
+    return RamStatement("Allow", _words(actions), resources, keys)
 
 
 RAM_POLICIES: dict[str, RamPolicy] = {
@@ -450,23 +329,10 @@ RAM_POLICIES: dict[str, RamPolicy] = {
             "AliyunVPCFullAccess",
             (
                 _allow(
-                    "vpc:*HaVip*",
-                    "vpc:*RouteTable*",
-                    "vpc:*VRouter*",
-                    "vpc:*RouteEntry*",
-                    "vpc:*RouteEntries*",
-                    "vpc:*VSwitch*",
-                    "vpc:*Vpc*",
-                    "vpc:*Cen*",
-                    "vpc:*Tag*",
-                    "vpc:*NetworkAcl*",
-                    "vpc:*FlowLog*",
-                    "vpc:*Ipv4Gateway*",
-                    "vpc:*PrefixList*",
-                    "vpc:*DhcpOptionsSet*",
-                    "vpc:DeletionProtection",
-                    "vpc:*TagResource*",
-                    "vpc:MoveResourceGroup",
+                    """vpc:*HaVip* vpc:*RouteTable* vpc:*VRouter* vpc:*RouteEntry* vpc:*RouteEntries*
+                        vpc:*VSwitch* vpc:*Vpc* vpc:*Cen* vpc:*Tag* vpc:*NetworkAcl* vpc:*FlowLog*
+                        vpc:*Ipv4Gateway* vpc:*PrefixList* vpc:*DhcpOptionsSet* vpc:DeletionProtection
+                        vpc:*TagResource* vpc:MoveResourceGroup"""
                 ),
             ),
             f"{_RAM_DOCS}/aliyunvpcfullaccess (v12, updated 2023-04-07)",
@@ -477,22 +343,11 @@ RAM_POLICIES: dict[str, RamPolicy] = {
             "AliyunVPCReadOnlyAccess",
             (
                 _allow(
-                    "vpc:DescribeHaVip*",
-                    "vpc:DescribeRouteTable*",
-                    "vpc:DescribeRouteEntry*",
-                    "vpc:DescribeVSwitch*",
-                    "vpc:DescribeVRouter*",
-                    "vpc:DescribeVpc*",
-                    "vpc:Describe*Cen*",
-                    "vpc:ListTag*",
-                    "vpc:DescribeTag*",
-                    "vpc:DescribeNetworkAcl*",
-                    "vpc:DescribeFlowLog*",
-                    "vpc:CheckCanAllocateVpcPrivateIpAddress",
-                    "vpc:ListIpv4Gateways",
-                    "vpc:GetIpv4GatewayAttribute",
-                    "vpc:ListDhcpOptionsSets",
-                    "vpc:GetDhcpOptionsSet",
+                    """vpc:DescribeHaVip* vpc:DescribeRouteTable* vpc:DescribeRouteEntry* vpc:DescribeVSwitch*
+                        vpc:DescribeVRouter* vpc:DescribeVpc* vpc:Describe*Cen* vpc:ListTag* vpc:DescribeTag*
+                        vpc:DescribeNetworkAcl* vpc:DescribeFlowLog* vpc:CheckCanAllocateVpcPrivateIpAddress
+                        vpc:ListIpv4Gateways vpc:GetIpv4GatewayAttribute vpc:ListDhcpOptionsSets
+                        vpc:GetDhcpOptionsSet"""
                 ),
             ),
             f"{_RAM_DOCS}/aliyunvpcreadonlyaccess (v9, updated 2025-08-07)",
@@ -501,20 +356,10 @@ RAM_POLICIES: dict[str, RamPolicy] = {
             "AliyunNATGatewayFullAccess",
             (
                 _allow(
-                    "vpc:*NatGateway*",
-                    "vpc:*Forward*",
-                    "vpc:*Snat*",
-                    "vpc:*FullNat*",
-                    "vpc:DescribeVpcs",
-                    "vpc:DescribeVSwitches",
-                    "vpc:CreateBandwidthPackage",
-                    "vpc:DescribeBandwidthPackages",
-                    "vpc:ModifyBandwidthPackageSpec",
-                    "vpc:AddBandwidthPackageIps",
-                    "vpc:RemoveBandwidthPackageIps",
-                    "vpc:DeleteBandwidthPackage",
-                    "vpc:ConvertBandwidthPackage",
-                    "vpc:*NatIp*",
+                    """vpc:*NatGateway* vpc:*Forward* vpc:*Snat* vpc:*FullNat* vpc:DescribeVpcs
+                        vpc:DescribeVSwitches vpc:CreateBandwidthPackage vpc:DescribeBandwidthPackages
+                        vpc:ModifyBandwidthPackageSpec vpc:AddBandwidthPackageIps vpc:RemoveBandwidthPackageIps
+                        vpc:DeleteBandwidthPackage vpc:ConvertBandwidthPackage vpc:*NatIp*"""
                 ),
                 _allow("vpc:DeletionProtection", resources=("acs:vpc:*:*:natgateway/*",)),
                 _allow("ram:CreateServiceLinkedRole", ram__ServiceName=("nat.aliyuncs.com",)),
@@ -528,23 +373,17 @@ RAM_POLICIES: dict[str, RamPolicy] = {
             "AliyunNATGatewayReadOnlyAccess",
             (
                 _allow(
-                    "vpc:DescribeNatGateway*",
-                    "vpc:DescribeBandwidthPackage*",
-                    "vpc:DescribeSnatTableEntr*",
-                    "vpc:DescribeForwardTableEntr*",
-                    "vpc:GetNatGatewayAttribute",
-                    "vpc:VpcDescribeVpcNatGatewayNetworkInterfaceQuota",
-                    "vpc:ListFullNatEntries",
-                    "vpc:ListNatIpCidrs",
-                    "vpc:ListNatIps",
-                    "vpc:ListEnhanhcedNatGatewayAvailableZones",
+                    """vpc:DescribeNatGateway* vpc:DescribeBandwidthPackage* vpc:DescribeSnatTableEntr*
+                        vpc:DescribeForwardTableEntr* vpc:GetNatGatewayAttribute
+                        vpc:VpcDescribeVpcNatGatewayNetworkInterfaceQuota vpc:ListFullNatEntries
+                        vpc:ListNatIpCidrs vpc:ListNatIps vpc:ListEnhanhcedNatGatewayAvailableZones"""
                 ),
             ),
             f"{_RAM_DOCS}/aliyunnatgatewayreadonlyaccess (v3, updated 2023-07-03)",
         ),
         RamPolicy(
             "AliyunEIPReadOnlyAccess",
-            (_allow("vpc:DescribeEip*", "vpc:ListPublicIpAddressPool*"),),
+            (_allow("vpc:DescribeEip* vpc:ListPublicIpAddressPool*"),),
             "https://help.aliyun.com/zh/ram/developer-reference/aliyuneipreadonlyaccess (v2, updated 2022-06-27)",
         ),
         RamPolicy(
@@ -567,37 +406,23 @@ RAM_POLICIES: dict[str, RamPolicy] = {
         ),
         RamPolicy(
             "AliyunCSReadOnlyAccess",
-            (_allow("cs:Describe*", "cs:Get*", "cs:List*", "cs:Check*"),),
+            (_allow("cs:Describe* cs:Get* cs:List* cs:Check*"),),
             "https://www.alibabacloud.com/help/en/ram/developer-reference/aliyuncsreadonlyaccess",
             verified=False,
             note="Content not read; modelled as ACK's read-only prefixes. cs:CheckControlPlaneLogEnable, which the "
             "provider's cluster read calls, is assumed covered.",
         ),
         RamPolicy(
-            "AliyunECSReadOnlyAccess",
-            (_allow("ecs:Describe*", "ecs:List*"),),
-            "https://www.alibabacloud.com/help/en/ram/developer-reference/aliyunecsreadonlyaccess",
-            verified=False,
-            note="Content not read; modelled on its description, read-only access to ECS.",
-        ),
-        RamPolicy(
-            "AliyunECSFullAccess",
-            (_allow("ecs:*"),),
-            "https://www.alibabacloud.com/help/en/ram/developer-reference/aliyunecsfullaccess",
-            verified=False,
-            note="Content not read; modelled on its description, full access to ECS.",
-        ),
-        RamPolicy(
             "AliyunRAMReadOnlyAccess",
             (
-                _allow("ram:Get*", "ram:List*", "ram:GenerateCredentialReport"),
-                _allow("accessanalyzer:Get*", "accessanalyzer:List*"),
+                _allow("ram:Get* ram:List* ram:GenerateCredentialReport"),
+                _allow("accessanalyzer:Get* accessanalyzer:List*"),
             ),
             f"{_RAM_DOCS}/aliyunramreadonlyaccess (v3, updated 2025-12-03)",
         ),
         RamPolicy(
             "ReadOnlyAccess",
-            (_allow("*:Describe*", "*:List*", "*:Get*", "*:Query*", "*:Check*"),),
+            (_allow("*:Describe* *:List* *:Get* *:Query* *:Check*"),),
             f"{_RAM_DOCS}/readonlyaccess",
             verified=False,
             note="Content not read (it is a long per-service list). Modelled as the read-only verbs of every "
@@ -657,36 +482,14 @@ class KubeRule:
 _ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 _READ = ("get", "list", "watch")
 _POD_RESOURCES = ("pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy")
-_CORE_RESOURCES = (
-    "configmaps",
-    "endpoints",
-    "persistentvolumeclaims",
-    "replicationcontrollers",
-    "replicationcontrollers/scale",
-    "secrets",
-    "serviceaccounts",
-    "services",
-    "services/proxy",
+_CORE_RESOURCES = _words(
+    "configmaps endpoints persistentvolumeclaims replicationcontrollers replicationcontrollers/scale secrets"
+    " serviceaccounts services services/proxy"
 )
-_APPS = (
-    "daemonsets",
-    "deployments",
-    "deployments/rollback",
-    "deployments/scale",
-    "replicasets",
-    "replicasets/scale",
-    "statefulsets",
+_APPS = _words(
+    "daemonsets deployments deployments/rollback deployments/scale replicasets replicasets/scale statefulsets"
 )
-_EXTENSIONS = (
-    "daemonsets",
-    "deployments",
-    "deployments/rollback",
-    "deployments/scale",
-    "ingresses",
-    "replicasets",
-    "replicasets/scale",
-    "replicationcontrollers/scale",
-)
+_EXTENSIONS = (*_APPS[:-1], "ingresses", "replicationcontrollers/scale")
 
 
 def _workload_rules(verbs: tuple[str, ...]) -> tuple[KubeRule, ...]:
@@ -716,17 +519,9 @@ ACK_ROLES: dict[str, tuple[KubeRule, ...]] = {
         KubeRule(("",), _CORE_RESOURCES, _ALL_VERBS),
         KubeRule(
             ("",),
-            (
-                "bindings",
-                "events",
-                "limitranges",
-                "namespaces/status",
-                "replicationcontrollers/status",
-                "pods/log",
-                "pods/status",
-                "resourcequotas",
-                "resourcequotas/status",
-                "componentstatuses",
+            _words(
+                """bindings events limitranges namespaces/status replicationcontrollers/status pods/log pods/status
+                resourcequotas resourcequotas/status componentstatuses"""
             ),
             _READ,
         ),
@@ -737,14 +532,7 @@ ACK_ROLES: dict[str, tuple[KubeRule, ...]] = {
         KubeRule(("",), _CORE_RESOURCES, _ALL_VERBS),
         KubeRule(
             ("",),
-            (
-                "events",
-                "namespaces/status",
-                "replicationcontrollers/status",
-                "pods/log",
-                "pods/status",
-                "componentstatuses",
-            ),
+            _words("events namespaces/status replicationcontrollers/status pods/log pods/status componentstatuses"),
             _READ,
         ),
         KubeRule(("",), ("namespaces",), _READ),

@@ -153,7 +153,7 @@ def test_grafana_and_monitoring_roles():
     assert azure_allows(roles("Monitoring Data Reader"), "Microsoft.Monitor/accounts/data/metrics/read", data=True)
     assert azure_allows(roles("Grafana Admin"), "Microsoft.Dashboard/grafana/ActAsGrafanaAdmin/action", data=True)
     assert not azure_allows(roles("Grafana Admin"), "Microsoft.Dashboard/grafana/write")
-    assert azure_allows(roles("Monitoring Contributor"), "Microsoft.Insights/dataCollectionRuleAssociations/write")
+    assert not azure_allows(roles("Monitoring Reader"), "Microsoft.Insights/dataCollectionRuleAssociations/write")
 
 
 @pytest.mark.parametrize(
