@@ -82,6 +82,9 @@ _ARM_READ = (
 
 _MC = "Microsoft.ContainerService/managedClusters"
 
+_ARM_READ_AND_KUBECONFIG = (*_ARM_READ, f"{_MC}/listClusterUserCredential/action")
+"""RBAC Admin's and RBAC Cluster Admin's actions: unlike RBAC Reader and Writer they may fetch a kubeconfig."""
+
 _RBAC_READER_DATA = tuple(
     f"{_MC}/{path}/read"
     for path in _words(
@@ -204,7 +207,7 @@ AZURE_ROLES: dict[str, AzureRole] = {
             "Azure Kubernetes Service RBAC Admin",
             "3498e952-d568-435e-9b2c-8d77e338d7f7",
             CONTAINERS_SOURCE,
-            actions=(*_ARM_READ, f"{_MC}/listClusterUserCredential/action"),
+            actions=_ARM_READ_AND_KUBECONFIG,
             data_actions=(f"{_MC}/*",),
             not_data_actions=(
                 f"{_MC}/resourcequotas/write",
@@ -217,7 +220,7 @@ AZURE_ROLES: dict[str, AzureRole] = {
             "Azure Kubernetes Service RBAC Cluster Admin",
             "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b",
             CONTAINERS_SOURCE,
-            actions=(*_ARM_READ, f"{_MC}/listClusterUserCredential/action"),
+            actions=_ARM_READ_AND_KUBECONFIG,
             data_actions=(f"{_MC}/*",),
         ),
         _role(
