@@ -206,6 +206,11 @@ def _azure_id(args: pulumi_mocks.MockResourceArgs) -> str:
     return kinds.get(args.typ, f"{_AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/mock/{args.name}")
 
 
+def secret_uid(resource_name: str, metadata: Mapping[str, Any]) -> str:
+    """The uid the mocked API server gives a Secret: the same for the same resource and object name."""
+    return _digest("uid", resource_name, metadata.get("namespace"), metadata.get("name"))[:36]
+
+
 MOCK_NOW = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
 """When the mocked TokenRequest API says it issued a token."""
 
@@ -244,12 +249,7 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
     if args.typ == "kubernetes:core/v1:Secret":
         # The API server gives every object a uid; the program binds worker tokens to a Secret's.
         metadata = inputs.get("metadata") or {}
-        return {
-            "metadata": {
-                **metadata,
-                "uid": _digest("uid", args.name, metadata.get("namespace"), metadata.get("name"))[:36],
-            }
-        }
+        return {"metadata": {**metadata, "uid": secret_uid(args.name, metadata)}}
     if is_worker_token(args):
         return service_account_token(inputs)
     if args.typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
