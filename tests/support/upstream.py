@@ -61,6 +61,11 @@ def _digest(data: bytes) -> str:
     return f"sha256:{hashlib.sha256(data).hexdigest()}"
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 64
+    """Room for the fetcher's concurrent connections: past the default 5 the kernel drops a SYN, retried 1 s later."""
+
+
 @contextlib.contextmanager
 def serving(upstream: Upstream) -> Iterator[Upstream]:
     """Serve ``upstream`` on a free loopback port in a thread for the ``with`` block."""
@@ -105,13 +110,13 @@ def serving(upstream: Upstream) -> Iterator[Upstream]:
         def log_message(self, format: str, *args: object) -> None:
             """Quiet: the tests read :attr:`Upstream.requests` instead."""
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    server = _Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     upstream.base = f"http://127.0.0.1:{server.server_port}"
     try:
         yield upstream
     finally:
-        server.shutdown()
+        server.shutdown()  # at serve_forever's next poll
         server.server_close()
         thread.join()
