@@ -310,8 +310,9 @@ def _pull_chart(unit: Unit, folder: Path, sources: Sources, pins: Pins) -> None:
     untar.rmdir()
     files, helm_read = pinned(unit, pins)
     pulled = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    for name in sorted(pulled - set(files) - set(helm_read)):
-        raise _mismatch(unit, name, "no such file", sha256((folder / name).read_bytes()))
+    extra = sorted(pulled - set(files) - set(helm_read))
+    if extra:
+        raise _mismatch(unit, extra[0], "no such file", sha256((folder / extra[0]).read_bytes()))
     check(unit, folder, pins, sources.helm)
 
 
