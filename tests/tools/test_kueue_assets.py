@@ -260,19 +260,23 @@ def test_helm_pull_of_the_chart_checks_and_lays_it_out_as_the_tests_read_it(vers
 @needs_shared
 @needs_helm
 @pytest.mark.usefixtures("helm_home")
-def test_a_chart_with_a_changed_template_is_refused_and_nothing_is_written(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    ("name", "pinned"),
+    [("templates/manager/manager.yaml", True), ("templates/extra.yaml", False)],
+    ids=["changed", "added"],
+)
+def test_a_chart_with_a_template_off_its_pins_is_refused_and_nothing_is_written(tmp_path, monkeypatch, name, pinned):
     unit = chart_unit("0.19.2")
     monkeypatch.setattr(kueue_assets, "units", lambda: [unit])
     changed = tmp_path / "kueue"
     writable_copy(SHARED / unit.folder, changed)
-    template = changed / "templates/manager/manager.yaml"
-    template.write_text(template.read_text() + "# changed\n")
+    template = changed / name
+    template.write_text((template.read_text() if pinned else "") + "# changed\n")
     upstream = Upstream(charts={"0.19.2": packaged(changed, tmp_path / "package")})
     with serving(upstream), pytest.raises(Refused) as refused:
         kueue_assets.fetch(tmp_path / "shared", sources(upstream), PINS)
-    expected = PINS["0.19.2"]["files"][f"{unit.folder}/templates/manager/manager.yaml"]
-    got = sha256(template.read_bytes())
-    assert str(refused.value) == f"{unit.label}/templates/manager/manager.yaml: expected sha256 {expected}, got {got}"
+    expected = PINS["0.19.2"]["files"][f"{unit.folder}/{name}"] if pinned else "no such file"
+    assert str(refused.value) == f"{unit.label}/{name}: expected sha256 {expected}, got {sha256(template.read_bytes())}"
     assert not (tmp_path / "shared").exists() and not list(tmp_path.glob(".shared.partial-*"))
 
 
