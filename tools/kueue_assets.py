@@ -111,7 +111,11 @@ Pins = dict[str, dict[str, dict[str, str]]]
 
 
 class Refused(Exception):
-    """A one-line reason nothing was written: the release, the file, what was expected and what was found."""
+    """A one-line reason nothing was written."""
+
+
+class Mismatch(Refused):
+    """A file off its pin: the release, the file, the expected and the actual digest."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,8 +175,8 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _mismatch(unit: Unit, name: str, expected: str, got: str, what: str = "sha256") -> Refused:
-    return Refused(f"{unit.label}/{name}: expected {what} {expected}, got {got}")
+def _mismatch(unit: Unit, name: str, expected: str, got: str, what: str = "sha256") -> Mismatch:
+    return Mismatch(f"{unit.label}/{name}: expected {what} {expected}, got {got}")
 
 
 # --- checking a folder ----------------------------------------------------------------------------------------------
@@ -224,8 +228,8 @@ def fetch(root: Path, sources: Sources, pins: Pins) -> list[Unit]:
         if target.exists():
             try:
                 check(unit, target, pins, sources.helm)
-            except Refused as refused:
-                raise Refused(f"{refused} (in place, so not fetched again: remove {target} to fetch it)") from None
+            except Mismatch as mismatch:
+                raise Refused(f"{mismatch} (in place, so not fetched again: remove {target} to fetch it)") from None
         else:
             missing.append(unit)
     if not missing:
