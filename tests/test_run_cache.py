@@ -81,3 +81,5 @@ def test_a_run_one_worker_made_is_read_back_by_another_not_made_again(tmp_path, 
     )
     assert [vars(call) for call in second.invokes] == [vars(call) for call in first.invokes]
     assert run_cache.shared(tmp_path, *key[:3], True) is not None and len(made) == 2, "preview is part of the key"
+    other = mock_cloud.Signer("12345678-0000-0000-0000-000000000000")
+    assert run_cache.shared(tmp_path, *key, other) is not None and len(made) == 3, "so is who signs in"

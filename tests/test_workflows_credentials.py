@@ -22,6 +22,7 @@ from tests.support.workflows import (
     step_env,
     steps,
 )
+from tools.world.identities import IDENTITIES
 
 AKS_SERVER_APP = "6dae42f8-4368-4678-94ff-3960e28e3630"
 
@@ -60,11 +61,14 @@ def test_each_identity_is_a_github_environment_and_production_only_deploys():
     assert environments == {
         ("deploy.yml", "up"): "production",
         ("preview.yml", "preview"): "preview",
-        ("drift.yml", "drift"): "preview",
+        ("drift.yml", "drift"): "drift",
         ("ephemeral.yml", "up"): "ephemeral",
         ("ephemeral.yml", "down"): "ephemeral",
         ("gitops.yml", "render"): "production",
     }
+    assert set(environments.values()) == {identity.environment for identity in IDENTITIES.values()}, (
+        "every environment holds an identity tools/world/identities.py (and docs/operations.md) describes"
+    )
 
 
 def test_kubelogin_signs_in_by_workload_identity_in_global_azure_and_no_az_session_is_needed_there():

@@ -48,6 +48,7 @@ from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.config.stack import StackConfig
 from tools import gitops_preview, mock_runtime, stack_file, stack_locations
+from tools.mock_cloud import DEPLOYER, Signer
 from tools.recording import REDACTED, UNKNOWN, Recording
 from tools.stack_file import StackFile
 
@@ -81,13 +82,16 @@ def validate(source: StackFile) -> StackConfig:
         raise stack_locations.locate(error, source) from None
 
 
-def run_main(stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False) -> Recording:
-    """Run the real ``__main__.py`` under the mocks, as ``pulumi up`` (or, with ``preview``, ``pulumi preview``)."""
+def run_main(
+    stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False, signer: Signer = DEPLOYER
+) -> Recording:
+    """Run the real ``__main__.py`` under the mocks, as ``pulumi up`` (or, with ``preview``, ``pulumi preview``),
+    with azure-native signed in as ``signer``."""
 
     def program() -> None:
         runpy.run_path(str(PROJECT_ROOT / "__main__.py"), run_name="__main__")
 
-    return mock_runtime.run(program, config, secret_keys=secret_keys, stack=stack, preview=preview)
+    return mock_runtime.run(program, config, secret_keys=secret_keys, stack=stack, preview=preview, signer=signer)
 
 
 def render(stack_file: Path) -> tuple[str, Recording]:

@@ -63,34 +63,52 @@ def module_state(module: ModuleType) -> tuple[Any, ...]:
     return tuple(state)
 
 
-def run_main(stack: str, config: dict[str, str], secret_keys: set[str], *, preview: bool = False) -> Recording:
+def run_main(
+    stack: str,
+    config: dict[str, str],
+    secret_keys: set[str],
+    *,
+    preview: bool = False,
+    signer: mock_cloud.Signer = mock_cloud.DEPLOYER,
+) -> Recording:
     """:func:`tools.render.run_main` (``run_afresh``), made once per distinct run while nothing is :func:`patched`."""
     if patched():
-        return run_afresh(stack, config, secret_keys, preview=preview)
-    return _cached(stack, tuple(sorted(config.items())), frozenset(secret_keys), preview)
+        return run_afresh(stack, config, secret_keys, preview=preview, signer=signer)
+    return _cached(stack, tuple(sorted(config.items())), frozenset(secret_keys), preview, signer)
 
 
 @functools.cache
-def _cached(stack: str, config: tuple[tuple[str, str], ...], secret_keys: frozenset[str], preview: bool) -> Recording:
+def _cached(
+    stack: str,
+    config: tuple[tuple[str, str], ...],
+    secret_keys: frozenset[str],
+    preview: bool,
+    signer: mock_cloud.Signer,
+) -> Recording:
     if SHARED_DIRECTORY is None:
-        return run_afresh(stack, dict(config), set(secret_keys), preview=preview)
-    return shared(SHARED_DIRECTORY, stack, config, secret_keys, preview)
+        return run_afresh(stack, dict(config), set(secret_keys), preview=preview, signer=signer)
+    return shared(SHARED_DIRECTORY, stack, config, secret_keys, preview, signer)
 
 
 def shared(
-    directory: Path, stack: str, config: tuple[tuple[str, str], ...], secret_keys: frozenset[str], preview: bool
+    directory: Path,
+    stack: str,
+    config: tuple[tuple[str, str], ...],
+    secret_keys: frozenset[str],
+    preview: bool,
+    signer: mock_cloud.Signer = mock_cloud.DEPLOYER,
 ) -> Recording:
     """The run as the first process to ask for it in ``directory`` made it: made here if none has, else read back."""
     import fcntl  # POSIX (Linux, macOS), as .ci/run is; a single process never gets this far
 
-    digest = hashlib.sha256(repr((stack, config, sorted(secret_keys), preview)).encode()).hexdigest()
+    digest = hashlib.sha256(repr((stack, config, sorted(secret_keys), preview, signer)).encode()).hexdigest()
     made = directory / f"{digest}.pickle"
     with open(directory / f"{digest}.lock", "wb") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # held until the file closes: a run is read only once it is whole
         if made.exists():
             recording: Recording = pickle.loads(made.read_bytes())  # written by this test run's own workers
             return recording
-        recording = run_afresh(stack, dict(config), set(secret_keys), preview=preview)
+        recording = run_afresh(stack, dict(config), set(secret_keys), preview=preview, signer=signer)
         partial = made.with_suffix(".partial")  # a worker that dies while writing leaves no half a run behind
         partial.write_bytes(pickle.dumps(recording))
         partial.replace(made)

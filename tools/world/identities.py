@@ -27,6 +27,9 @@ DEPLOYER_RAM = (
     "AliyunCSFullAccess",
 )
 """The system policies the README names for an identity that creates the Alibaba half."""
+DEPLOYER_OBJECT_ID = "00000000-0000-0000-0000-0000000000bb"
+"""The deployer's simulated object id: the one the mocks sign in as by default (:data:`tools.mock_cloud.DEPLOYER`),
+so a rehearsal's plan is the plan every test records."""
 DEPLOYER_AZURE = (("Contributor", "subscription"), ("User Access Administrator", "subscription"))
 """What the README names for an identity that creates the Azure half: resources, and role assignments on them."""
 
@@ -63,7 +66,7 @@ IDENTITIES: dict[str, Identity] = {
             ("up", "destroy"),
             azure=DEPLOYER_AZURE,
             ram=DEPLOYER_RAM,
-            object_id="10000000-0000-0000-0000-00000000d001",
+            object_id=DEPLOYER_OBJECT_ID,
             ram_uid="2000000000000001",
         ),
         Identity(
@@ -83,7 +86,7 @@ IDENTITIES: dict[str, Identity] = {
             ("refresh",),
             azure=DEPLOYER_AZURE,
             ram=DEPLOYER_RAM,
-            object_id="10000000-0000-0000-0000-00000000d001",
+            object_id=DEPLOYER_OBJECT_ID,
             ram_uid="2000000000000001",
         ),
         Identity(

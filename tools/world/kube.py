@@ -65,13 +65,23 @@ CLUSTER_SCOPED = frozenset(
 )
 """Kinds without a namespace (the Kubernetes API reference and Kueue's v1beta2 CRDs)."""
 _IRREGULAR_PLURALS = {"Topology": "topologies", "ResourcePolicy": "resourcepolicies", "Endpoints": "endpoints"}
-CORE_CRDS = {
-    "kueue.x-k8s.io": (
-        "admissionchecks clusterqueues cohorts localqueues multikueueclusters multikueueconfigs "
-        "provisioningrequestconfigs resourceflavors topologies workloadpriorityclasses workloads"
-    ).split()
-}
-"""The CRDs Kueue's chart installs, by group (its ``templates/crd``)."""
+KUEUE_CRDS = tuple(
+    f"{resource}.{KUEUE_GROUP}"
+    for resource in (
+        "admissionchecks",
+        "clusterqueues",
+        "cohorts",
+        "localqueues",
+        "multikueueclusters",
+        "multikueueconfigs",
+        "provisioningrequestconfigs",
+        "resourceflavors",
+        "topologies",
+        "workloadpriorityclasses",
+        "workloads",
+    )
+)
+"""The CRDs Kueue's chart installs (its ``templates/crd``)."""
 BUILT_IN_GROUPS = frozenset({"", "apps", "batch", "rbac.authorization.k8s.io", "apiextensions.k8s.io", "policy"})
 
 
@@ -103,13 +113,20 @@ def group_of(api_version: str) -> str:
     return api_version.rpartition("/")[0] if "/" in api_version else ""
 
 
+def namespace_of(obj: Mapping[str, Any]) -> str | None:
+    """The namespace an object lives in: its own, ``default`` when it names none, ``None`` for a cluster-scoped
+    kind."""
+    if obj.get("kind") in CLUSTER_SCOPED:
+        return None
+    return str((obj.get("metadata") or {}).get("namespace") or "default")
+
+
 def object_path(obj: Mapping[str, Any]) -> str:
     """The REST path of an object, by its apiVersion, kind, namespace and name."""
-    api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
-    meta = obj.get("metadata") or {}
+    api_version, namespace = str(obj["apiVersion"]), namespace_of(obj)
     base = f"/apis/{api_version}" if "/" in api_version else f"/api/{api_version}"
-    namespace = "" if kind in CLUSTER_SCOPED else f"/namespaces/{meta.get('namespace') or 'default'}"
-    return f"{base}{namespace}/{plural(kind)}/{meta['name']}"
+    scope = f"/namespaces/{namespace}" if namespace else ""
+    return f"{base}{scope}/{plural(str(obj['kind']))}/{obj['metadata']['name']}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,6 +205,8 @@ class Cluster:
         """Autoscaling pool -> when it exists (AKS user pools and the like): what a ProvisioningRequest grows."""
         self.tokens: dict[str, tuple[str, str, float]] = {}
         """Issued token -> (namespace, service account, expiry second)."""
+        self.connect_worker: Callable[[str], float | None] | None = None
+        """Set by the world: when the worker a MultiKueue kubeconfig names serves Kueue to it, or ``None``."""
         self._delays: dict[str, float] = {}
         self._uids = 0
         self.store({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}})
@@ -201,13 +220,14 @@ class Cluster:
             self._delays[key] = self.rng.uniform(low, high)
         return self._delays[key]
 
-    def store(self, obj: Mapping[str, Any], at: float | None = None) -> dict[str, Any]:
-        """Keep ``obj`` as created now (or ``at``), with a uid and a creation timestamp."""
+    def store(self, obj: Mapping[str, Any], at: float | None = None, uid: str | None = None) -> dict[str, Any]:
+        """Keep ``obj`` as created now (or ``at``), with a creation timestamp and a uid (``uid``, or one of its
+        own)."""
         when = self.clock() if at is None else at
         self._uids += 1
         meta = {
             **(obj.get("metadata") or {}),
-            "uid": f"uid-{self.name}-{self._uids}",
+            "uid": uid or f"uid-{self.name}-{self._uids}",
             "creationTimestamp": stamp(when),
         }
         if obj.get("kind") not in CLUSTER_SCOPED:
@@ -224,9 +244,8 @@ class Cluster:
 
     def install_kueue(self, at: float) -> None:
         """Kueue's chart applied at ``at``: its CRDs, and its controller started then."""
-        for group, resources in CORE_CRDS.items():
-            for resource in resources:
-                self.serve_crd(f"{resource}.{group}", at)
+        for crd in KUEUE_CRDS:
+            self.serve_crd(crd, at)
         webhooks = at + self.delay("kueue-webhooks", 10, 30)
         self.kueue = Kueue(at, webhooks, self.established(PROVISIONING_CRD, at))
         self.store({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kueue-system"}}, at)
@@ -317,9 +336,9 @@ class Cluster:
     def _created(self, kind: str, name: str, namespace: str | None = None) -> float | None:
         for stored in self.objects.values():
             meta = stored.obj["metadata"]
-            if stored.obj.get("kind") == kind and meta.get("name") == name:
-                if namespace is None or meta.get("namespace") == namespace:
-                    return stored.created_at
+            same = stored.obj.get("kind") == kind and meta.get("name") == name
+            if same and (namespace is None or meta.get("namespace") == namespace):
+                return stored.created_at
         return None
 
     def active_since(self, obj: Mapping[str, Any]) -> float | None:
@@ -344,8 +363,8 @@ class Cluster:
         if controller == PROVISIONING_CONTROLLER:
             if self.kueue is None or not self.kueue.provisioning:
                 return None
-            config = self._created("ProvisioningRequestConfig", str(parameters)) if parameters else reconciled
-            return None if config is None else max(reconciled, config + 2)
+            created = self._created("ProvisioningRequestConfig", str(parameters)) if parameters else reconciled
+            return None if created is None else max(reconciled, created + 2)
         if controller == MULTIKUEUE_CONTROLLER:
             config = self._find("MultiKueueConfig", str(parameters))
             clusters = ((config or {}).get("spec") or {}).get("clusters") or []
@@ -390,9 +409,6 @@ class Cluster:
         kubeconfig = (stored.obj.get("stringData") or {}).get("kubeconfig")
         since = self.connect_worker(str(kubeconfig)) if kubeconfig else None
         return None if since is None else max(reconciled, stored.created_at + 2, since)
-
-    connect_worker: Callable[[str], float | None] | None = None
-    """Set by the world: when the worker a kubeconfig names accepts its token and serves Kueue, or ``None``."""
 
     def _find(self, kind: str, name: str) -> dict[str, Any] | None:
         return next(

@@ -35,7 +35,7 @@ SUBSCRIPTION = "/subscriptions/00000000-0000-0000-0000-000000000000"
 """The subscription every simulated Azure resource is in (the mocks' ids name it)."""
 ROLE_PROPAGATION = (0.0, 300.0)
 """Seconds from creating an Azure role assignment until the API server honours it."""
-DISCOVERY_RESOURCES = frozenset({"", "version", "api", "apis", "openapi"})
+DISCOVERY_PATHS = ("/version", "/api", "/apis", "/openapi/v3")
 
 
 class Refused(Exception):
@@ -71,7 +71,9 @@ class Request:
     allowed: bool
     where: str = ""
     step: str = ""
-    """The step that made it (a resource's URN, an invoke's key), or ``""`` outside ``up``."""
+    """The step that made it (a resource's URN, an invoke's key)."""
+    operation: str = ""
+    """The operation it was part of: ``up``, ``preview``, ``refresh`` or ``destroy``."""
     lacks: str = ""
     """For a refusal: what was missing, and when a grant on its way arrives."""
 
@@ -79,9 +81,19 @@ class Request:
 class World:
     """Every simulated cloud and cluster; the identity running Pulumi is :attr:`runner`."""
 
-    def __init__(self, seed: int = 0, *, transient_rate: float = 0.02, observe_only: bool = False) -> None:
-        """``observe_only`` allows everything and only records it (:mod:`tools.permissions`)."""
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        role_propagation: tuple[float, float] = ROLE_PROPAGATION,
+        transient_rate: float = 0.02,
+        observe_only: bool = False,
+    ) -> None:
+        """``role_propagation`` bounds the delay of every role assignment the stack makes (``(300, 300)``: each takes
+        the longest AKS documents); ``transient_rate`` is the share of reads answered 429 or 503; ``observe_only``
+        allows everything and only records it (:mod:`tools.permissions`)."""
         self.rng = random.Random(seed)
+        self.role_propagation = role_propagation
         self.conductor = Conductor()
         self.transient_rate = transient_rate
         self.observe_only = observe_only
@@ -97,7 +109,12 @@ class World:
         self.requests: list[Request] = []
         self.runner: Identity | None = None
         self.step = ""
-        """The step the engine is running (for the record)."""
+        """The step the engine runs outside the clock's processes (for the record)."""
+        self.operation = ""
+        """The operation the engine runs (for the record)."""
+        self.credential_expires: float | None = None
+        """When the runner's Kubernetes credential expires for good: ``None`` while its sign-in renews itself
+        (kubelogin's workload identity, ack-ram-tool); a cached ``az`` token cannot be renewed."""
 
     @property
     def now(self) -> float:
@@ -145,11 +162,17 @@ class World:
 
     def check_arm(self, action: str, scope: str, what: str) -> None:
         """Refuse ``action`` at ``scope`` unless the runner's roles there allow it."""
+        if not self.ask_arm(action, scope):
+            identity = self._runner()
+            raise Refused(identity.name, what, action, f"at {scope}; {self._granted(identity)}")
+
+    def ask_arm(self, action: str, scope: str) -> bool:
+        """Whether the runner's roles at ``scope`` allow ``action``, recorded either way (for a call whose refusal the
+        program survives)."""
         identity = self._runner()
         allowed = self.observe_only or roles.azure_allows((a.role for a in self.azure_roles(identity, scope)), action)
         self._record(identity.name, "azure", action, allowed, scope, "" if allowed else action)
-        if not allowed:
-            raise Refused(identity.name, what, action, f"at {scope}; {self._granted(identity)}")
+        return allowed
 
     def _granted(self, identity: Identity) -> str:
         held = sorted({f"{a.role.name} on {a.scope}" for a in self.assignments if a.principal == identity.object_id})
@@ -188,12 +211,23 @@ class World:
             raise ApiError(503, "ServiceUnavailable", f"no API server answers at {server}")
         if "exec" in user:
             who = self._runner().name
+            if self.credential_expires is not None and self.now >= self.credential_expires:
+                expired = clock(self.credential_expires)
+                raise ApiError(401, "Unauthorized", f"the credential {who} signed in with expired at {expired}")
         elif "token" in user and user["token"] in cluster.tokens:
             namespace, account, _ = cluster.tokens[user["token"]]
             who = f"system:serviceaccount:{namespace}:{account}"
         else:
             who = LOCAL if cluster.kind == "plain" else "cluster-admin"
         return Client(cluster, who)
+
+    def discover(self, kubeconfig: str) -> None:
+        """What a Kubernetes provider reads when it is configured, and Chart v4 when it renders: the server's version,
+        its API groups and OpenAPI schema. Kubernetes RBAC lets every signed-in identity read them
+        (``system:discovery``, https://kubernetes.io/docs/reference/access-authn-authz/rbac/#discovery-roles)."""
+        client = self.connect(kubeconfig)
+        for path in DISCOVERY_PATHS:
+            self._record(client.who, "kubernetes", f"get {path}", True, client.cluster.name)
 
     def _worker_connects(self, kubeconfig: str) -> float | None:
         """When the worker a MultiKueue kubeconfig names serves Kueue to it: once the worker has issued a token that
@@ -225,7 +259,7 @@ class World:
             )
 
     def _kube_allowed(self, cluster: Cluster, who: str, verb: str, group: str, resource: str) -> tuple[bool, str]:
-        if cluster.kind == "plain" or who == "cluster-admin" or resource in DISCOVERY_RESOURCES:
+        if cluster.kind == "plain" or who == "cluster-admin":
             return True, ""
         if who.startswith("system:serviceaccount:"):
             return True, ""  # the manager's account on a worker: the stack's own Roles grant it (not modelled)
@@ -267,9 +301,8 @@ class World:
         return False, f"an ACK role allowing {verb} on {group or 'core'}/{resource} (it is not the cluster's creator)"
 
     def _record(self, who: str, cloud: str, action: str, allowed: bool, where: str, lacks: str = "") -> None:
-        self.requests.append(
-            Request(self.now, who, cloud, action, allowed, where, self.conductor.current or self.step, lacks)
-        )
+        step = self.conductor.current or self.step
+        self.requests.append(Request(self.now, who, cloud, action, allowed, where, step, self.operation, lacks))
 
     def refusal(self, step: str) -> Request | None:
         """The last request ``step`` was refused, if any."""
