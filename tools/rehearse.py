@@ -32,8 +32,9 @@ from components.config.base import ConfigError
 from tools import render
 from tools.mock_cloud import FAKE_KUBECONFIG, Signer, ack_cluster_credential
 from tools.recording import Recording
-from tools.world.engine import ACK_RESOURCE_POLICY_CRD, Engine, Outcome, server_of, timeline
+from tools.world.engine import Engine, Outcome, timeline
 from tools.world.identities import IDENTITIES, LOCAL, stack_identities
+from tools.world.providers import ACK_RESOURCE_POLICY_CRD, server_of
 from tools.world.world import ROLE_PROPAGATION, SUBSCRIPTION, World
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

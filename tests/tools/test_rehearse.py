@@ -132,3 +132,13 @@ def test_a_stack_file_that_cannot_be_read_is_one_line_and_exit_code_2(tmp_path, 
     broken.write_text("config: [\n")
     assert rehearse.main([str(broken)]) == 2
     assert capsys.readouterr().err.startswith(f"{broken}:")
+
+
+def test_a_first_deployer_assignment_sent_as_the_sdks_default_user_is_refused_for_an_application(monkeypatch):
+    """azure-native sends principalType User when none is given; ARM refuses that for CI's service principal."""
+    monkeypatch.setattr(aks, "principal_type_of", lambda token: "User")
+    up = rehearse.rehearse(AKS_STACK).outcomes[0]
+    assert up.failed is not None and up.failed.label == "aks-deployer-cluster-admin (RoleAssignment)"
+    assert "UnmatchedPrincipalType: The PrincipalId '00000000-0000-0000-0000-0000000000bb' has type" in str(
+        up.failed.error
+    )

@@ -54,6 +54,8 @@ class Identity:
     """Its simulated Entra object id (a service principal's)."""
     ram_uid: str = ""
     """Its simulated RAM user id."""
+    kind: str = "ServicePrincipal"
+    """What Entra ID calls it: every identity a workflow signs in with is an application's service principal."""
 
 
 IDENTITIES: dict[str, Identity] = {

@@ -1,16 +1,10 @@
-"""The rehearsed engine: what waits for what, what each resource asks of its cloud, and how a preview finds a
-change."""
+"""The rehearsed engine: what waits for what, and how a preview finds a change."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.support.rehearsals import rehearsed
-from tests.support.stacks import AKS_STACK, MULTICLOUD_STACK
-from tools.recording import Recording
-from tools.world import engine
-from tools.world.engine import Engine, _changed
-from tools.world.world import World
+from tests.support.stacks import AKS_STACK
+from tools.world.engine import _changed
 
 
 def test_a_resource_waits_for_what_its_inputs_come_from_and_a_component_stands_for_its_children():
@@ -30,15 +24,6 @@ def test_what_signs_in_to_a_cluster_waits_for_the_invoke_that_fetched_its_creden
     assert credentials.key in steps["aks-deployer-access (ClusterAccess)"].needs
 
 
-def test_each_create_asks_its_cloud_as_its_provider_does():
-    _, world = rehearsed(MULTICLOUD_STACK)
-    asked = {(r.who, r.cloud, r.action) for r in world.requests if r.operation == "up"}
-    assert ("deployer", "azure", "Microsoft.ContainerService/managedClusters/write") in asked
-    assert ("deployer", "azure", "Microsoft.Authorization/roleAssignments/write") in asked
-    assert ("deployer", "alibaba", "cs:CreateCluster") in asked
-    assert ("deployer", "kubernetes", "create kueue.x-k8s.io/clusterqueues") in asked
-
-
 def test_a_preview_finds_a_change_outside_ignore_changes_only():
     old = {"spec": {"suspend": True, "parallelism": 2}, "metadata": {"name": "job"}}
     assert not _changed(
@@ -48,16 +33,3 @@ def test_a_preview_finds_a_change_outside_ignore_changes_only():
     assert old["spec"]["suspend"] is True, "the deployed inputs are left as they were"
     pools = {"agentPoolProfiles": [{"count": 1, "vmSize": "a"}]}
     assert not _changed(pools, {"agentPoolProfiles": [{"count": 3, "vmSize": "a"}]}, ("agentPoolProfiles[0].count",))
-
-
-def test_a_kueue_object_created_before_the_webhooks_serve_fails_as_a_webhook_call():
-    rehearsal, _ = rehearsed(AKS_STACK)
-    steps = {step.label: step for step in rehearsal.outcomes[0].steps}
-    provider = steps["aks-k8s (kubernetes)"].registration
-    queue = steps["queues-clusterqueue-cas-cluster-queue (ClusterQueue)"].registration
-    assert provider is not None and queue is not None
-    world = World()
-    world.run_as("deployer")
-    world.add_cluster("demo", engine.server_of(provider.inputs["kubeconfig"]), "plain").install_kueue(0.0)
-    with pytest.raises(engine.StepFailed, match="failed calling webhook for ClusterQueue cas-cluster-queue"):
-        Engine(world, Recording([provider, queue], {}, set(), []))._kube_object(queue)

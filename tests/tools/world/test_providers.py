@@ -1,0 +1,35 @@
+"""The providers in the rehearsed world: what each create asks of its cloud, and how the API server refuses what it
+cannot take yet."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.rehearsals import rehearsed
+from tests.support.stacks import AKS_STACK, MULTICLOUD_STACK
+from tools.recording import Recording
+from tools.world import providers
+from tools.world.providers import Providers
+from tools.world.world import World
+
+
+def test_each_create_asks_its_cloud_as_its_provider_does():
+    _, world = rehearsed(MULTICLOUD_STACK)
+    asked = {(r.who, r.cloud, r.action) for r in world.requests if r.operation == "up"}
+    assert ("deployer", "azure", "Microsoft.ContainerService/managedClusters/write") in asked
+    assert ("deployer", "azure", "Microsoft.Authorization/roleAssignments/write") in asked
+    assert ("deployer", "alibaba", "cs:CreateCluster") in asked
+    assert ("deployer", "kubernetes", "create kueue.x-k8s.io/clusterqueues") in asked
+
+
+def test_a_kueue_object_created_before_the_webhooks_serve_fails_as_a_webhook_call():
+    rehearsal, _ = rehearsed(AKS_STACK)
+    steps = {step.label: step for step in rehearsal.outcomes[0].steps}
+    provider = steps["aks-k8s (kubernetes)"].registration
+    queue = steps["queues-clusterqueue-cas-cluster-queue (ClusterQueue)"].registration
+    assert provider is not None and queue is not None
+    world = World()
+    world.run_as("deployer")
+    world.add_cluster("demo", providers.server_of(provider.inputs["kubeconfig"]), "plain").install_kueue(0.0)
+    with pytest.raises(providers.StepFailed, match="failed calling webhook for ClusterQueue cas-cluster-queue"):
+        Providers(world, Recording([provider, queue], {}, set(), [])).create(queue)
