@@ -64,8 +64,8 @@ IDENTITIES: dict[str, Identity] = {
         Identity(
             "deployer",
             "production",
-            "deploys the long-lived stacks (deploy.yml, the operator)",
-            ("up", "destroy"),
+            "deploys the long-lived stacks (deploy.yml; the operator, whose every up refreshes)",
+            ("up", "refresh", "destroy"),
             azure=DEPLOYER_AZURE,
             ram=DEPLOYER_RAM,
             object_id=DEPLOYER_OBJECT_ID,
@@ -136,4 +136,4 @@ def stack_identities(stack: str, deployer: str | None) -> dict[str, str]:
         return {"up": "shared-ephemeral", "destroy": "shared-ephemeral"}
     if deployer == "github":
         return {"up": "deployer", "destroy": "deployer", "preview": "preview", "refresh": "drift"}
-    return {"up": "deployer", "destroy": "deployer"}
+    return {"up": "deployer", "destroy": "deployer", "refresh": "deployer"}  # the operator: up --refresh
