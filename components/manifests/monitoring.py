@@ -40,6 +40,16 @@ SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 in https://github.com/kubernetes-sigs/kueue/tree/v0.19.2/charts/kueue)."""
 AZURE_LABEL_LIMITS = {"labelLimit": 63, "labelNameLengthLimit": 511, "labelValueLengthLimit": 1023}
 """The limits Azure's ServiceMonitor templates set; the add-on drops a target's samples above them."""
+HONOR_LABELS = {"honorLabels": True}
+"""Keep Kueue's own labels where they clash with the target's. prometheus-operator labels every target of a
+ServiceMonitor ``namespace=<the Service's namespace>`` and writes ``honor_labels: false`` unless the endpoint says
+otherwise (``generateServiceMonitorConfig`` and ``AddHonorLabels`` in
+https://github.com/prometheus-operator/prometheus-operator/blob/v0.93.0/pkg/prometheus/promcfg.go; AKS's add-on and
+its target allocator use the same generator); Prometheus then renames a scraped label that clashes to
+``exported_<name>`` (``mutateSampleLabels`` in https://github.com/prometheus/prometheus/blob/main/scrape/scrape.go).
+Every ``kueue_local_queue_*`` series carries the LocalQueue's ``namespace``, so without this it would read
+``kueue-system``. Kueue exports no other label a target has (``job``, ``instance``, ``pod``, ``service``...), so
+nothing else changes. A Prometheus with ``overrideHonorLabels: true`` ignores it."""
 
 
 def metrics_service_labels(release_name: str) -> dict[str, str]:
@@ -72,9 +82,10 @@ def service_monitor(
     annotations: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A ServiceMonitor, in Kueue's namespace, for Kueue's metrics Service: HTTPS on port ``https``, the scraper's
-    own token, and no certificate check, since Kueue serves a self-signed certificate unless cert-manager issues it
-    (controller-runtime's ``metrics/server``)."""
+    own token, no certificate check, since Kueue serves a self-signed certificate unless cert-manager issues it
+    (controller-runtime's ``metrics/server``), and Kueue's own labels kept (:data:`HONOR_LABELS`)."""
     endpoint: dict[str, Any] = {
+        **HONOR_LABELS,
         "port": "https",
         "path": "/metrics",
         "scheme": "https",

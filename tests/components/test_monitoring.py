@@ -18,6 +18,7 @@ from tests.support.config import WALKTHROUGH, as_config
 from tests.support.kueue_sources import render_chart
 from tests.support.prometheus_rule import validate as validate_rule
 from tests.support.schemas import validate_core
+from tests.support.scrape import local_queue_status, scraped
 from tests.support.stacks import AKS_STACK, CHINA_STACK, recorded
 from tools.recording import Recording
 
@@ -62,6 +63,7 @@ def test_aks_gets_an_azmonitoring_service_monitor_of_kueue_s_https_endpoint_with
     service_monitor.validate(monitor.inputs)
     endpoint = monitor.inputs["spec"]["endpoints"][0]
     assert endpoint == {
+        "honorLabels": True,
         "port": "https",
         "path": "/metrics",
         "scheme": "https",
@@ -168,3 +170,22 @@ def test_arms_reads_a_monitoring_coreos_service_monitor_marked_for_discovery():
     assert monitor.inputs["metadata"]["annotations"] == {"arms.prometheus.io/discovery": "true"}
     assert recording.named("monitoring-reader").inputs["subjects"][0]["namespace"] == "arms-prom"
     assert not [r for r in recording.registrations if r.name in ("monitoring-rules", "monitoring-dashboard")]
+
+
+@pytest.mark.parametrize(
+    ("case", "group"),
+    [
+        (AKS_STACK, "azmonitoring.coreos.com"),
+        (OPERATOR_CASE, "monitoring.coreos.com"),
+        (ARMS_CASE, "monitoring.coreos.com"),
+    ],
+    ids=["azure-managed-prometheus", "prometheus-operator", "arms"],
+)
+def test_every_collector_stores_a_local_queue_series_under_the_local_queue_s_namespace(case, group):
+    """The target's own ``namespace`` (Kueue's) must not replace the LocalQueue's: the dashboard's ``$namespace``,
+    its per-LocalQueue panels and the alerts' ``kubectl -n`` read it."""
+    monitor = the_monitor(recorded(case), group).inputs
+    storage = scraped(monitor, lambda t: local_queue_status("True"), until=60)
+    stored = next(dict(key) for key in storage.series if dict(key)["__name__"] == "kueue_local_queue_status")
+    assert stored["namespace"] == "team-a" and "exported_namespace" not in stored, stored
+    assert stored["job"] == "kueue-controller-manager-metrics-service", "KueueControllerDown keys on it"

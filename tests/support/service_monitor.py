@@ -5,7 +5,7 @@ the fields this program writes, in both groups.
 https://github.com/prometheus-operator/prometheus-operator/blob/v0.93.0/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml;
 ``azmonitoring.coreos.com/v1`` from the add-on's copy of the same schema,
 https://github.com/Azure/prometheus-collector/blob/main/otelcollector/deploy/addon-chart/azure-monitor-metrics-addon/templates/ama-metrics-servicemonitor-crd.yaml
-(its ``bearerTokenFile``, ``tlsConfig`` and label limits are the operator's). Objects are closed
+(its ``bearerTokenFile``, ``tlsConfig``, ``honorLabels`` and label limits are the operator's). Objects are closed
 (``additionalProperties: false``) on the fields used, so a misspelt field turns red instead of being pruned.
 """
 
@@ -22,6 +22,7 @@ ENDPOINT: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
+        "honorLabels": {"type": "boolean"},
         "port": {"type": "string"},
         "path": {"type": "string"},
         "scheme": {"type": "string", "enum": ["http", "https", "HTTP", "HTTPS"]},

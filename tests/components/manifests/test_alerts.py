@@ -9,9 +9,12 @@ import pytest
 
 from components.config.kueue_metrics import metric_of, missing_in
 from components.manifests.alerts import WHY, alert_rules, prometheus_rule
+from components.manifests.monitoring import PROMETHEUS_OPERATOR_API_VERSION, service_monitor
 from tests.support.kueue_sources import VERIFIED
 from tests.support.prometheus_rule import validate
 from tests.support.promql import groupings, parse, selectors
+from tests.support.promql_eval import firing, render
+from tests.support.scrape import LOCAL_QUEUE, local_queue_status, scraped
 
 JOB = "kueue-controller-manager-metrics-service"
 RULES = alert_rules(kueue_namespace="kueue-system", scrape_job=JOB, pending_minutes=45, admission_check_minutes=20)
@@ -130,3 +133,18 @@ def test_the_controller_is_down_when_no_target_of_its_job_is_up_even_with_no_tar
     (selector,) = selectors(tree)
     assert selector.series == "up" and selector.matchers == {"job": ("Equal", JOB)}
     assert rule["labels"]["severity"] == "critical" and "kueue-system" in rule["annotations"]["description"]
+
+
+def test_every_kubectl_hint_names_the_local_queue_s_namespace_after_the_scrape():
+    """Each rule whose text says ``-n {{ $labels.namespace }}`` fires, on an inactive LocalQueue scraped through the
+    ServiceMonitor, with the LocalQueue's namespace there, not Kueue's."""
+    namespaced = [rule for rule in RULES if "-n {{ $labels.namespace }}" in rule["annotations"]["description"]]
+    assert namespaced, "the LocalQueue alerts say where the queue is"
+    monitor = service_monitor(
+        PROMETHEUS_OPERATOR_API_VERSION, name="kueue-metrics", namespace="kueue-system", release_name="kueue"
+    )
+    storage = scraped(monitor, lambda t: local_queue_status("False"), until=20 * 60)
+    for rule in namespaced:
+        (alert,) = firing(rule, storage, range(0, 20 * 60 + 1, 60))[20 * 60]
+        description = render(rule["annotations"]["description"], alert)
+        assert f"-n {LOCAL_QUEUE['namespace']} {LOCAL_QUEUE['name']}" in description, (rule["alert"], description)

@@ -23,11 +23,13 @@ from components.manifests.monitoring import (
     dashboard,
     dashboard_config_map,
     panel_expressions,
+    service_monitor,
     variable_queries,
 )
 from tests.support.kueue_sources import VERIFIED
 from tests.support.promql import RATE_INTERVAL, groupings, label_values, parse, selectors, variables
 from tests.support.schemas import validate_core
+from tests.support.scrape import LOCAL_QUEUE, local_queue_status, scraped
 
 VERSIONS = [version for version, _ in VERIFIED]
 LATEST = PROFILES["0.19"].latest
@@ -184,3 +186,18 @@ def test_the_config_map_holds_the_release_dashboard_under_the_sidecar_label(vers
 def test_the_config_map_is_the_same_on_every_build():
     assert dashboard_config_map(LATEST, "monitoring") == dashboard_config_map(LATEST, "monitoring")
     assert dashboard_config_map(LATEST, "grafana", "queues")["metadata"]["name"] == "queues"
+
+
+def test_the_namespace_and_local_queue_variables_list_the_local_queue_s_own_after_the_scrape():
+    """Scraped through the ServiceMonitor, a LocalQueue series keeps its namespace, so ``$namespace`` lists it
+    (not Kueue's ``kueue-system``) and ``$local_queue``, filtered by it, lists the queue."""
+    monitor = service_monitor(
+        monitoring.PROMETHEUS_OPERATOR_API_VERSION, name="kueue-metrics", namespace="kueue-system", release_name="kueue"
+    )
+    storage = scraped(monitor, lambda t: local_queue_status("True"), until=60)
+    queries = {var["name"]: label_values(var["query"]) for var in BOARD["templating"]["list"] if var["type"] == "query"}
+    selector, label = queries["namespace"]
+    assert storage.label_values(selector, label, 60) == {LOCAL_QUEUE["namespace"]}
+    selector, label = queries["local_queue"]
+    chosen = selector.replace("$namespace", LOCAL_QUEUE["namespace"])
+    assert storage.label_values(chosen, label, 60) == {LOCAL_QUEUE["name"]}
