@@ -94,11 +94,14 @@ class MonitoringConfig(ConfigModel):
     azure-managed-prometheus, ``monitoring/kube-prometheus-stack-prometheus`` for prometheus-operator; required for
     arms."""
     pending_minutes: int = Field(default=30, ge=1, le=1440)
-    """Alert when a LocalQueue has had pending workloads and admitted none for this long."""
+    """Alert when a ClusterQueue has had pending workloads this long while none of its workloads holds quota and
+    none was admitted (``KueueClusterQueueIdleWithPending``); a queue busy with running work never pages, however
+    long its backlog."""
     provisioning_minutes: int = Field(default=20, ge=1, le=1440)
     """Alert when workloads have held quota waiting on their admission checks (a ProvisioningRequest not
-    provisioned) this long with none admitted; above a scale-up's usual minutes, below the request's own 15-minute
-    booking expiry plus its retries."""
+    provisioned) this long with none admitted; above a scale-up's usual minutes, below the request's own 10-minute
+    booking expiry (``BookingExpired``, https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md)
+    plus its retries."""
     azure: AzureMonitorConfig | None = None
     """``azure-managed-prometheus`` only: Managed Grafana and the rule group."""
     prometheus_operator: PrometheusOperatorConfig | None = None

@@ -31,21 +31,46 @@ def _rule(alert: str, expr: str, wait: str, severity: str, summary: str, descrip
     }
 
 
+def _increased(selector: str, by: str, window: str) -> str:
+    """Some series of the counter ``selector`` grew in the last ``window``, summed ``by``.
+
+    Kueue creates a counter's series at its first ``Inc()``, so at 1, with no zero before it
+    (``WithLabelValues(...).Inc()`` in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/metrics/metrics.go),
+    and ``increase()`` needs two samples of a series to see a step: it never sees that first one. So a series that
+    did not exist ``window`` ago counts as grown too, unless its target's scrape was failing then (``up == 0``: its
+    series were stale, not new) or nothing was scraped then at all (a Prometheus installed on a running Kueue sees
+    every counter appear at once).
+    """
+    new = (
+        f"({selector} unless {selector} offset {window}) unless on (job, instance) (up offset {window} == 0) "
+        f"and on () (count(up offset {window}) > 0)"
+    )
+    return f"(sum by ({by}) (increase({selector}[{window}])) > 0) or (sum by ({by}) ({new}) > 0)"
+
+
 def _not_admitting(by: str, counter: str) -> str:
     """``unless`` some workload of the same queue was admitted lately: the queue is making progress."""
-    return f"unless on ({by}) (sum by ({by}) (increase({counter}{{{_LEADER}}}[{_PROGRESS_WINDOW}])) > 0)"
+    return f"unless on ({by}) ({_increased(f'{counter}{{{_LEADER}}}', by, _PROGRESS_WINDOW)})"
 
 
-def _pending_too_long(pending_minutes: int) -> dict[str, Any]:
-    pending = f"sum by (namespace, name) (kueue_local_queue_pending_workloads{{{_LEADER}}})"
+def _idle_with_pending(pending_minutes: int) -> dict[str, Any]:
+    """Pending workloads while none of the ClusterQueue's holds quota and none was admitted: not a backlog (a
+    queue busy with running work holds quota, however long its queue), but a queue that cannot admit what waits in
+    it. A ClusterQueue with no nominal quota at all only borrows, and waits for its cohort by design: left out
+    (while its quota gauges are there, ``metrics.enableClusterQueueResources``)."""
+    pending = f"sum by (cluster_queue) (kueue_pending_workloads{{{_LEADER}}}) > 0"
+    holding = f"sum by (cluster_queue) (kueue_reserving_active_workloads{{{_LEADER}}}) > 0"
+    borrow_only = f"max by (cluster_queue) (kueue_cluster_queue_nominal_quota{{{_LEADER}}}) == 0"
     return _rule(
-        "KueueLocalQueuePendingTooLong",
-        f"({pending} > 0) {_not_admitting('namespace, name', 'kueue_local_queue_admitted_workloads_total')}",
+        "KueueClusterQueueIdleWithPending",
+        f"({pending}) unless on (cluster_queue) ({holding}) "
+        f"{_not_admitting('cluster_queue', 'kueue_admitted_workloads_total')} "
+        f"unless on (cluster_queue) ({borrow_only})",
         f"{pending_minutes}m",
         "warning",
-        "LocalQueue {{ $labels.namespace }}/{{ $labels.name }} has had pending workloads and admitted none for "
-        f"{pending_minutes} minutes.",
-        f"See why one of its Jobs waits: {WHY}; the queue's ClusterQueue may be out of quota or inactive.",
+        "ClusterQueue {{ $labels.cluster_queue }} has had pending workloads for "
+        f"{pending_minutes} minutes while none of its workloads holds quota and none was admitted.",
+        f"What waits does not fit its quota or flavors, or its quota is lent out: {WHY}.",
     )
 
 
@@ -60,18 +85,22 @@ def _admission_checks_stuck(check_minutes: int) -> dict[str, Any]:
         f"{check_minutes}m",
         "warning",
         "ClusterQueue {{ $labels.cluster_queue }} has workloads holding quota but waiting on their admission checks "
-        f"(a ProvisioningRequest not provisioned) for {check_minutes} minutes, with none admitted.",
-        f"Read the ProvisioningRequest's conditions and the cluster autoscaler's events: {WHY}.",
+        f"(a ProvisioningRequest not provisioned, or MultiKueue not dispatching) for {check_minutes} minutes, with "
+        "none admitted.",
+        "Read the pending check's message (a ProvisioningRequest's conditions and the cluster autoscaler's events, "
+        f"or the MultiKueueCluster's Active condition): {WHY}.",
     )
+
+
+_EVICTION_WINDOW = "15m"
+"""How long an eviction alert holds after each eviction, then resolves."""
 
 
 def _evicted(reason: str, cause: str | None = None) -> str:
-    """Evictions of the last 15 minutes; the alert holds that long after each one, then resolves."""
+    """Workloads evicted for ``reason`` (and ``cause``) in the last 15 minutes, by ClusterQueue."""
     cause_matcher = f', underlying_cause="{cause}"' if cause is not None else ""
-    return (
-        f'sum by (cluster_queue) (increase(kueue_evicted_workloads_total{{reason="{reason}"{cause_matcher}, '
-        f"{_LEADER}}}[15m])) > 0"
-    )
+    selector = f'kueue_evicted_workloads_total{{reason="{reason}"{cause_matcher}, {_LEADER}}}'
+    return _increased(selector, "cluster_queue", _EVICTION_WINDOW)
 
 
 def _provisioning_failures() -> list[dict[str, Any]]:
@@ -82,8 +111,10 @@ def _provisioning_failures() -> list[dict[str, Any]]:
             "1m",
             "warning",
             "Workloads of ClusterQueue {{ $labels.cluster_queue }} were evicted in the last 15 minutes because an "
-            "admission check asked to retry (a ProvisioningRequest failed or its booking expired).",
-            f"Kueue retries after a backoff; read the ProvisioningRequest's Failed condition: {WHY}.",
+            "admission check asked to retry (a ProvisioningRequest failed or its booking expired, or a MultiKueue "
+            "worker was lost).",
+            f"Kueue retries after a backoff; read the check's message (a ProvisioningRequest's Failed "
+            f"condition): {WHY}.",
         ),
         _rule(
             "KueueProvisioningRequestRejected",
@@ -91,8 +122,8 @@ def _provisioning_failures() -> list[dict[str, Any]]:
             "1m",
             "critical",
             "Workloads of ClusterQueue {{ $labels.cluster_queue }} were deactivated in the last 15 minutes because an "
-            "admission check rejected them (a ProvisioningRequest failed past its retries, or its capacity was "
-            "revoked).",
+            "admission check rejected them (a ProvisioningRequest failed past its retries or its capacity was "
+            "revoked, or MultiKueue gave up on its workers).",
             f"They will not run until reactivated (spec.active: true) once the capacity exists: {WHY}.",
         ),
     ]
@@ -140,7 +171,7 @@ def alert_rules(
 ) -> list[dict[str, Any]]:
     """Kueue's alerting rules as Prometheus rule objects; ``scrape_job`` is the ``job`` label of Kueue's metrics."""
     return [
-        _pending_too_long(pending_minutes),
+        _idle_with_pending(pending_minutes),
         _admission_checks_stuck(admission_check_minutes),
         *_provisioning_failures(),
         *_inactive_queues(),

@@ -142,7 +142,7 @@ def test_the_prometheus_rule_carries_the_stack_s_thresholds_and_selecting_labels
     validate_rule(rule)
     assert rule["metadata"] == {"name": "kueue-alerts", "namespace": "observability", "labels": {"release": "prom"}}
     waits = {r["alert"]: r["for"] for r in rule["spec"]["groups"][0]["rules"]}
-    assert waits["KueueLocalQueuePendingTooLong"] == "45m"
+    assert waits["KueueClusterQueueIdleWithPending"] == "45m"
     assert waits["KueueAdmissionChecksStuck"] == "25m"
     exprs = [r["expr"] for r in rule["spec"]["groups"][0]["rules"]]
     assert 'absent(up{job="kueue-controller-manager-metrics-service"} == 1)' in exprs

@@ -14,7 +14,7 @@ from tests.support.kueue_sources import VERIFIED
 from tests.support.prometheus_rule import validate
 from tests.support.promql import groupings, parse, selectors
 from tests.support.promql_eval import firing, render
-from tests.support.scrape import LOCAL_QUEUE, local_queue_status, scraped
+from tests.support.scrape import LOCAL_QUEUE, Exposition, local_queue_status, scraped
 
 JOB = "kueue-controller-manager-metrics-service"
 RULES = alert_rules(kueue_namespace="kueue-system", scrape_job=JOB, pending_minutes=45, admission_check_minutes=20)
@@ -71,7 +71,8 @@ def test_every_rule_reads_only_metrics_and_labels_the_release_has(rule, version)
         assert selector.matchers.keys() <= metric.labels_in(version), selector
         assert selector.matchers["replica_role"] == ("NotEqual", "follower"), "only the leader admits"
     for labels, series in groupings(rule["expr"]):
-        assert set(labels) <= set().union(*(metric_of(s).labels_in(version) for s in series))
+        known = set().union(*(metric_of(s).labels_in(version) for s in series if s not in PROMETHEUS_OWN))
+        assert set(labels) <= known
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule["alert"])
@@ -88,15 +89,26 @@ def test_every_rule_has_a_wait_a_severity_and_one_line_saying_what_is_wrong_and_
     ("alert", "minutes", "series", "queue"),
     [
         (
-            "KueueLocalQueuePendingTooLong",
+            "KueueClusterQueueIdleWithPending",
             45,
-            {"kueue_local_queue_pending_workloads", "kueue_local_queue_admitted_workloads_total"},
-            "namespace, name",
+            {
+                "kueue_pending_workloads",
+                "kueue_reserving_active_workloads",
+                "kueue_admitted_workloads_total",
+                "kueue_cluster_queue_nominal_quota",
+                "up",
+            },
+            "cluster_queue",
         ),
         (
             "KueueAdmissionChecksStuck",
             20,
-            {"kueue_reserving_active_workloads", "kueue_admitted_active_workloads", "kueue_admitted_workloads_total"},
+            {
+                "kueue_reserving_active_workloads",
+                "kueue_admitted_active_workloads",
+                "kueue_admitted_workloads_total",
+                "up",
+            },
             "cluster_queue",
         ),
     ],
@@ -148,3 +160,121 @@ def test_every_kubectl_hint_names_the_local_queue_s_namespace_after_the_scrape()
         (alert,) = firing(rule, storage, range(0, 20 * 60 + 1, 60))[20 * 60]
         description = render(rule["annotations"]["description"], alert)
         assert f"-n {LOCAL_QUEUE['namespace']} {LOCAL_QUEUE['name']}" in description, (rule["alert"], description)
+
+
+MONITOR = service_monitor(
+    PROMETHEUS_OPERATOR_API_VERSION, name="kueue-metrics", namespace="kueue-system", release_name="kueue"
+)
+MINUTE = 60
+HOUR = 60 * MINUTE
+LEADER = {"replica_role": "leader"}
+GPU = {"cluster_queue": "team-a-gpu"}
+
+
+def timeline(alert: str, exposition, until: float = HOUR, failing: range | None = None) -> dict[float, list]:
+    """The alert's firing label sets each minute, on a Kueue pod serving ``exposition(t)`` scraped every 30 s
+    (its scrapes failing during ``failing`` seconds)."""
+    served = (lambda t: None if int(t) in failing else exposition(t)) if failing is not None else exposition
+    storage = scraped(MONITOR, served, until)
+    return firing(BY_NAME[alert], storage, range(0, int(until) + 1, MINUTE))
+
+
+def fired(moments: dict[float, list]) -> list[float]:
+    return [t for t, alerts in moments.items() if alerts]
+
+
+def evictions(reason: str, cause: str, count) -> Exposition:
+    """``kueue_evicted_workloads_total`` of ClusterQueue team-a-gpu: absent until Kueue's first eviction for that
+    reason, then created at 1 (``count(t)`` is ``None`` before it)."""
+
+    def exposition(t: float) -> Exposition:
+        value = count(t)
+        labels = {**GPU, "reason": reason, "underlying_cause": cause, "priority_class": "", **LEADER}
+        return [] if value is None else [("kueue_evicted_workloads_total", labels, float(value))]
+
+    return exposition
+
+
+EVICTION_ALERTS = [
+    ("KueueProvisioningRequestRetrying", "AdmissionCheck", ""),
+    ("KueueProvisioningRequestRejected", "Deactivated", "AdmissionCheck"),
+]
+
+
+@pytest.mark.parametrize(("alert", "reason", "cause"), EVICTION_ALERTS, ids=[a for a, _, _ in EVICTION_ALERTS])
+def test_the_first_eviction_fires_though_kueue_creates_its_counter_at_1(alert, reason, cause):
+    """Kueue's counter series appears at 1 with the first eviction: ``increase()`` alone never sees it."""
+    moments = timeline(alert, evictions(reason, cause, lambda t: 1 if t >= 20 * MINUTE else None))
+    assert fired(moments) and min(fired(moments)) <= 22 * MINUTE, "fires within its 1m wait of the first eviction"
+    assert max(fired(moments)) <= 36 * MINUTE, "and resolves once the eviction is 15 minutes old"
+    assert moments[22 * MINUTE] == [{**GPU, "severity": BY_NAME[alert]["labels"]["severity"]}]
+
+
+@pytest.mark.parametrize(("alert", "reason", "cause"), EVICTION_ALERTS, ids=[a for a, _, _ in EVICTION_ALERTS])
+def test_a_later_eviction_fires_and_a_flat_counter_does_not(alert, reason, cause):
+    later = timeline(alert, evictions(reason, cause, lambda t: 3 if t < 30 * MINUTE else 4))
+    assert fired(later) and 30 * MINUTE <= min(fired(later)) <= 32 * MINUTE
+    assert not fired(timeline(alert, evictions(reason, cause, lambda t: 3)))
+
+
+@pytest.mark.parametrize(("alert", "reason", "cause"), EVICTION_ALERTS, ids=[a for a, _, _ in EVICTION_ALERTS])
+def test_a_counter_back_from_failed_scrapes_is_not_a_new_eviction(alert, reason, cause):
+    """Two minutes of failed scrapes leave the series stale, not new: 15 minutes later it is no eviction."""
+    moments = timeline(alert, evictions(reason, cause, lambda t: 3), failing=range(10 * MINUTE, 12 * MINUTE + 1))
+    assert not fired(moments)
+
+
+def queue(pending: int, reserving: int, admitted_active: int, admitted_total, nominal: float = 8.0):
+    """A ClusterQueue's gauges, and its admissions counter (``admitted_total(t)``, ``None`` before the first)."""
+
+    def exposition(t: float) -> Exposition:
+        series = [
+            ("kueue_pending_workloads", {**GPU, "status": "active", **LEADER}, float(pending)),
+            ("kueue_pending_workloads", {**GPU, "status": "inadmissible", **LEADER}, 0.0),
+            ("kueue_reserving_active_workloads", {**GPU, **LEADER}, float(reserving)),
+            ("kueue_admitted_active_workloads", {**GPU, **LEADER}, float(admitted_active)),
+            (
+                "kueue_cluster_queue_nominal_quota",
+                {**GPU, "cohort": "", "flavor": "gpu-t4", "resource": "nvidia.com/gpu", **LEADER},
+                nominal,
+            ),
+            ("kueue_local_queue_pending_workloads", {**LOCAL_QUEUE, "status": "active", **LEADER}, float(pending)),
+        ]
+        total = admitted_total(t)
+        if total is not None:
+            series.append(("kueue_admitted_workloads_total", {**GPU, "priority_class": "", **LEADER}, float(total)))
+            series.append(
+                (
+                    "kueue_local_queue_admitted_workloads_total",
+                    {**LOCAL_QUEUE, "priority_class": "", **LEADER},
+                    float(total),
+                )
+            )
+        return series
+
+    return exposition
+
+
+def test_no_rule_pages_a_gpu_queue_busy_with_running_work_however_long_its_backlog():
+    """Pending for hours behind long training runs that hold the quota is a healthy backlog."""
+    busy = queue(pending=5, reserving=2, admitted_active=2, admitted_total=lambda t: 2)
+    for rule in RULES:
+        if rule["alert"] != "KueueControllerDown":
+            assert not fired(timeline(rule["alert"], busy, until=2 * HOUR)), rule["alert"]
+
+
+def test_a_queue_that_runs_nothing_while_work_waits_pages_after_the_pending_wait():
+    idle = timeline("KueueClusterQueueIdleWithPending", queue(1, 0, 0, lambda t: None), until=HOUR)
+    assert fired(idle) and min(fired(idle)) == 45 * MINUTE, "the stack's pendingMinutes (45 here)"
+    borrow_only = queue(1, 0, 0, lambda t: None, nominal=0.0)
+    assert not fired(timeline("KueueClusterQueueIdleWithPending", borrow_only, until=HOUR)), "it waits on its cohort"
+
+
+def test_a_queue_s_first_admission_counts_as_progress():
+    """Kueue creates ``kueue_admitted_workloads_total`` at 1 with a queue's first admission: that is progress, and
+    holds the stuck-check alert off for the progress window."""
+    first_at = 24 * MINUTE
+    waiting = queue(pending=0, reserving=2, admitted_active=1, admitted_total=lambda t: 1 if t >= first_at else None)
+    moments = timeline("KueueAdmissionChecksStuck", waiting, until=40 * MINUTE)
+    assert moments[20 * MINUTE], "waiting since the start: past its 20 minutes"
+    assert not moments[25 * MINUTE] and not moments[28 * MINUTE], "the first admission is progress"
