@@ -97,8 +97,27 @@ class KueueMonitoring(pulumi.ComponentResource):
         monitor_opts = pulumi.ResourceOptions(parent=self, depends_on=[kueue_ready, *after_crd])
         self.service_monitor = _custom_resource(f"{name}-service-monitor", monitor, monitor_opts)
         if operator:
+            self._discovery(name, config, kueue, child)
             self._operator_objects(name, config, kueue, child)
         self.register_outputs({})
+
+    def _discovery(
+        self, name: str, config: MonitoringConfig, kueue: KueueConfig, child: pulumi.ResourceOptions
+    ) -> None:
+        """Let a prometheus-operator's Prometheus find the targets in Kueue's namespace: kube-prometheus's grants
+        it only a few namespaces (:data:`components.manifests.monitoring.DISCOVERY_RULES`). AKS's add-on and ARMS's
+        agent discover cluster-wide."""
+        role_name = f"{kueue_fullname(kueue)}-metrics-discovery"
+        role = monitoring.discovery_role(role_name, kueue.namespace)
+        rbac.v1.Role(f"{name}-discovery", metadata=role["metadata"], rules=role["rules"], opts=child)
+        binding = monitoring.discovery_role_binding(role_name, kueue.namespace, config.scraper_identity)
+        rbac.v1.RoleBinding(
+            f"{name}-discovery-binding",
+            metadata=binding["metadata"],
+            role_ref=binding["roleRef"],
+            subjects=binding["subjects"],
+            opts=child,
+        )
 
     def _metrics_addon_crd(self, name: str, config: MonitoringConfig, target: ClusterTarget) -> list[pulumi.Resource]:
         """The wait for the add-on's ServiceMonitor CRD, on a live cluster (a rendered one has no API to read)."""

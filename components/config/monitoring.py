@@ -5,7 +5,9 @@ TokenReview and a SubjectAccessReview for ``get`` on ``/metrics`` (``metrics.fil
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/cmd/kueue/main.go). Its chart ships the ClusterRole
 ``<release>-metrics-reader`` that grants exactly that, bound to no one: the stack binds it to the scraper's own
 ServiceAccount, whose token the ServiceMonitor sends (``bearerTokenFile``), so no token is minted, stored or rotated
-by the stack. Each collector has its scraper:
+by the stack. The known scrapers' own ClusterRoles already grant ``get`` on ``/metrics`` (AKS's
+``ama-metrics-reader``, kube-prometheus(-stack)'s Prometheus role), so the binding adds nothing there; it lets in a
+scraper whose role lacks it. Each collector has its scraper:
 
 - ``azure-managed-prometheus`` (a new ``aks`` cluster): Azure Monitor's metrics add-on, whose collector runs as
   ``kube-system/ama-metrics-serviceaccount`` and reads only ``azmonitoring.coreos.com`` monitors
@@ -83,8 +85,8 @@ class AzureMonitorConfig(ConfigModel):
 
 
 class MonitoringConfig(ConfigModel):
-    """Scrape Kueue's metrics with the collector the cluster has, grant it exactly Kueue's metrics-reader role, and
-    alert on stuck queues. Absent: nothing is scraped and Kueue's manager config is left as it is."""
+    """Scrape Kueue's metrics with the collector the cluster has, bind it Kueue's metrics-reader role, and alert on
+    stuck queues. Absent: nothing is scraped and Kueue's manager config is left as it is."""
 
     collector: Collector
     """``azure-managed-prometheus`` (with ``aks``), ``prometheus-operator`` (any cluster running it) or ``arms``

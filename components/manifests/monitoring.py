@@ -118,6 +118,40 @@ def metrics_reader_binding(name: str, role: str, scraper: ScraperIdentity) -> di
     }
 
 
+DISCOVERY_RULES = [
+    {"apiGroups": [""], "resources": ["services", "endpoints", "pods"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["get", "list", "watch"]},
+]
+"""What a Prometheus needs in a namespace to find a ServiceMonitor's targets there: the Service, its endpoints (or
+EndpointSlices) and their pods. Kueue's chart grants the same with ``enablePrometheus``
+(``templates/prometheus/role.yaml`` in https://github.com/kubernetes-sigs/kueue/tree/v0.19.2/charts/kueue, which also
+grants ingresses, for probes); kube-prometheus's ``prometheus-k8s`` has such Roles only in ``default``,
+``kube-system`` and ``monitoring``
+(https://github.com/prometheus-operator/kube-prometheus/blob/main/manifests/prometheus-roleSpecificNamespaces.yaml),
+while kube-prometheus-stack's Prometheus has them cluster-wide."""
+
+
+def discovery_role(name: str, namespace: str) -> dict[str, Any]:
+    """The Role in Kueue's namespace granting :data:`DISCOVERY_RULES`."""
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": {"name": name, "namespace": namespace},
+        "rules": [dict(rule) for rule in DISCOVERY_RULES],
+    }
+
+
+def discovery_role_binding(name: str, namespace: str, scraper: ScraperIdentity) -> dict[str, Any]:
+    """The RoleBinding of :func:`discovery_role` to the scraper's ServiceAccount, its only subject."""
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": name, "namespace": namespace},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+        "subjects": [{"kind": "ServiceAccount", "name": scraper.service_account, "namespace": scraper.namespace}],
+    }
+
+
 def panel_expressions(panel: dict[str, Any]) -> list[str]:
     """The PromQL a panel runs (a row or text panel runs none)."""
     return [target["expr"] for target in panel.get("targets", ())]

@@ -189,3 +189,26 @@ def test_every_collector_stores_a_local_queue_series_under_the_local_queue_s_nam
     stored = next(dict(key) for key in storage.series if dict(key)["__name__"] == "kueue_local_queue_status")
     assert stored["namespace"] == "team-a" and "exported_namespace" not in stored, stored
     assert stored["job"] == "kueue-controller-manager-metrics-service", "KueueControllerDown keys on it"
+
+
+def test_a_prometheus_operator_s_scraper_may_discover_kueue_s_targets_in_kueue_s_namespace(operator, aks):
+    """kube-prometheus's Prometheus lists Services, endpoints and pods only in a few namespaces: without a Role in
+    Kueue's, its ServiceMonitor finds no target. AKS's add-on discovers cluster-wide and gets none."""
+    role = operator.named("monitoring-discovery").inputs
+    binding = operator.named("monitoring-discovery-binding").inputs
+    validate_core({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", **role}, "1.33")
+    validate_core({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", **binding}, "1.33")
+    assert role["metadata"]["namespace"] == binding["metadata"]["namespace"] == "kueue-system"
+    granted = {
+        (group, resource) for rule in role["rules"] for group in rule["apiGroups"] for resource in rule["resources"]
+    }
+    assert granted == {("", "services"), ("", "endpoints"), ("", "pods"), ("discovery.k8s.io", "endpointslices")}
+    assert all(rule["verbs"] == ["get", "list", "watch"] for rule in role["rules"])
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "Role",
+        "name": role["metadata"]["name"],
+    }
+    assert binding["subjects"] == operator.named("monitoring-reader").inputs["subjects"]
+    assert operator.one(GATE, "kueue-ready").urn in operator.named("monitoring-discovery").dependencies
+    assert not [r for r in aks.registrations if r.name.startswith("monitoring-discovery")]
