@@ -11,6 +11,7 @@ Reader role (https://learn.microsoft.com/en-us/azure/azure-monitor/metrics/prome
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pulumi
@@ -26,6 +27,53 @@ MONITORING_DATA_READER = "b0d8363b-8ddd-447d-831f-62ca05bff136"
 (https://learn.microsoft.com/en-us/azure/role-based-access-control/built-in-roles/monitor#monitoring-data-reader)."""
 SEVERITIES = {"critical": 1, "warning": 3}
 """Azure alert severities (0 critical ... 4 verbose) for the rules' ``severity`` labels."""
+NAME_RULES = "https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules"
+WORKSPACE_MAX = 44
+"""An Azure Monitor workspace (``Microsoft.Monitor/accounts``): alphanumerics and hyphens, alphanumeric at both
+ends (NAME_RULES; its API's pattern is ``^(?!-)[a-zA-Z0-9-]+[^-]$``)."""
+ENDPOINT_MAX, RULE_MAX, ASSOCIATION_MAX = 44, 64, 64
+"""A data collection endpoint, rule and rule association: Microsoft's add-on template cuts the endpoint's name to
+44 and the rule's to 64 (``dceName`` and ``dcrName`` in
+https://github.com/Azure/prometheus-collector/blob/main/AddonArmTemplate/FullAzureMonitorMetricsProfile.json); the
+association is held to the rule's."""
+GRAFANA_MAX = 23
+"""A Managed Grafana (``Microsoft.Dashboard/grafana``): 2-23 alphanumerics and hyphens, starting with a letter and
+ending with an alphanumeric (NAME_RULES)."""
+TRAILING = "-._"
+"""What ARM refuses at the end of these names."""
+
+
+def arm_name(name: str, limit: int) -> str:
+    """``name`` cut to ``limit`` characters, as Microsoft's template cuts, and without a trailing ``-``, ``.`` or
+    ``_`` that the cut (or the name) leaves."""
+    return name[:limit].rstrip(TRAILING)
+
+
+@dataclasses.dataclass(frozen=True)
+class MonitorNames:
+    """The ARM names of one cluster's managed-Prometheus objects, each within its type's limit."""
+
+    workspace: str
+    endpoint: str
+    rule: str
+    association: str
+    rule_group: str
+    grafana: str
+
+    @classmethod
+    def of(cls, location: str, cluster: str) -> MonitorNames:
+        """Named as the template names them (``MSProm-<region>-<cluster>``) and after the cluster, so two stacks in
+        one resource group do not collide. The rule group's API allows any length (its pattern is
+        ``^[^:@/#{}%&+*<>?]+$``); an AKS cluster name has at most 63 characters."""
+        msprom = f"MSProm-{location}-{cluster}"
+        return cls(
+            workspace=arm_name(f"{cluster}-amw", WORKSPACE_MAX),
+            endpoint=arm_name(msprom, ENDPOINT_MAX),
+            rule=arm_name(msprom, RULE_MAX),
+            association=arm_name(msprom, ASSOCIATION_MAX),
+            rule_group=f"{cluster}-kueue-alerts",
+            grafana=arm_name(f"{cluster}-grafana", GRAFANA_MAX),
+        )
 
 
 def iso8601_duration(duration: str) -> str:
@@ -70,17 +118,17 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
         alert_rules: list[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``physical_name`` (the cluster's ARM name) names the workspace and the data collection objects, as the
-        template does (``MSProm-<region>-<cluster>``), so two stacks in one resource group do not collide."""
+        """``physical_name`` (the cluster's ARM name) names every object (:class:`MonitorNames`)."""
         super().__init__("elastic-capacity:azure:AzureManagedPrometheus", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        workspace = self._data_collection(name, resource_group_name, location, cluster_id, physical_name)
+        names = MonitorNames.of(location, physical_name)
+        workspace = self._data_collection(name, resource_group_name, location, cluster_id, names)
         settings = config.azure_settings
         if settings.alert_rules:
             alertsmanagement.PrometheusRuleGroup(
                 f"{name}-kueue-alerts",
                 resource_group_name=resource_group_name,
-                rule_group_name=f"{physical_name}-kueue-alerts",
+                rule_group_name=names.rule_group,
                 location=location,
                 cluster_name=cluster_name,
                 scopes=[workspace.id, cluster_id],
@@ -91,7 +139,7 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
             )
         self.workspace_id = workspace.id
         self.grafana_endpoint = (
-            self._grafana(name, physical_name, resource_group_name, location, workspace)
+            self._grafana(name, names.grafana, resource_group_name, location, workspace)
             if settings.grafana
             else pulumi.Output.from_input(None)
         )
@@ -103,25 +151,24 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
         resource_group_name: pulumi.Input[str],
         location: str,
         cluster_id: pulumi.Input[str],
-        physical_name: str,
+        names: MonitorNames,
     ) -> monitor.AzureMonitorWorkspace:
         """The workspace, and the endpoint, rule and association that carry the cluster's series into it."""
         child = pulumi.ResourceOptions(parent=self)
-        msprom = f"MSProm-{location}-{physical_name}"[:64]
         workspace = monitor.AzureMonitorWorkspace(
             f"{name}-workspace",
             resource_group_name=resource_group_name,
-            azure_monitor_workspace_name=f"{physical_name}-amw"[:44],
+            azure_monitor_workspace_name=names.workspace,
             location=location,
             opts=child,
         )
         linux: dict[str, Any] = {"resource_group_name": resource_group_name, "location": location, "kind": "Linux"}
         endpoint = monitor.DataCollectionEndpoint(
-            f"{name}-dce", data_collection_endpoint_name=msprom, **linux, opts=child
+            f"{name}-dce", data_collection_endpoint_name=names.endpoint, **linux, opts=child
         )
         collection_rule = monitor.DataCollectionRule(
             f"{name}-dcr",
-            data_collection_rule_name=msprom,
+            data_collection_rule_name=names.rule,
             **linux,
             data_collection_endpoint_id=endpoint.id,
             data_sources=monitor.DataCollectionRuleDataSourcesArgs(
@@ -139,7 +186,7 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
         )
         monitor.DataCollectionRuleAssociation(
             f"{name}-dcra",
-            association_name=msprom,
+            association_name=names.association,
             resource_uri=cluster_id,
             data_collection_rule_id=collection_rule.id,
             opts=child,
@@ -149,7 +196,7 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
     def _grafana(
         self,
         name: str,
-        physical_name: str,
+        grafana_name: str,
         resource_group_name: pulumi.Input[str],
         location: str,
         workspace: monitor.AzureMonitorWorkspace,
@@ -158,7 +205,7 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
         grafana = dashboard.Grafana(
             f"{name}-grafana",
             resource_group_name=resource_group_name,
-            workspace_name=f"{physical_name}-grafana"[:23].rstrip("-"),
+            workspace_name=grafana_name,
             location=location,
             sku=dashboard.ResourceSkuArgs(name="Standard"),
             identity=dashboard.ManagedServiceIdentityArgs(type="SystemAssigned"),

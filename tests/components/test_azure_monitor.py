@@ -4,9 +4,21 @@ waits, and the optional Managed Grafana with its reader role on the workspace.""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
 
-from components.azure_monitor import MONITORING_DATA_READER, SEVERITIES, iso8601_duration
+from components.azure_monitor import (
+    ENDPOINT_MAX,
+    GRAFANA_MAX,
+    MONITORING_DATA_READER,
+    RULE_MAX,
+    SEVERITIES,
+    WORKSPACE_MAX,
+    MonitorNames,
+    iso8601_duration,
+)
 from components.manifests import alerts
 from tests.support.stacks import AKS_STACK, edited_stack, recorded, run_stack
 from tools.recording import Recording
@@ -89,3 +101,57 @@ def test_managed_grafana_reads_the_workspace_with_monitoring_data_reader(tmp_pat
     assert recording.depends_on(reader, grafana)
     assert recording.named("monitoring-azure").type == "elastic-capacity:azure:AzureManagedPrometheus"
     assert not recording.by_type(RULE_GROUP), "alertRules: false"
+
+
+LONG_REGION = "australiasoutheast"
+"""One of Azure's longest region names."""
+ALNUM_ENDS = r"[A-Za-z0-9](?:[-A-Za-z0-9]*[A-Za-z0-9])?"
+NAME_FORMS = {
+    "workspace": (WORKSPACE_MAX, re.compile(r"(?!-)[a-zA-Z0-9-]+[^-]")),
+    "endpoint": (ENDPOINT_MAX, re.compile(ALNUM_ENDS)),
+    "rule": (RULE_MAX, re.compile(ALNUM_ENDS)),
+    "association": (RULE_MAX, re.compile(ALNUM_ENDS)),
+    "rule_group": (None, re.compile(r"[^:@/#{}%&+*<>?]+")),
+    "grafana": (GRAFANA_MAX, re.compile(r"[a-zA-Z][a-zA-Z0-9-]{0,21}[a-zA-Z0-9]")),
+}
+"""Each object's length limit and the form ARM accepts (the module's constants say whose); the rule group's API sets
+no length."""
+
+
+def test_every_name_fits_its_arm_type_for_any_cluster_name_in_a_long_region():
+    """Cluster names of every length AKS allows, hyphens where a cut can land: no name is too long or ends in
+    ``-``, ``.`` or ``_``."""
+    violations = []
+    for length in range(1, 64):
+        cluster = ("kueue-cas-" * 7)[:length].rstrip("-") or "k"
+        names = dataclasses.asdict(MonitorNames.of(LONG_REGION, cluster))
+        for kind, (limit, form) in NAME_FORMS.items():
+            name = names[kind]
+            if (limit is not None and len(name) > limit) or not form.fullmatch(name) or name[-1] in "-._":
+                violations.append((cluster, kind, name))
+    assert not violations
+
+
+def test_a_long_cluster_in_a_long_region_gets_names_arm_accepts(tmp_path):
+    """A 45-character cluster name, the longest a stack derives (``default_names``), in australiasoutheast: the
+    endpoint's ``MSProm-<region>-<cluster>`` would be 71 characters, and ARM takes 44."""
+    cluster = "kueue-cas-production-eastus2-batch-pla-a463fd"
+
+    def long_names(config: dict) -> None:
+        config["azure-native:location"] = LONG_REGION
+        config["elastic-capacity:aks"].update(location=LONG_REGION, clusterName=cluster)
+        config["elastic-capacity:monitoring"]["azure"] = {"grafana": True}
+
+    recording = run_stack(edited_stack(AKS_STACK, long_names, tmp_path))
+    names = {
+        "workspace": recording.one(WORKSPACE).inputs["azureMonitorWorkspaceName"],
+        "endpoint": recording.one(DCE).inputs["dataCollectionEndpointName"],
+        "rule": recording.one(DCR).inputs["dataCollectionRuleName"],
+        "association": recording.one(DCRA).inputs["associationName"],
+        "rule_group": recording.one(RULE_GROUP).inputs["ruleGroupName"],
+        "grafana": recording.one(GRAFANA).inputs["workspaceName"],
+    }
+    for kind, name in names.items():
+        limit, form = NAME_FORMS[kind]
+        assert (limit is None or len(name) <= limit) and form.fullmatch(name), (kind, name)
+    assert names["endpoint"] == "MSProm-australiasoutheast-kueue-cas-producti", "cut where the template cuts"
