@@ -27,6 +27,13 @@ https://github.com/prometheus-community/helm-charts/blob/kube-prometheus-stack-8
 which also searches every namespace (``searchNamespace: ALL``)."""
 
 
+CLUSTER_LABEL = "cluster"
+"""The label a collector adds to tell clusters apart in a shared workspace, which the dashboard's ``$cluster``
+variable filters by: AKS's metrics add-on adds it to every series (``cluster: ${env:AZMON_CLUSTER_LABEL}`` in
+https://github.com/Azure/prometheus-collector/blob/main/otelcollector/opentelemetry-collector-builder/collector-config-replicaset.yml),
+others through ``external_labels``; where no collector adds it, ``All`` (``.*``) matches the series without it.
+Kueue's own MultiKueue counters use ``cluster`` for the worker; the dashboard reads none of them."""
+
 AZURE_MONITOR_API_VERSION = "azmonitoring.coreos.com/v1"
 """The only ServiceMonitor group Azure Monitor's metrics add-on reads
 (https://learn.microsoft.com/en-us/azure/azure-monitor/containers/prometheus-metrics-scrape-crd)."""

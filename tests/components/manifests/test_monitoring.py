@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import pytest
 
@@ -18,6 +19,7 @@ from components.config.kueue_metrics import (
 from components.config.kueue_profiles import PROFILES, UnsupportedVersion
 from components.manifests import monitoring
 from components.manifests.monitoring import (
+    CLUSTER_LABEL,
     DASHBOARD_FILE,
     DASHBOARD_KEY,
     dashboard,
@@ -28,6 +30,7 @@ from components.manifests.monitoring import (
 )
 from tests.support.kueue_sources import VERIFIED
 from tests.support.promql import RATE_INTERVAL, groupings, label_values, parse, selectors, variables
+from tests.support.promql_eval import Storage, evaluate
 from tests.support.schemas import validate_core
 from tests.support.scrape import LOCAL_QUEUE, local_queue_status, scraped
 
@@ -68,14 +71,15 @@ def test_no_two_panels_overlap_and_each_fits_the_24_columns():
             cells[cell] = panel["title"]
 
 
-def test_the_template_variables_pick_the_data_source_the_cluster_queues_and_the_local_queues():
+def test_the_template_variables_pick_the_data_source_the_cluster_the_cluster_queues_and_the_local_queues():
     variables_ = {var["name"]: var for var in BOARD["templating"]["list"]}
     assert variables_["datasource"]["type"] == "datasource" and variables_["datasource"]["query"] == "prometheus"
     assert label_values(variables_["cluster_queue"]["query"])[1] == "cluster_queue"
     assert label_values(variables_["namespace"]["query"])[1] == "namespace"
+    assert label_values(variables_["cluster"]["query"]) == ("kueue_build_info", CLUSTER_LABEL)
     lq_selector, lq_label = label_values(variables_["local_queue"]["query"])
-    assert (lq_selector, lq_label) == ('kueue_local_queue_status{namespace=~"$namespace"}', "name")
-    for name in ("cluster_queue", "namespace", "local_queue"):
+    assert (lq_selector, lq_label) == ('kueue_local_queue_status{cluster=~"$cluster", namespace=~"$namespace"}', "name")
+    for name in ("cluster", "cluster_queue", "namespace", "local_queue"):
         assert variables_[name]["multi"] and variables_[name]["includeAll"] and variables_[name]["allValue"] == ".*"
 
 
@@ -90,7 +94,11 @@ def test_every_query_parses_and_names_the_metrics_the_table_reads_from_it(expr):
     assert names == {metric.name for metric in metrics_in([expr])}
 
 
-def test_each_queue_metric_is_filtered_by_the_queue_variables_and_leaves_followers_out():
+def test_each_queue_metric_is_filtered_by_the_cluster_and_queue_variables_and_leaves_followers_out():
+    cluster_variable = label_values(next(v["query"] for v in BOARD["templating"]["list"] if v["name"] == "cluster"))
+    for query in QUERIES:
+        for selector in selectors(query) if query != cluster_variable[0] else ():
+            assert selector.matchers[CLUSTER_LABEL] == ("Re", "$cluster"), selector
     for selector in (s for expr in EXPRESSIONS for s in selectors(expr)):
         metric, matchers = metric_of(selector.series), selector.matchers
         if "replica_role" in metric.labels:
@@ -109,7 +117,7 @@ def test_every_panel_kept_for_a_release_reads_metrics_and_labels_it_has(version)
             for selector in selectors(expr):
                 metric = metric_of(selector.series)
                 assert metric.in_release(version), f"{panel['title']}: {metric.name} is not in Kueue {version}"
-                assert selector.matchers.keys() <= metric.labels_in(version), selector
+                assert selector.matchers.keys() <= metric.labels_in(version) | {CLUSTER_LABEL}, selector
             for labels, series in groupings(expr):
                 known = set().union(*(metric_of(s).labels_in(version) for s in series)) | {"le"}
                 assert set(labels) <= known, f"{panel['title']}: by {labels}"
@@ -153,6 +161,7 @@ def test_the_dashboard_answers_the_questions_of_each_queue():
         assert f"{scope}unadmitted_workloads" in read and f"{scope}admitted_active_workloads" in read
         assert f"{scope}evicted_workloads_total" in read
     quota = {"kueue_cluster_queue_resource_usage", "kueue_cluster_queue_nominal_quota"}
+    assert "kueue_cluster_queue_weighted_share" in read, "fair sharing: who is over its share"
     assert {"kueue_preempted_workloads_total", *quota} <= read
 
 
@@ -197,7 +206,49 @@ def test_the_namespace_and_local_queue_variables_list_the_local_queue_s_own_afte
     storage = scraped(monitor, lambda t: local_queue_status("True"), until=60)
     queries = {var["name"]: label_values(var["query"]) for var in BOARD["templating"]["list"] if var["type"] == "query"}
     selector, label = queries["namespace"]
-    assert storage.label_values(selector, label, 60) == {LOCAL_QUEUE["namespace"]}
+    assert storage.label_values(selector.replace("$cluster", ".*"), label, 60) == {LOCAL_QUEUE["namespace"]}
     selector, label = queries["local_queue"]
-    chosen = selector.replace("$namespace", LOCAL_QUEUE["namespace"])
+    chosen = selector.replace("$namespace", LOCAL_QUEUE["namespace"]).replace("$cluster", ".*")
     assert storage.label_values(chosen, label, 60) == {LOCAL_QUEUE["name"]}
+
+
+def chosen(expr: str) -> str:
+    """``expr`` with every dashboard variable at ``All``."""
+    return re.sub(r"\$(cluster_queue|cluster|namespace|local_queue)\b", ".*", expr)
+
+
+def test_quota_usage_is_never_divided_by_a_zero_quota():
+    """A CPU flavor has no GPU quota: its GPU usage over its 0 GPU quota is NaN, a line of nothing."""
+    storage = Storage()
+    for resource, quota, used in (("cpu", 8.0, 4.0), ("nvidia.com/gpu", 0.0, 0.0)):
+        labels = {
+            "cluster_queue": "team-a",
+            "flavor": "spot-cpu",
+            "resource": resource,
+            "cohort": "",
+            "replica_role": "leader",
+        }
+        for t in (0.0, 30.0):
+            storage.append({"__name__": "kueue_cluster_queue_nominal_quota", **labels}, t, quota)
+            storage.append({"__name__": "kueue_cluster_queue_resource_usage", **labels}, t, used)
+    (panel,) = [p for p in PANELS if p["title"] == "Quota usage against nominal quota"]
+    (expr,) = panel_expressions(panel)
+    values = {s.labels["resource"]: s.value for s in evaluate(chosen(expr), storage, 30.0)}
+    assert values == {"cpu": 0.5}
+
+
+def test_each_usage_and_quota_panel_plots_one_unit():
+    """Cores, bytes and GPUs on one axis leave the GPU lines flat at the bottom: each panel pins its resources."""
+    for panel in PANELS:
+        reads = {metric.name for metric in metrics_in(panel_expressions(panel))}
+        if "kueue_cluster_queue_nominal_quota" in reads and panel["fieldConfig"]["defaults"]["unit"] != "percentunit":
+            for expr in panel_expressions(panel):
+                assert all("resource" in s.matchers for s in selectors(expr)), panel["title"]
+
+
+def test_with_no_cluster_label_the_cluster_variable_s_all_shows_every_series():
+    storage = Storage()
+    storage.append({"__name__": "kueue_build_info", "git_version": "v0.19.2"}, 0.0, 1.0)
+    (panel,) = [p for p in PANELS if p["title"] == "Kueue version"]
+    (expr,) = panel_expressions(panel)
+    assert [s.labels for s in evaluate(chosen(expr), storage, 0.0)] == [{"git_version": "v0.19.2"}]
