@@ -78,10 +78,7 @@ class KueueMonitoring(pulumi.ComponentResource):
         binding = monitoring.metrics_reader_binding(
             f"{fullname}-metrics-scraper", monitoring.metrics_reader_role(fullname), config.scraper_identity
         )
-        metadata, role_ref, subjects = binding["metadata"], binding["roleRef"], binding["subjects"]
-        rbac.v1.ClusterRoleBinding(
-            f"{name}-reader", metadata=metadata, role_ref=role_ref, subjects=subjects, opts=child
-        )
+        rbac.v1.ClusterRoleBinding(f"{name}-reader", **_binding_args(binding), opts=child)
         operator = config.collector == PROMETHEUS_OPERATOR
         monitor = monitoring.service_monitor(
             API_VERSIONS[config.collector],
@@ -111,13 +108,7 @@ class KueueMonitoring(pulumi.ComponentResource):
         role = monitoring.discovery_role(role_name, kueue.namespace)
         rbac.v1.Role(f"{name}-discovery", metadata=role["metadata"], rules=role["rules"], opts=child)
         binding = monitoring.discovery_role_binding(role_name, kueue.namespace, config.scraper_identity)
-        rbac.v1.RoleBinding(
-            f"{name}-discovery-binding",
-            metadata=binding["metadata"],
-            role_ref=binding["roleRef"],
-            subjects=binding["subjects"],
-            opts=child,
-        )
+        rbac.v1.RoleBinding(f"{name}-discovery-binding", **_binding_args(binding), opts=child)
 
     def _metrics_addon_crd(self, name: str, config: MonitoringConfig, target: ClusterTarget) -> list[pulumi.Resource]:
         """The wait for the add-on's ServiceMonitor CRD, on a live cluster (a rendered one has no API to read)."""
@@ -155,6 +146,11 @@ class KueueMonitoring(pulumi.ComponentResource):
         if settings.dashboard:
             board = monitoring.dashboard_config_map(kueue.kueue_version, settings.namespace)
             core.v1.ConfigMap(f"{name}-dashboard", metadata=board["metadata"], data=board["data"], opts=child)
+
+
+def _binding_args(manifest: dict[str, Any]) -> dict[str, Any]:
+    """A (Cluster)RoleBinding manifest as pulumi-kubernetes arguments."""
+    return {"metadata": manifest["metadata"], "role_ref": manifest["roleRef"], "subjects": manifest["subjects"]}
 
 
 def _custom_resource(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> CustomResource:
