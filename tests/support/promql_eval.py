@@ -1,7 +1,7 @@
 """PromQL evaluated offline, on synthetic series, for exactly the constructs the alert rules and the dashboard's
 variables use: enough to see a rule fire or stay silent, which parsing alone cannot show.
 
-No package on PyPI or npm ships ``promtool`` or a PromQL engine (npm has grammars only:
+We found no package on PyPI or npm that ships ``promtool`` or a PromQL engine (npm has grammars only:
 ``@prometheus-io/lezer-promql``), so this follows Prometheus's own engine for what it covers and refuses the rest
 with :class:`Unsupported`. The expression is parsed by the real parser (promql-parser, :mod:`tests.support.promql`);
 the semantics are Prometheus's (https://github.com/prometheus/prometheus/tree/main/promql):
