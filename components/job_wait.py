@@ -159,7 +159,7 @@ PENDING_CHECKS = {
     CHECK_INACTIVE: ", but its provisioning check {said} files no ProvisioningRequest: the ProvisioningRequestConfig "
     "{config} it names does not exist; create it. Check: {show_check}; kubectl get provisioningrequestconfig",
     "Error creating": ", but its provisioning check {said} could not create the ProvisioningRequest. "
-    "Check: kubectl -n kueue-system logs deploy/kueue-controller-manager",
+    "Check: kubectl -n kueue-system logs deployment/kueue-controller-manager",
     PROVISIONING: ", but its provisioning check {said} has no ProvisioningRequest yet: Kueue files one within seconds; "
     "if none comes, Kueue's provisioning controller is not running, as when the ProvisioningRequest CRD did not exist "
     f"when Kueue started. {{aks}}. Check: kubectl get crd {PROVISIONING_REQUEST_CRD}; restart kueue-controller-manager "

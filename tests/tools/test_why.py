@@ -4,6 +4,7 @@ kubeconfig comes from, and one-line errors for bad arguments and clusters it can
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -129,6 +130,14 @@ def test_a_job_that_does_not_exist_is_one_line_on_stderr_and_exit_code_3(capsys,
 
 def test_every_recorded_state_is_asserted():
     assert sorted(path.stem for path in STATES.glob("*.json")) == sorted(LINES)
+
+
+def test_the_example_lines_of_docs_why_md_are_the_lines_tools_why_prints():
+    text = (PROJECT_ROOT / "docs/why.md").read_text()
+    block = re.search(r"## Example lines\n.*?```text\n(.*?)```", text, re.S)
+    assert block is not None, "docs/why.md has an ```text block under ## Example lines"
+    examples = dict(re.findall(r"^# (\S+)\n(.+)$", block.group(1), re.M))
+    assert examples and examples == {state: LINES[state] for state in examples}
 
 
 def recorded_objects(key: str) -> list[dict]:
