@@ -114,7 +114,7 @@ kueue/pkg/scheduler/scheduler.go, kueue/pkg/workload/resources.go; 0.17.8 capita
 PREEMPTING = r"Pending the preemption of \d+|will fit after these preemptions complete|Preempting \d+ workload"
 """The scheduler's messages while the preemptions it issued are under way (kueue/pkg/scheduler/scheduler.go)."""
 PREEMPTIONS_END = (
-    "Kueue evicts lower-priority workloads (or takes back lent quota) and reserves quota once they are gone"
+    "Kueue evicts lower-priority workloads or takes back lent quota, and reserves quota once they are gone"
 )
 QUOTA_FREES = "Kueue admits it once its ClusterQueue, with what its cohort lends, has that much unused quota, as "
 QUOTA_FREES += "running workloads finish or when nominalQuota is raised"
@@ -169,7 +169,7 @@ PENDING_CHECKS = {
     "": " and waits for its admission check {said}{by} to be Ready. Check: {show_check} (spec.controllerName); "
     "{show_workload} (status.admissionChecks)",
 }
-"""What a pending check waits for, by the provisioning controller's own messages
+"""What a pending check waits for, after "Kueue reserved quota": by the provisioning controller's own messages
 (kueue/pkg/controller/admissionchecks/provisioning/controller.go), else by its AdmissionCheck's controller."""
 
 
@@ -287,11 +287,12 @@ def _scale_up(seen: JobObservation, pod: Mapping[str, Any]) -> tuple[bool, str] 
     annotations = pod.get("metadata", {}).get("annotations") or {}
     request = next((annotations[key] for key in CONSUMES if key in annotations), None)
     if request and request == seen.provreq_name:
-        if expired := condition(seen.provreq_conditions, "BookingExpired"):
+        true = {c.get("type"): c for c in seen.provreq_conditions or () if c.get("status") == "True"}
+        if expired := true.get("BookingExpired"):
             return False, f"the booking of {request} ran out{explained(expired)}, and the autoscaler scales up for " + (
                 "no pod that consumes a ProvisioningRequest: Kueue files a new one once waitForPodsReady evicts it"
             )
-        if provisioned := condition(seen.provreq_conditions, "Provisioned"):
+        if provisioned := true.get("Provisioned"):
             return True, f"the nodes of ProvisioningRequest {request} come up{explained(provisioned)}"
     mine = [e for e in seen.events if e.get("involvedObject", {}).get("name") == _name(pod)]
     if event := max(mine, key=lambda e: _time(e.get("lastTimestamp") or e.get("eventTime")), default=None):
@@ -416,7 +417,7 @@ def _why_not_provisioned(provreq: Conditions, check_provreq: str, show_workload:
             "Its ProvisioningRequest has no conditions: no cluster autoscaler has picked it up. "
             f"{AKS_PROVISIONING_REQUESTS}. {check_provreq}; the node pool must have the cluster autoscaler enabled."
         )
-    if expired := condition(provreq, "BookingExpired"):  # Kueue sets the check to Retry next
+    if (expired := condition(provreq, "BookingExpired") or {}).get("status") == "True":  # the check's Retry next
         return f"Its booking of provisioned capacity ran out{explained(expired)}; Kueue retries. {check_provreq}"
     provisioned = condition(provreq, "Provisioned") or {}
     if provisioned.get("status") == "False":

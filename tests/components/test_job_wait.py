@@ -133,6 +133,16 @@ def test_what_blocks_one_pod_outweighs_the_nodes_that_come_for_another():
     assert "waits for new nodes" in diagnose(seen, namespace=NS, name=NAME), "no evidence about p2 is no block"
 
 
+def test_a_consumed_request_tells_about_nodes_only_by_its_true_conditions():
+    consuming = {**UNSCHEDULABLE, "metadata": {"name": "p", "annotations": {why_cases.CONSUMES: "pr"}}}
+    provreq = [cond("Provisioned", "False", "CapacityIsNotFound"), cond("BookingExpired", "False", "Booked")]
+    seen = JobObservation(RUNNING, [*RESERVED, cond("Admitted")], provreq, (consuming,), provreq_name="pr")
+    assert diagnose(seen, namespace=NS, name=NAME) == (
+        f"Job {NS}/{NAME} cannot make progress: pod p is unschedulable (Unschedulable: 0/2 nodes are available). "
+        f"Check: kubectl -n {NS} describe pods -l batch.kubernetes.io/job-name={NAME}"
+    )
+
+
 def test_a_node_counts_as_coming_up_only_in_the_pool_the_pod_selects_and_while_young():
     pod = {**UNSCHEDULABLE, "spec": {"nodeSelector": {"agentpool": "scalepool"}}}
     now = datetime.datetime(2026, 3, 2, 9, 20, tzinfo=datetime.UTC)

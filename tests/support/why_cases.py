@@ -62,6 +62,8 @@ UNSCHEDULABLE = (
 )
 """kube-scheduler's message for a pod whose pool has no node yet."""
 CONFIGS = {PROVISIONING: "ProvisioningRequestConfig", "kueue.x-k8s.io/multikueue": "MultiKueueConfig"}
+CONSUMES = "autoscaling.x-k8s.io/consume-provisioning-request"
+"""The annotation Kueue's podSetUpdates set on a provisioned Workload's pods (see the states that use it)."""
 
 
 def cond(type_: str, status: str = "True", reason: str = "", message: str = "", at: str = "09:10:00") -> dict:
@@ -189,7 +191,7 @@ def pod(consumes: bool = False, scheduled: str | None = None, waiting: dict | No
     """A pod of the Job, unschedulable unless ``scheduled`` names its newest condition; ``consumes``: it carries the
     annotation Kueue's podSetUpdates set to the ProvisioningRequest; ``waiting``: its container's waiting state."""
     template = copy.deepcopy(RECORDED["job"]["spec"]["template"])
-    annotations = {"autoscaling.x-k8s.io/consume-provisioning-request": PROVREQ} if consumes else {}
+    annotations = {CONSUMES: PROVREQ} if consumes else {}
     status: dict[str, Any] = {
         "phase": "Pending",
         "conditions": [cond(scheduled) if scheduled else cond("PodScheduled", "False", "Unschedulable", UNSCHEDULABLE)],
