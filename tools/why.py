@@ -2,7 +2,8 @@
 
 It reads what the smoke Job's waiter reads, with the waiter's own :class:`components.job_wait.JobObserver` (the Job,
 its pods, its Workload with that Workload's conditions and admission checks, the Workload's newest
-ProvisioningRequest), and prints :func:`components.job_wait.diagnose`'s line: one diagnosis for both.
+ProvisioningRequest, and where the state calls for them the AdmissionChecks, the LocalQueue, the pods' events and the
+nodes), and prints :func:`components.job_wait.diagnose`'s line: one diagnosis for both.
 
 The kubeconfig is ``--kubeconfig FILE``; or with ``--stack STACK`` the stack's ``kubeconfig`` output, which
 ``pulumi stack output --show-secrets`` writes to a pipe (never onto a command line or a file); else the one file
@@ -37,6 +38,7 @@ its pods carry, so 63 characters at most."""
 STACK_OUTPUT = "kubeconfig"
 """The stack output holding the kubeconfig of the cluster Kueue runs on (components/fleet.py exports it)."""
 RBAC = "get on jobs (batch), list on pods, workloads (kueue.x-k8s.io) and provisioningrequests (autoscaling.x-k8s.io)"
+"""The reads a line needs; the observer's other reads are optional and a refusal of one only shortens the line."""
 
 NO_SUCH_JOB = 3
 """The exit code for a Job the cluster does not have: a script telling "no such Job" from "cannot read" needs it."""

@@ -4,6 +4,7 @@ kubeconfig comes from, and one-line errors for bad arguments and clusters it can
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -55,26 +56,30 @@ LINES = {
     "not-managed": f"{JOB} is not managed by Kueue: it has no kueue.x-k8s.io/queue-name label and Kueue made no "
     "Workload for it, so Kueue neither queues nor admits it. To queue it, submit it with that label naming a "
     f"LocalQueue (kubectl -n {NS} get localqueue).",
-    "check-rejected": f"{SUSPENDED} Its admission check 'cas-provisioning' (ProvisioningRequest is expired) "
-    "rejected it, so Kueue deactivated the Workload and does not retry: fix the cause, then delete and resubmit the "
-    f"Job. Check: {SHOW_WORKLOAD} (status.admissionChecks)",
-    "check-retry": f"{SUSPENDED} Its admission check 'cas-provisioning' (Retrying after booking expired: Capacity "
-    "reservation time is expired) asked for a retry: Kueue releases its quota and requeues it after a backoff. "
+    "check-rejected": f"{JOB} is still suspended: its admission check 'cas-provisioning' (ProvisioningRequest is "
+    "expired) rejected it, so Kueue deactivates the Workload and stops the Job; once the cause is fixed, reactivate "
+    f'it: kubectl -n {NS} patch workload {WORKLOAD} --type=merge -p \'{{"spec":{{"active":true}}}}\'. '
     f"Check: {SHOW_WORKLOAD} (status.admissionChecks)",
+    "check-retry": f"{SUSPENDED} Its admission check 'cas-provisioning' (Retrying after booking expired: Capacity "
+    "reservation time is expired) asked for a retry (because the autoscaler's 10-minute booking of the capacity it "
+    "provisioned ran out before Kueue admitted the Workload): Kueue releases its quota and requeues it after a "
+    f"backoff. Check: {SHOW_WORKLOAD} (status.admissionChecks)",
     "check-retry-evicted": f"{SUSPENDED} Kueue evicted its Workload (AdmissionCheck: Evicted due to AdmissionCheck "
     'in Retry state: "cas-provisioning" (Retrying after booking expired: Capacity reservation time is expired)): an '
     "admission check asked for a retry: Kueue deleted the Workload's ProvisioningRequests with the eviction (from "
     "Kueue 0.17.7, gate CleanupProvisioningRequestsOnEviction) and files attempt retryCount + 1 once the check's "
-    f"requeueAfterSeconds have passed and quota is reserved again. Check: {SHOW_WORKLOAD} (status.conditions)",
+    "requeueAfterSeconds have passed and quota is reserved again (because the autoscaler's 10-minute booking of the "
+    f"capacity it provisioned ran out before Kueue admitted the Workload). Check: {SHOW_WORKLOAD} (status.conditions)",
     "evicted-preempted": f"{SUSPENDED} Kueue evicted its Workload (Preempted: Preempted to accommodate a workload "
     "(UID: 2b3c4d5e-6f70-4a81-92a3-b4c5d6e7f809, JobUID: 3c4d5e6f-7081-4b92-a3b4-c5d6e7f8091a) due to "
     "prioritization in the ClusterQueue; preemptor path: /cas-cluster-queue; preemptee path: /cas-cluster-queue): "
     "a workload of higher priority, or its cohort reclaiming lent quota, took its place; it is requeued and "
     f"admitted again once quota frees. Check: {SHOW_WORKLOAD} (status.conditions)",
 }
-"""The line for each recorded state: the six of the issue, then a missing Job, a Job Kueue does not manage, a
+"""The line for each fully recorded state: the six of the issue, then a missing Job, a Job Kueue does not manage, a
 rejected and a retried admission check, the retried Workload once evicted (its request deleted), and a preempted
-Workload."""
+Workload. Every other state Kueue and the autoscaler leave is in tests/cases/why/states.yaml
+(tests/components/test_job_wait.py)."""
 
 
 class ApiError(Exception):
@@ -125,6 +130,14 @@ def test_a_job_that_does_not_exist_is_one_line_on_stderr_and_exit_code_3(capsys,
 
 def test_every_recorded_state_is_asserted():
     assert sorted(path.stem for path in STATES.glob("*.json")) == sorted(LINES)
+
+
+def test_the_example_lines_of_docs_why_md_are_the_lines_tools_why_prints():
+    text = (PROJECT_ROOT / "docs/why.md").read_text()
+    block = re.search(r"## Example lines\n.*?```text\n(.*?)```", text, re.S)
+    assert block is not None, "docs/why.md has an ```text block under ## Example lines"
+    examples = dict(re.findall(r"^# (\S+)\n(.+)$", block.group(1), re.M))
+    assert examples and examples == {state: LINES[state] for state in examples}
 
 
 def recorded_objects(key: str) -> list[dict]:
