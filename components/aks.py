@@ -24,6 +24,19 @@ from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive
 from components.version_pin import pinned_version
 
+CREATE_ONLY_POOL_PROPERTIES = [
+    "vmSize",
+    "scaleSetPriority",
+    "scaleSetEvictionPolicy",
+    "spotMaxPrice",
+    "gpuInstanceProfile",
+    "gpuProfile",
+    "availabilityZones",
+    "maxPods",
+]
+"""What AKS fixes when a pool is created (https://learn.microsoft.com/azure/aks/manage-node-pools#limitations: the VM
+size; https://learn.microsoft.com/azure/aks/spot-node-pool#limitations: priority, eviction policy and price;
+https://learn.microsoft.com/azure/aks/gpu-multi-instance: the MIG profile; the GPU driver, zones and max pods)."""
 AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
 
@@ -217,11 +230,15 @@ class AksCluster(pulumi.ComponentResource):
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
             lambda profile: profile.issuer_url if profile else None
         )
-        self.user_pools = {pool.name: self._user_pool(name, args, pool, cluster) for pool in args.user_pools}
-        self.maintenance = {
-            config_name: self._maintenance(name, config_name, window, cluster)
-            for config_name, window in args.maintenance_windows().items()
-        }
+        # AKS refuses a pool or maintenance operation while another runs on the cluster ("Another agentpool
+        # operation ... is in progress", OperationNotAllowed): each waits for the one before it.
+        previous: pulumi.Resource = cluster
+        self.user_pools = {}
+        for pool in args.user_pools:
+            previous = self.user_pools[pool.name] = self._user_pool(name, args, pool, cluster, after=previous)
+        self.maintenance = {}
+        for config_name, window in args.maintenance_windows().items():
+            previous = self.maintenance[config_name] = self._maintenance(name, config_name, window, cluster, previous)
 
         login = args.entra_id.kubelogin if args.entra_id else KubeloginConfig()
         self.kubeconfig = aks_user_kubeconfig(self.resource_group_name, cluster.name, login, parent=self)
@@ -393,9 +410,16 @@ class AksCluster(pulumi.ComponentResource):
         )
 
     def _user_pool(
-        self, name: str, args: AksConfig, pool: UserPoolConfig, cluster: containerservice.ManagedCluster
+        self,
+        name: str,
+        args: AksConfig,
+        pool: UserPoolConfig,
+        cluster: containerservice.ManagedCluster,
+        after: pulumi.Resource,
     ) -> containerservice.AgentPool:
-        """One autoscaling pool; ``count`` only seeds it, the autoscaler owns it afterwards."""
+        """One autoscaling pool, after ``after``; ``count`` only seeds it, the autoscaler owns it afterwards. A change
+        of what AKS fixes at creation replaces the pool (deleted first: the new one has the same name), so the
+        preview shows a replacement where ARM would refuse an update."""
         gpu = pool.gpu_settings
         return containerservice.AgentPool(
             f"{name}-{pool.name}",
@@ -413,18 +437,29 @@ class AksCluster(pulumi.ComponentResource):
             gpu_profile=containerservice.GPUProfileArgs(driver=gpu.driver) if gpu else None,
             gpu_instance_profile=gpu.instance_profile if gpu else None,
             **_pool_settings(pool, self.kubernetes_version, args.tags),
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["count"]),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=[after],
+                ignore_changes=["count"],
+                replace_on_changes=CREATE_ONLY_POOL_PROPERTIES,
+                delete_before_replace=True,
+            ),
         )
 
     def _maintenance(
-        self, name: str, config_name: str, window: MaintenanceWindowConfig, cluster: containerservice.ManagedCluster
+        self,
+        name: str,
+        config_name: str,
+        window: MaintenanceWindowConfig,
+        cluster: containerservice.ManagedCluster,
+        after: pulumi.Resource,
     ) -> containerservice.MaintenanceConfiguration:
-        """One upgrade channel's weekly window; it names the cluster, so it is created after it."""
+        """One upgrade channel's weekly window, after ``after`` (the last pool, or the window before it)."""
         return containerservice.MaintenanceConfiguration(
             f"{name}-{config_name}",
             resource_group_name=self.resource_group_name,
             resource_name_=cluster.name,
             config_name=config_name,
             maintenance_window=_maintenance_window(window),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[after]),
         )

@@ -122,7 +122,8 @@ def _deploy_monitoring(
     from components.aks import AksCluster
     from components.azure_monitor import AzureManagedPrometheus
 
-    assert isinstance(cluster, AksCluster) and config.aks is not None  # the rule: this collector goes with aks
+    if not isinstance(cluster, AksCluster) or config.aks is None:
+        return  # an existing AKS cluster's add-on writes to the workspace its owner set up
     AzureManagedPrometheus(
         "monitoring-azure",
         monitoring,

@@ -41,7 +41,7 @@ class NvidiaGpus(pulumi.ComponentResource):
             f"{name}-chart",
             chart=chart.chart,
             version=chart.version,
-            repository_opts=helm.v4.RepositoryOptsArgs(repo=chart.repository),
+            repository_opts=helm.v4.RepositoryOptsArgs(repo=chart.repository) if chart.repository else None,
             namespace=created.metadata.name,
             values=chart.values,
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(pools)),

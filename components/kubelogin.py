@@ -19,6 +19,8 @@ from components import yaml_text
 from components.config.entra_id import KubeloginConfig
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
+PUBLIC_CLOUD = "AzurePublicCloud"
+"""kubelogin's default ``--environment``: left out for global Azure, so its kubeconfigs stay as they were."""
 INSTALL_HINT = "kubelogin is required for Entra ID clusters: https://azure.github.io/kubelogin/install.html"
 
 
@@ -32,11 +34,14 @@ def _login_args(args: list[str], login: KubeloginConfig) -> list[str]:
     if server_id is None:
         raise ValueError("the AKS kubeconfig's kubelogin user has no --server-id; cannot convert it")
     converted = ["get-token", "--login", login.login, "--server-id", server_id]
+    tenant_id, environment = _flag(args, "--tenant-id"), _flag(args, "--environment")
     if login.login == "spn":
-        tenant_id, environment = _flag(args, "--tenant-id"), _flag(args, "--environment")
         converted += ["--client-id", str(login.client_id)]
         converted += ["--tenant-id", tenant_id] if tenant_id else []
-        converted += ["--environment", environment] if environment else []
+    if environment and (login.login == "spn" or environment != PUBLIC_CLOUD):
+        # A sovereign cloud's sign-in authority: kept whatever the login, since CI's AAD_LOGIN_METHOD may turn any
+        # login into spn, which reads the authority from this flag only.
+        converted += ["--environment", environment]
     return converted
 
 

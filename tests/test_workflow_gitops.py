@@ -56,7 +56,7 @@ def test_actions_are_pinned_to_the_exact_shas_the_other_workflows_use():
             for action, sha in re.findall(r"uses:\s*([\w./-]+)@([0-9a-f]{40})", path.read_text()):
                 others.setdefault(action, set()).add(sha)
     lines = [line for line in WORKFLOW.read_text().splitlines() if re.match(r"^\s*(-\s+)?uses:", line)]
-    assert len(lines) == 5  # checkout in both jobs
+    assert len(lines) == 4  # checkout in both jobs
     for line in lines:
         match = re.match(r"^\s*(?:-\s+)?uses:\s*([\w./-]+)@([0-9a-f]{40}) # v\d+\.\d+\.\d+$", line)
         assert match, line
@@ -70,7 +70,6 @@ def test_secrets_and_the_token_are_only_in_the_steps_that_need_them():
         s.get("name") or s["uses"]: s for s in job()["steps"] if "secrets." in str(s) or "github.token" in str(s)
     }
     assert set(holders) == {
-        "Sign in to Azure China (OIDC), right before pulumi",
         "pulumi up (every object rewritten, alwaysRender)",
         "Commit the rendered directory to main",
     }
@@ -79,8 +78,6 @@ def test_secrets_and_the_token_are_only_in_the_steps_that_need_them():
     assert "secrets." not in str(pulumi["with"])
     assert "github.token" not in str(pulumi) and "secrets." not in str(step("Commit")["env"])
     assert step("Commit")["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
-    login = step("azure/login")
-    assert "secrets." not in str(login.get("env")) and "creds" not in login["with"]
 
 
 def test_pulumi_up_renders_after_the_directory_is_cleared_and_before_the_commit():

@@ -35,16 +35,6 @@ RUNS_ON = "${{ matrix.runner == 'hosted' && 'ubuntu-latest' || vars[matrix.runne
 ACTION_INPUTS = {
     "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1": {"persist-credentials", "ref", "fetch-depth", "path"},
     "actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97": {"python-version", "python-version-file", "cache"},
-    "azure/login@f5d393ae46f8fde4be8b75f32e3fc50e654ad0ca": {
-        "client-id",
-        "tenant-id",
-        "subscription-id",
-        "environment",
-        "audience",
-        "allow-no-subscriptions",
-        "auth-type",
-        "enable-AzPSSession",
-    },
     "pulumi/actions@8e5e406f4007fca908480587cb9893c07090f58d": {
         "command",
         "stack-name",

@@ -49,6 +49,7 @@ AGENT_POOL = "azure-native:containerservice:AgentPool"
 CLUSTER_TYPES = frozenset(
     {"azure-native:containerservice:ManagedCluster", "alicloud:cs/managedKubernetes:ManagedKubernetes"}
 )
+CLUSTER_OPERATIONS = frozenset({AGENT_POOL, "azure-native:containerservice:MaintenanceConfiguration"})
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 
 
@@ -171,6 +172,10 @@ def _queued_job_after_activation(r: Resource, d: Resource, _: Context) -> bool:
 def _pods_on_their_pool(r: Resource, d: Resource, _: Context) -> bool:
     selector = pod_spec(r).get("nodeSelector") or {}
     return d["type"] == AGENT_POOL and selector.get("agentpool") == inputs(d).get("agentPoolName") is not None
+
+
+def _one_cluster_operation_at_a_time(r: Resource, d: Resource, _: Context) -> bool:
+    return r["type"] in CLUSTER_OPERATIONS and d["type"] in CLUSTER_OPERATIONS and same_parent(r, d)
 
 
 def _waiter_observes(r: Resource, d: Resource, ctx: Context) -> bool:
@@ -340,6 +345,13 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "a ProvisioningRequest for a pool that does not exist fails (CapacityIsNotFound) and is retried with back-off",
         "https://learn.microsoft.com/azure/aks/configure-kueue-with-cluster-autoscaler",
         _pods_on_their_pool,
+    ),
+    Requirement(
+        "aks-operations",
+        "an AgentPool or MaintenanceConfiguration after the one before it on the same cluster",
+        "AKS refuses a pool or maintenance operation while another runs on the cluster (OperationNotAllowed)",
+        "https://learn.microsoft.com/troubleshoot/azure/azure-kubernetes/create-upgrade-delete/error-code-operationnotallowed",
+        _one_cluster_operation_at_a_time,
     ),
     Requirement(
         "waiter",

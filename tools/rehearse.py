@@ -24,10 +24,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from components import yaml_text
 from components.config.base import ConfigError
 from tools import render
 from tools.mock_cloud import FAKE_KUBECONFIG, Signer, ack_cluster_credential
@@ -43,9 +45,13 @@ KUBECONFIG_KEY = "elastic-capacity:kubeconfig"
 AN_HOUR_LATER = 3600.0
 """When the previews and ``destroy`` run after ``up``: every grant has long arrived."""
 CACHED_AZ_TOKEN_SECONDS = 3600.0
-"""How long a job's Kubernetes credential lasts in Azure China, where the job signs ``az`` in once and kubelogin
-reads its cached token (docs/operations.md, "CI identity"): an Entra access token's shortest lifetime, 60 minutes
+"""How long a job's Kubernetes credential lasts when kubelogin reads a token ``az`` cached at the job's start
+(``azurecli``): an Entra access token's shortest lifetime, 60 minutes
 (https://learn.microsoft.com/entra/identity-platform/configurable-token-lifetimes)."""
+DEPLOY_WORKFLOW = PROJECT_ROOT / ".github/workflows/deploy.yml"
+RENEWING_LOGINS = frozenset({"workloadidentity", "spn", "msi"})
+"""kubelogin logins that sign in afresh whenever the token runs out: a federated token asked of GitHub, a secret,
+the runner's managed identity."""
 
 Plan = Callable[[str, dict[str, str], set[str], Signer], Recording]
 """How the program's plan is made: ``(stack, config, secret keys, signer) -> recording``."""
@@ -128,11 +134,24 @@ def _stacks_json() -> dict[str, dict[str, object]]:
     return dict(json.loads(STACKS_JSON.read_text())["stacks"])
 
 
+def kubelogin_login(azure: str) -> str:
+    """The kubelogin login CI's jobs for a stack of ``azure`` (``global``, ``china``) use: the ``AAD_LOGIN_METHOD``
+    of deploy.yml's pulumi step, ``${{ matrix.azure == 'global' && '<global>' || '<otherwise>' }}``."""
+    for job in yaml_text.load(DEPLOY_WORKFLOW.read_text())["jobs"].values():
+        for step in job.get("steps") or []:
+            method = (step.get("env") or {}).get("AAD_LOGIN_METHOD")
+            if method is not None:
+                global_login, other = re.findall(r"'(\w+)'", method.removeprefix("${{ matrix.azure == 'global'"))
+                return global_login if azure == "global" else other
+    raise LookupError(f"{DEPLOY_WORKFLOW} sets no AAD_LOGIN_METHOD")
+
+
 def _sign_in(world: World, who: str, entry: dict[str, object]) -> None:
-    """``who`` starts a job: a new sign-in, which in Azure China lasts :data:`CACHED_AZ_TOKEN_SECONDS`."""
+    """``who`` starts a job: a new sign-in, which lasts :data:`CACHED_AZ_TOKEN_SECONDS` unless CI's kubelogin login
+    for the stack's cloud renews itself."""
     world.run_as(who)
-    china = entry.get("azure") == "china"
-    world.credential_expires = world.now + CACHED_AZ_TOKEN_SECONDS if china else None
+    renews = kubelogin_login(str(entry.get("azure"))) in RENEWING_LOGINS
+    world.credential_expires = None if renews else world.now + CACHED_AZ_TOKEN_SECONDS
 
 
 def _prepare(

@@ -30,14 +30,19 @@ from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfi
 from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, matching, require_unique
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
-from components.config.gpu import GPU_TAINT, GpuPoolConfig, NvidiaConfig
+from components.config.gpu import GPU_TAINT, MIG_INSTANCES, GpuPoolConfig, NvidiaConfig
 from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
 from components.config.rules import rule
 from components.config.vm_sizes import VM_SIZES, is_gpu_size
 from components.versions import KubernetesVersion
 
+UBUNTU_2204_LAST_MINOR_NEXT = (1, 35)
+"""The first Kubernetes minor AKS runs no Ubuntu 22.04 nodes for."""
 MAX_POOL_NODES = 1000
 """AKS's per-pool node limit: the upper bound of every node count."""
+MAX_POOLS, MAX_CLUSTER_NODES, DEFAULT_CLUSTER_NODES = 100, 5000, 1000
+"""AKS's limits per cluster: node pools, nodes across all pools, and the node quota a cluster has until support
+raises it (https://learn.microsoft.com/azure/aks/quotas-skus-regions#service-quotas-and-limits)."""
 
 CRITICAL_ADDONS_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 """The taint AKS documents for a system pool that only runs critical add-ons."""
@@ -241,9 +246,10 @@ class UserPoolConfig(AksNodePoolConfig):
 
     @property
     def node_taints(self) -> list[str]:
-        """Every taint the pool's nodes carry: the written ones, then AKS's Spot taint and the GPU taint."""
+        """Every taint the pool's nodes carry: the written ones, then AKS's Spot taint; the GPU taint only on a GPU
+        pool that writes no taint of its own (so the written taints are the pool's taints)."""
         gpu = self.gpu_settings
-        derived = [SPOT_TAINT] * self.spot + [GPU_TAINT] * bool(gpu and gpu.taint)
+        derived = [SPOT_TAINT] * self.spot + [GPU_TAINT] * bool(gpu and gpu.taint and not self.taints)
         return [*self.taints, *(taint for taint in derived if taint not in self.taints)]
 
     @property
@@ -282,6 +288,30 @@ class UserPoolConfig(AksNodePoolConfig):
             mig_sizes = ", ".join(name for name, known in VM_SIZES.items() if known.mig)
             allowed = f"MIG needs an A100, H100 or H200 size ({mig_sizes}); {self.vm_size} is not one"
             raise RuleViolation(key_path("gpu", "instanceProfile"), profile, allowed)
+        return self
+
+    @model_validator(mode="after")
+    @rule("aks.mig-as-the-autoscaler-counts-it")
+    def _mig_as_the_autoscaler_counts_it(self) -> UserPoolConfig:
+        """MIG only where it is partitioned and counted as the autoscaler counts it. AKS partitions the GPUs with its
+        own driver (``gpuInstanceProfile``); with ``driver: None`` the GPU Operator's MIG manager would switch MIG off,
+        its default config being ``all-disabled`` (https://github.com/NVIDIA/gpu-operator/blob/v25.10.1/deployments/gpu-operator/values.yaml).
+        From zero nodes the cluster autoscaler plans a node with the size's whole GPUs as ``nvidia.com/gpu``
+        (``azure_template.go`` in https://github.com/kubernetes/autoscaler), not its MIG instances: a pool keeps a
+        node it can learn the real counts from."""
+        profile = self.gpu.instance_profile if self.gpu is not None else None
+        if profile is None or self.gpu is None:
+            return self
+        if self.gpu.driver == "None":
+            allowed = "MIG is AKS's (gpuInstanceProfile, with its driver): drop instanceProfile or use driver Install"
+            raise RuleViolation(key_path("gpu", "instanceProfile"), profile, allowed)
+        if self.min_count == 0:
+            size = VM_SIZES[self.vm_size]
+            allowed = (
+                f"a MIG pool keeps a node: from zero the autoscaler plans {size.gpus} whole GPU(s) per node, not "
+                f"{size.gpus * MIG_INSTANCES[profile]} {profile} instances; set minCount to 1 or more"
+            )
+            raise RuleViolation("minCount", 0, allowed)
         return self
 
 
@@ -357,9 +387,10 @@ class AksConfig(ConfigModel):
     Terraform: jobs reach Azure services without stored secrets."""
     network: AksNetworkConfig = Field(default_factory=AksNetworkConfig)
     """The cluster network (ARM ``networkProfile``)."""
-    upgrade_channel: Literal["rapid", "stable", "patch", "node-image", "none"] = "patch"
+    upgrade_channel: Literal["patch", "node-image", "none"] = "patch"
     """The cluster auto-upgrade channel (ARM ``autoUpgradeProfile.upgradeChannel``): patch releases only by default,
-    so a minor upgrade is a deliberate change of ``kubernetesVersion``."""
+    so a minor upgrade is a deliberate change of ``kubernetesVersion``. ``rapid`` and ``stable``, which move the minor
+    themselves, are refused: the next ``up`` would send the stack's older minor, a downgrade ARM refuses."""
     node_os_upgrade_channel: Literal["None", "Unmanaged", "NodeImage", "SecurityPatch"] = "NodeImage"
     """How node OS images are kept current (ARM ``autoUpgradeProfile.nodeOSUpgradeChannel``)."""
     maintenance: AksMaintenanceConfig = Field(default_factory=AksMaintenanceConfig)
@@ -445,6 +476,18 @@ class AksConfig(ConfigModel):
             )
         return self
 
+    @field_validator("upgrade_channel", mode="before")
+    @classmethod
+    @rule("aks.the-stack-owns-the-minor")
+    def _the_stack_owns_the_minor(cls, value: object) -> object:
+        if value in ("rapid", "stable"):
+            raise ValueError(
+                f"{value!r} moves the cluster's minor without the stack, whose next up would send its older "
+                "kubernetesVersion, a downgrade ARM refuses: use patch or node-image, and raise kubernetesVersion to "
+                "upgrade"
+            )
+        return value
+
     @field_validator("kubernetes_version")
     @classmethod
     @rule("aks.aks-version-form")
@@ -465,6 +508,41 @@ class AksConfig(ConfigModel):
         names = [self.system_pool.name, *(pool.name for pool in self.user_pools)]
         require_unique(names, lambda index: key_path("userPools", index - 1, "name"), "pool names")
         return self
+
+    @model_validator(mode="after")
+    @rule("aks.os-sku-of-the-version")
+    def _os_sku_of_the_version(self) -> AksConfig:
+        """Ubuntu 22.04 ends with Kubernetes 1.34 on AKS; from 1.35 ``Ubuntu`` is 24.04
+        (https://learn.microsoft.com/azure/aks/upgrade-os-version)."""
+        if self.minor < UBUNTU_2204_LAST_MINOR_NEXT:
+            return self
+        pools = [
+            ("systemPool", self.system_pool),
+            *((key_path("userPools", i), p) for i, p in enumerate(self.user_pools)),
+        ]
+        for key, pool in pools:
+            if pool.os_sku == "Ubuntu2204":
+                allowed = f"AKS has no Ubuntu 22.04 nodes for Kubernetes {self.kubernetes_version}: use Ubuntu (24.04)"
+                raise RuleViolation(key_path(key, "osSku"), pool.os_sku, allowed)
+        return self
+
+    @model_validator(mode="after")
+    @rule("aks.cluster-limits")
+    def _cluster_limits(self) -> AksConfig:
+        """AKS's own per-cluster limits, refused here rather than by ARM once the cluster and some pools exist."""
+        if 1 + len(self.user_pools) > MAX_POOLS:
+            allowed = f"AKS allows {MAX_POOLS} node pools per cluster, the system pool included"
+            raise RuleViolation(key_path("userPools", MAX_POOLS - 1), len(self.user_pools), allowed)
+        if self.most_nodes > MAX_CLUSTER_NODES:
+            allowed = f"AKS allows {MAX_CLUSTER_NODES} nodes per cluster across its pools (the pools' maxCount add up)"
+            raise RuleViolation("userPools", self.most_nodes, allowed)
+        return self
+
+    @property
+    def most_nodes(self) -> int:
+        """The nodes the cluster can grow to: every pool at its upper bound."""
+        system = self.system_pool
+        return max(system.count, system.max_count or 0) + sum(pool.max_count for pool in self.user_pools)
 
     @property
     def gpu_driver(self) -> str | None:

@@ -1,11 +1,13 @@
 """GPU pools on AKS: the driver, MIG partitioning, the GPU taint, and the NVIDIA software that advertises the GPUs.
 
-AKS installs the NVIDIA driver on a GPU pool unless ``gpuProfile.driver`` is ``None``, but never the device plugin
+AKS installs the NVIDIA driver on a GPU pool unless ``gpuProfile.driver`` is ``None``, but not the device plugin
 that turns GPUs into the ``nvidia.com/gpu`` resource (https://learn.microsoft.com/azure/aks/use-nvidia-gpu): with
 the driver installed the stack installs NVIDIA's device plugin chart; without it, NVIDIA's GPU Operator, which brings
-the driver, the container toolkit and the device plugin. MIG (``gpuInstanceProfile``) partitions every GPU of an
-A100, H100 or H200 node; the device plugin's MIG strategy decides the resource name pods ask for
-(https://learn.microsoft.com/azure/aks/gpu-multi-instance).
+the driver, the container toolkit and the device plugin. AKS's fully managed GPU pools (preview,
+``gpuProfile.nvidia.managementMode: Managed``), which bring their own device plugin, are not created here
+(docs/known-limits.md). MIG (``gpuInstanceProfile``) partitions every GPU of an
+A100, H100 or H200 node, with AKS's driver only; the device plugin's MIG strategy decides the resource name pods ask
+for (https://learn.microsoft.com/azure/aks/gpu-multi-instance).
 """
 
 from __future__ import annotations
@@ -15,11 +17,16 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from components.config.base import ConfigModel, matching
+from components.config.registries import CHART_REFERENCE, IMAGE_REPOSITORY, Source
 from components.config.vm_sizes import VmSize
 
 GPU_RESOURCE = "nvidia.com/gpu"
 """The resource NVIDIA's device plugin advertises for a whole GPU, or for a MIG slice under the ``single``
 strategy."""
+DEVICE_PLUGIN_REPOSITORY = "https://nvidia.github.io/k8s-device-plugin"
+GPU_OPERATOR_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
+NVIDIA_REGISTRY = "nvcr.io"
+"""NVIDIA's image registry, where both charts' images are by default."""
 GPU_TAINT = "sku=gpu:NoSchedule"
 """The taint Microsoft's GPU page puts on GPU pools, so pods that ask no GPU stay off the expensive nodes."""
 
@@ -31,6 +38,7 @@ MIG_MEMORY_GB = {
     40: {"MIG1g": 5, "MIG2g": 10, "MIG3g": 20, "MIG4g": 20, "MIG7g": 40},
     80: {"MIG1g": 10, "MIG2g": 20, "MIG3g": 40, "MIG4g": 40, "MIG7g": 80},
     94: {"MIG1g": 12, "MIG2g": 24, "MIG3g": 47, "MIG4g": 47, "MIG7g": 94},
+    141: {"MIG1g": 18, "MIG2g": 35, "MIG3g": 71, "MIG4g": 71, "MIG7g": 141},
 }
 """Memory of one MIG instance by GPU memory, which names the ``mixed`` strategy's resource (NVIDIA's MIG user guide,
 https://docs.nvidia.com/datacenter/tesla/mig-user-guide/#supported-mig-profiles)."""
@@ -49,7 +57,8 @@ class GpuPoolConfig(ConfigModel):
     """ARM ``gpuInstanceProfile``: partition every GPU with MIG (A100, H100 and H200 sizes only; fixed once the pool
     exists). Unset: whole GPUs."""
     taint: bool = True
-    """Taint the pool ``sku=gpu:NoSchedule``, as Microsoft's GPU page does; flavors on the pool tolerate it."""
+    """Taint the pool ``sku=gpu:NoSchedule``, as Microsoft's GPU page does, unless the pool writes ``taints`` of its
+    own (those are then its taints); flavors on the pool tolerate whatever it carries."""
 
 
 class NvidiaConfig(ConfigModel):
@@ -65,10 +74,31 @@ class NvidiaConfig(ConfigModel):
     (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html)."""
     mig_strategy: Literal["single", "mixed"] = "single"
     """How MIG instances are advertised: ``single`` as ``nvidia.com/gpu`` (one per instance), ``mixed`` as
-    ``nvidia.com/mig-<slices>g.<memory>gb``. ``single`` is what AKS's cluster autoscaler can plan for: its template
-    node knows only ``nvidia.com/gpu``."""
+    ``nvidia.com/mig-<slices>g.<memory>gb``. Neither is what the cluster autoscaler plans a node from zero with: its
+    template node advertises the size's whole GPUs as ``nvidia.com/gpu``
+    (https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/azure/azure_template.go),
+    so a MIG pool keeps a node (``minCount`` of at least 1) for the autoscaler to learn the real counts from."""
     namespace: str = Field(default="nvidia-gpu", pattern=r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", max_length=63)
     """The namespace the chart goes into (created by the stack)."""
+    chart_repository: Annotated[str, matching(CHART_REFERENCE.pattern, "an oci:// or https:// reference")] | None = None
+    """An https Helm repository serving the chart the pools need (``nvidia-device-plugin`` or ``gpu-operator``), or
+    that chart's own ``oci://`` reference; unset, NVIDIA's repository of it. Helm pulls it where ``pulumi`` runs."""
+    image_registry: (
+        Annotated[str, matching(IMAGE_REPOSITORY.pattern, "a registry host, e.g. myregistry.azurecr.cn")] | None
+    ) = None
+    """A registry holding NVIDIA's images under their ``nvcr.io`` paths (``<registry>/nvidia/k8s-device-plugin``
+    ...) and, for the GPU Operator, node feature discovery's under its ``registry.k8s.io`` path
+    (``<registry>/nfd/node-feature-discovery``), e.g. an Azure Container Registry filled with ``az acr import``;
+    unset, the images' own registries. Azure China mirrors neither, so a GPU stack there sets both keys."""
+
+    def sources(self, driver: str | None) -> list[Source]:
+        """The chart and images the GPU pools of ``driver`` pull (the GPU Operator's with ``None``, the device
+        plugin's otherwise), with their keys under ``aks.nvidia``."""
+        default_repository = GPU_OPERATOR_REPOSITORY if driver == "None" else DEVICE_PLUGIN_REPOSITORY
+        return [
+            Source("chartRepository", self.chart_repository or default_repository, default_repository),
+            Source("imageRegistry", self.image_registry or NVIDIA_REGISTRY, NVIDIA_REGISTRY),
+        ]
 
 
 def gpu_resources(size: VmSize | None, gpu: GpuPoolConfig, mig_strategy: str) -> dict[str, int | None]:

@@ -10,7 +10,6 @@ pins Kueue 0.17.1; the default here is the newest verified patch of the newest s
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -38,12 +37,10 @@ from components.config.kueue_manager import (
     WaitForPodsReadySettings,
 )
 from components.config.kueue_profiles import LATEST_CHART_VERSION, KueueProfile, UnsupportedVersion
-from components.config.registries import Source
+from components.config.registries import CHART_REFERENCE, IMAGE_REPOSITORY, Source
 from components.config.rules import rule
 
 _BOOLEAN_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
-_CHART_REPOSITORY = re.compile(r"^(oci|https?)://[^\s]+$")
-_IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
 
 
 class Resources(ConfigModel):
@@ -69,7 +66,7 @@ class Resources(ConfigModel):
 def _kubectl_repository_or_release(value: str) -> str:
     """A repository to tag, or an image whose tag names a kubectl release (``v1.35.9``) or that a digest pins."""
     repository, tag = kubectl_image.split_reference(value)
-    if not _IMAGE_REPOSITORY.match(repository) or (tag is not None and kubectl_image.tag_minor(tag) is None):
+    if not IMAGE_REPOSITORY.match(repository) or (tag is not None and kubectl_image.tag_minor(tag) is None):
         raise ValueError(
             f"write a repository such as {KUBECTL_REPOSITORY} (its tag follows the cluster's minor) or an image "
             "tagged with its kubectl version, such as v1.35.9"
@@ -283,13 +280,13 @@ class KueueConfig(ConfigModel):
     @rule("kueue.chart-and-image-sources")
     def _chart_and_image_sources(self) -> KueueConfig:
         """A chart reference Helm can pull, a version this program is tested with, an image without a tag."""
-        if not _CHART_REPOSITORY.match(self.chart_repository):
+        if not CHART_REFERENCE.match(self.chart_repository):
             raise RuleViolation("chartRepository", self.chart_repository, "use an oci:// or https:// reference")
         try:
             kueue_profiles.profile_for(self.chart_version)
         except UnsupportedVersion as unsupported:
             raise RuleViolation("chartVersion", self.chart_version, str(unsupported)) from None
-        if not _IMAGE_REPOSITORY.match(self.image_repository):
+        if not IMAGE_REPOSITORY.match(self.image_repository):
             raise RuleViolation(
                 "imageRepository",
                 self.image_repository,

@@ -11,9 +11,10 @@ fallback and flavor orders that would use Spot last.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from components.config.aks import POOL_LABEL, UserPoolConfig
+from components.config.aks import DEFAULT_CLUSTER_NODES, POOL_LABEL, UserPoolConfig
 from components.config.base import RuleViolation, key_path
 from components.config.gpu import gpu_resources
 from components.config.kube import Toleration, quantity_value
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from components.config.aks import AksConfig
     from components.config.stack import StackConfig
 
+GIB = Decimal(2**30)
 SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
 """The taint effects that keep a pod off a node; ``PreferNoSchedule`` only discourages it."""
 EVICTION = (
@@ -133,7 +135,11 @@ def _fits_its_pool(index: int, flavor: ResourceFlavorConfig, pools: dict[str, Us
 
 
 def _extended_quota_provided(config: StackConfig, aks: AksConfig) -> None:
+    """Quota of an extended resource only where a pool advertises it; a flavor with such quota on a pool that does
+    not is refused at the flavor's own ``pool`` (or ``agentpool`` label), naming the pools that do: the mistake is
+    the flavor's pool, not the resource."""
     flavors = {flavor.name: flavor for flavor in config.queues.resource_flavors}
+    flavor_index = {flavor.name: i for i, flavor in enumerate(config.queues.resource_flavors)}
     pools = {pool.name: pool for pool in aks.user_pools}
     anywhere = {name for pool in aks.user_pools for name in pool_resources(aks, pool)}
     holders = [("clusterQueues", i, queue.resource_groups) for i, queue in enumerate(config.queues.cluster_queues)]
@@ -149,15 +155,24 @@ def _extended_quota_provided(config: StackConfig, aks: AksConfig) -> None:
                     raise RuleViolation(key, resource, allowed)
                 for flavor in group.flavors:
                     pool = pools.get(flavor_pool(flavors[flavor.name]) or "") if flavor.name in flavors else None
-                    quota = quantity_value(flavor.resources[r].nominal_quota)
-                    if pool is not None and quota and resource not in pool_resources(aks, pool):
-                        allowed = f"flavor {flavor.name} is pool {pool.name}, whose nodes do not advertise it"
-                        raise RuleViolation(key, resource, allowed)
+                    quota = flavor.resources[r].nominal_quota
+                    if pool is not None and quantity_value(quota) and resource not in pool_resources(aks, pool):
+                        written = flavors[flavor.name]
+                        field = "pool" if written.pool else key_path("nodeLabels", POOL_LABEL)
+                        where = key_path("queues", "resourceFlavors", flavor_index[flavor.name], field)
+                        offer = sorted(p.name for p in aks.user_pools if resource in pool_resources(aks, p))
+                        allowed = (
+                            f"flavor {flavor.name} has {resource} quota {quota} ({key_path(section, h)}), but pool "
+                            f"{pool.name}'s nodes do not advertise {resource}; pool {' or '.join(offer)} does: point "
+                            "the flavor at it"
+                        )
+                        raise RuleViolation(where, pool.name, allowed)
 
 
 def warnings(config: StackConfig) -> list[tuple[str, str]]:
-    """``(key, message)`` for Spot pools that keep nodes, Spot flavors with no on-demand flavor after them, and
-    on-demand flavors Kueue would try before Spot ones."""
+    """``(key, message)`` for Spot pools that keep nodes, Spot flavors with no on-demand flavor after them, on-demand
+    flavors Kueue would try before Spot ones, CPU pods a group could send to GPU nodes, quota a flavor's pool can never
+    hold, and a cluster that can grow past AKS's default node quota."""
     if config.aks is None:
         return []
     pools = {pool.name: pool for pool in config.aks.user_pools}
@@ -166,7 +181,14 @@ def warnings(config: StackConfig) -> list[tuple[str, str]]:
         for i, pool in enumerate(config.aks.user_pools)
         if pool.spot and pool.min_count > 0
     ]
+    if config.aks.most_nodes > DEFAULT_CLUSTER_NODES:
+        message = (
+            f"the pools can grow to {config.aks.most_nodes} nodes, past the {DEFAULT_CLUSTER_NODES} an AKS cluster may "
+            "have until support raises its quota (https://learn.microsoft.com/azure/aks/quotas-skus-regions)"
+        )
+        found.append(("aks.userPools", message))
     flavors = {flavor.name: pools.get(flavor_pool(flavor) or "") for flavor in config.queues.resource_flavors}
+    found += _gpu_nodes_for_cpu_pods(config, flavors) + _quota_past_the_pool(config, flavors)
     for c, queue in enumerate(config.queues.cluster_queues):
         for g, group in enumerate(queue.resource_groups or []):
             spot = [_is_spot(flavors.get(f.name)) for f in group.flavors]
@@ -183,3 +205,79 @@ def warnings(config: StackConfig) -> list[tuple[str, str]]:
 
 def _is_spot(pool: UserPoolConfig | None) -> bool:
     return pool is not None and pool.spot
+
+
+def _gpu_nodes_for_cpu_pods(
+    config: StackConfig, flavor_pools: dict[str, UserPoolConfig | None]
+) -> list[tuple[str, str]]:
+    """A group whose GPU flavor follows CPU flavors and has CPU quota, with ``whenCanBorrow: TryNextFlavor``: Kueue
+    takes the first flavor a pod fits without borrowing or preemption
+    (https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavorfungibility), so a CPU pod whose team has used its
+    own CPU quota lands on the GPU flavor, and a GPU node is scaled up for it, before it borrows idle CPU quota."""
+    found: list[tuple[str, str]] = []
+    for c, queue in enumerate(config.queues.cluster_queues):
+        fungibility = queue.flavor_fungibility
+        if fungibility is None or fungibility.when_can_borrow != "TryNextFlavor":
+            continue
+        for group in queue.resource_groups or []:
+            if "cpu" not in group.covered_resources:
+                continue
+            cpu = group.covered_resources.index("cpu")
+            for f, flavor in enumerate(group.flavors):
+                pool = flavor_pools.get(flavor.name)
+                quota = flavor.resources[cpu].nominal_quota
+                if f and pool is not None and pool.gpu_settings is not None and quantity_value(quota):
+                    key = key_path("queues", "clusterQueues", c, "flavorFungibility", "whenCanBorrow")
+                    message = (
+                        f"TryNextFlavor sends a CPU pod to GPU flavor {flavor.name} (pool {pool.name}, CPU quota "
+                        f"{quota}) as soon as the queue's own CPU quota is used, before borrowing idle CPU quota: use "
+                        "MayStopSearch, or give GPU pods a ClusterQueue of their own"
+                    )
+                    found.append((key, message))
+    return found
+
+
+def _quota_past_the_pool(config: StackConfig, flavor_pools: dict[str, UserPoolConfig | None]) -> list[tuple[str, str]]:
+    """Nominal quota of cpu, memory or a GPU above what the flavor's pool holds at ``maxCount``, one warning per flavor
+    of a queue: a workload Kueue reserves that much for waits on a ProvisioningRequest the autoscaler can never
+    provision (``CapacityIsNotFound``), or on pods that never schedule. The article's preset sets its quota past its
+    pool on purpose, so that the pool's ``maxCount`` rather than Kueue caps the scale-up: only written quota is
+    judged."""
+    assert config.aks is not None
+    found: list[tuple[str, str]] = []
+    if config.queues.preset is not None:
+        return found
+    for c, queue in enumerate(config.queues.cluster_queues):
+        for g, group in enumerate(queue.resource_groups or []):
+            for f, flavor in enumerate(group.flavors):
+                pool = flavor_pools.get(flavor.name)
+                if pool is None:
+                    continue
+                held = _pool_holds(config.aks, pool)
+                past = [
+                    f"{resource.nominal_quota} {resource.name} (it holds at most {_shown(resource.name, most)})"
+                    for resource in flavor.resources
+                    if (most := held.get(resource.name)) is not None and quantity_value(resource.nominal_quota) > most
+                ]
+                if past:
+                    key = key_path("queues", "clusterQueues", c, "resourceGroups", g, "flavors", f, "resources")
+                    message = (
+                        f"flavor {flavor.name}'s quota {', '.join(past)} is past what pool {pool.name} holds at "
+                        f"maxCount ({pool.max_count} {pool.vm_size} nodes): the autoscaler can never provide the rest"
+                    )
+                    found.append((key, message))
+    return found
+
+
+def _pool_holds(aks: AksConfig, pool: UserPoolConfig) -> dict[str, Decimal]:
+    """What ``pool``'s nodes have at ``maxCount``, by resource name, for a size in :data:`VM_SIZES`."""
+    size = VM_SIZES.get(pool.vm_size)
+    if size is None:
+        return {}
+    held = {"cpu": Decimal(size.vcpus * pool.max_count), "memory": Decimal(size.memory_gib) * GIB * pool.max_count}
+    held |= {name: Decimal((count or 0) * pool.max_count) for name, count in pool_resources(aks, pool).items()}
+    return held
+
+
+def _shown(resource: str, amount: Decimal) -> str:
+    return f"{amount / GIB:.0f}Gi" if resource == "memory" else f"{amount.normalize():f}"

@@ -7,6 +7,7 @@ each source is reachable from the cloud the stack deploys to.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, NamedTuple
 from urllib.parse import urlsplit
 
@@ -38,8 +39,29 @@ AZURE_CHINA_ONLY_SUFFIXES = (".azk8s.cn", ".azure.cn")
 above), and ``*.azure.cn`` are Azure China's own endpoints."""
 
 
+CHART_REFERENCE = re.compile(r"^(oci|https?)://[^\s]+$")
+"""A chart's OCI reference (the chart itself) or an https Helm repository."""
+IMAGE_REPOSITORY = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::\d+)?(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$")
+"""An image reference without a tag or digest: ``host[:port]/path``."""
+NO_AZURE_CHINA_MIRROR = {
+    "nvcr.io": "NVIDIA's image registry",
+    "nvidia.github.io": "NVIDIA's device plugin chart repository",
+    "helm.ngc.nvidia.com": "NVIDIA's GPU Operator chart repository",
+}
+"""Global sources Azure China's proxy table has no mirror for (:data:`AZURE_CHINA_PROXIES`): a stack there copies
+them into a registry of its own (``az acr import`` into an Azure Container Registry in Azure China, ``helm push``)."""
+
+
+def chart_reference(repository: str, name: str) -> tuple[str, str | None]:
+    """``(chart, repository)`` for Helm: an OCI reference is the chart itself; an https repository serves ``name``."""
+    if repository.startswith("oci://"):
+        return repository, None
+    return name, repository
+
+
 def registry_host(reference: str) -> str:
-    """The registry a chart (``oci://host/...``, ``https://host/...``) or an image reference is pulled from.
+    """The registry a chart (``oci://host/...``, ``https://host/...``), an image reference or a bare registry host
+    is pulled from.
 
     An image's first path component is a registry only if it has a ``.`` or ``:`` or is ``localhost``; otherwise the
     image is on Docker Hub, as container runtimes resolve it (``splitDockerDomain`` in
@@ -47,6 +69,8 @@ def registry_host(reference: str) -> str:
     """
     if "://" in reference:
         return (urlsplit(reference).hostname or "").lower()
+    if "/" not in reference and "." in reference and ":" not in reference:
+        return reference.lower()  # a registry itself (``nvcr.io``), as a registry key holds it: images carry a tag
     first, slash, _ = reference.partition("/")
     if slash and ("." in first or ":" in first or first == "localhost"):
         return first.split(":", 1)[0].lower()

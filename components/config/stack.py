@@ -37,7 +37,13 @@ from components.config.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, Monitor
 from components.config.multikueue import MultiKueueConfig
 from components.config.queues import QueuesConfig
 from components.config.queues_presets import AKS_WALKTHROUGH, SETTINGS
-from components.config.registries import AZURE_CHINA_MIRRORS, AZURE_CHINA_PROXIES, is_azure_china_only, registry_host
+from components.config.registries import (
+    AZURE_CHINA_MIRRORS,
+    AZURE_CHINA_PROXIES,
+    NO_AZURE_CHINA_MIRROR,
+    is_azure_china_only,
+    registry_host,
+)
 from components.config.rules import rule
 from components.config.smoke_job import SmokeJobConfig
 
@@ -162,10 +168,17 @@ class StackConfig(ConfigModel):
         if self.kueue.install is not True:
             why = "monitoring scrapes the Kueue the stack installs from its chart (its metrics Service and role)"
             raise RuleViolation("monitoring.collector", collector, f"{why}; kueue.install is {self.kueue.install}")
-        if collector == AZURE_MANAGED_PROMETHEUS and self.aks is None:
-            allowed = "it turns on the metrics add-on of the AKS cluster this stack creates: use it with aks"
-            raise RuleViolation("monitoring.collector", collector, allowed)
         existing = self.existing_cluster
+        on_existing_aks = existing is not None and existing.source == "aks"
+        if collector == AZURE_MANAGED_PROMETHEUS and self.aks is None and not on_existing_aks:
+            allowed = (
+                "it needs aks (the program turns the cluster's metrics add-on on) or existingCluster with source aks "
+                "(whose metrics add-on must already be on)"
+            )
+            raise RuleViolation("monitoring.collector", collector, allowed)
+        if collector == AZURE_MANAGED_PROMETHEUS and on_existing_aks and self.monitoring.azure is not None:
+            why = "the workspace, Grafana and rule group are created with a new cluster only (aks)"
+            raise MisplacedKey("monitoring.azure", why)
         if collector == ARMS and (existing is None or existing.source != "kubeconfig"):
             allowed = "ARMS scrapes an ACK cluster: give it as existingCluster with source kubeconfig"
             raise RuleViolation("monitoring.collector", collector, allowed)
@@ -270,7 +283,27 @@ class StackConfig(ConfigModel):
             else []
         )
         pools = pool_flavors.warnings(self)
-        return [*feasibility.warnings(self), *pools, *ack, *production, *self._no_queue_objects()]
+        return [
+            *feasibility.warnings(self),
+            *pools,
+            *ack,
+            *production,
+            *self._no_queue_objects(),
+            *self._no_azure_alerts(),
+        ]
+
+    def _no_azure_alerts(self) -> list[tuple[str, str]]:
+        """On an existing AKS cluster, managed Prometheus scrapes Kueue but the program creates no rule group."""
+        existing = self.existing_cluster
+        if self.monitoring is None or self.monitoring.collector != AZURE_MANAGED_PROMETHEUS:
+            return []
+        if existing is None or existing.source != "aks":
+            return []
+        message = (
+            "Kueue is scraped into the workspace the cluster's metrics add-on already writes to, but no alert rule "
+            "is created there: add Kueue's rules to a rule group of that workspace (docs/monitoring.md#the-alert-rules)"
+        )
+        return [("monitoring.collector", message)]
 
     def _no_queue_objects(self) -> list[tuple[str, str]]:
         """Kueue alone is a valid stack, but one deployed before ``queues.preset`` existed got the walkthrough's
@@ -294,12 +327,14 @@ class StackConfig(ConfigModel):
         raise RuleViolation("aks.location", self.aks.location, provider.regions_allowed())
 
     @model_validator(mode="after")
-    @rule("stack.kueue-sources-reachable-from-the-cloud")
-    def _kueue_sources_reachable_from_the_cloud(self, info: ValidationInfo) -> StackConfig:
-        """Charts and images must come from registries the stack's Azure cloud reaches.
+    @rule("stack.sources-reachable-from-the-cloud")
+    def _sources_reachable_from_the_cloud(self, info: ValidationInfo) -> StackConfig:
+        """Charts and images (Kueue's, the smoke Job's, NVIDIA's for GPU pools) must come from registries the stack's
+        Azure cloud reaches.
 
         ``*.azk8s.cn`` and ``*.azure.cn`` serve Azure China only, and global registries are blocked or unreliable
-        from China; the chart is pulled where ``pulumi`` runs, the images by the cluster's nodes
+        from China, where NVIDIA's have no mirror at all; the chart is pulled where ``pulumi`` runs, the images by
+        the cluster's nodes
         (https://www.pulumi.com/registry/packages/kubernetes/api-docs/helm/v4/chart/). The cloud is the azure-native
         provider's (environment, location), else ``aks.location``; on a cluster of unknown cloud nothing is checked.
         """
@@ -310,6 +345,8 @@ class StackConfig(ConfigModel):
             return self
         sources = [(f"kueue.{s.key}", s) for s in self.kueue.sources()]
         sources += [(f"smokeJob.{s.key}", s) for s in self.smoke_job.sources()]
+        if self.aks is not None and any(pool.gpu_settings is not None for pool in self.aks.user_pools):
+            sources += [(f"aks.nvidia.{s.key}", s) for s in self.aks.nvidia.sources(self.aks.gpu_driver)]
         for key, source in sources:
             host = registry_host(source.reference)
             if not cloud.china and is_azure_china_only(host):
@@ -318,6 +355,14 @@ class StackConfig(ConfigModel):
                     source.reference,
                     f"{host} serves Azure China addresses only ({AZURE_CHINA_PROXIES}), but {cloud.because} targets "
                     f"global Azure; use a global source such as {source.default}",
+                )
+            if cloud.china and host in NO_AZURE_CHINA_MIRROR:
+                raise RuleViolation(
+                    key,
+                    source.reference,
+                    f"{cloud.because} targets Azure China, which has no mirror of {NO_AZURE_CHINA_MIRROR[host]} "
+                    f"({AZURE_CHINA_PROXIES}): copy it into a registry of your own there (az acr import, helm push) "
+                    "and name it",
                 )
             if cloud.china and host in AZURE_CHINA_MIRRORS:
                 raise RuleViolation(

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from components import yaml_text
+from components.config import registries
 from components.config.kueue import KueueConfig
 from components.manifests.core import namespace
 
@@ -22,9 +23,7 @@ def _dump(model: BaseModel) -> dict[str, Any]:
 
 def chart_reference(args: KueueConfig) -> tuple[str, str | None]:
     """``(chart, repository)`` for Helm: an OCI reference is the chart itself; an https repository serves ``kueue``."""
-    if args.chart_repository.startswith("oci://"):
-        return args.chart_repository, None
-    return "kueue", args.chart_repository
+    return registries.chart_reference(args.chart_repository, "kueue")
 
 
 def manager_config(args: KueueConfig) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -81,7 +82,7 @@ CONFIGURED = {
         "serviceCidr": "10.1.0.0/16",
         "dnsServiceIp": "10.1.0.10",
     },
-    "upgradeChannel": "stable",
+    "upgradeChannel": "node-image",
     "nodeOsUpgradeChannel": "SecurityPatch",
     "apiServerAccess": {"authorizedIpRanges": ["20.30.40.0/24", "52.10.20.30/32"]},
     "maintenance": {
@@ -194,7 +195,7 @@ def test_managed_cluster_autoscaler_and_upgrades_are_the_configured_ones(configu
         "scaleDownUnneededTime": "1m",
         "scanInterval": "20s",
     }
-    assert cluster["autoUpgradeProfile"] == {"upgradeChannel": "stable", "nodeOSUpgradeChannel": "SecurityPatch"}
+    assert cluster["autoUpgradeProfile"] == {"upgradeChannel": "node-image", "nodeOSUpgradeChannel": "SecurityPatch"}
 
 
 def test_system_pool_is_inline_fixed_and_tainted_for_critical_addons(configured, run_program) -> None:
@@ -240,7 +241,7 @@ def test_user_pools_autoscale_and_leave_the_count_to_the_autoscaler(two_pools) -
 
     gpu = recording.one(AGENT_POOL, "demo-gpupool").inputs
     assert gpu["nodeLabels"] == GPU_POOL["labels"]
-    assert gpu["nodeTaints"] == [*GPU_POOL["taints"], "sku=gpu:NoSchedule"], "the written taints, then the GPU taint"
+    assert gpu["nodeTaints"] == GPU_POOL["taints"], "the written taints are the pool's taints"
     assert (gpu["availabilityZones"], gpu["maxPods"], gpu["osSKU"]) == (["1", "2"], 110, "AzureLinux")
     assert gpu["gpuProfile"] == {"driver": "Install"} and "gpuInstanceProfile" not in gpu
     scalepool = recording.one(AGENT_POOL, "demo-scalepool").inputs
@@ -269,11 +270,40 @@ def test_a_spot_pool_sends_every_spot_setting_and_the_taint_and_label_aks_adds(r
 
 
 def test_a_mig_pool_without_the_gpu_taint_sends_its_profile_and_driver(run_program):
-    pool = {**GPU_POOL, "taints": [], "gpu": {"driver": "None", "instanceProfile": "MIG3g", "taint": False}}
+    pool = {
+        **GPU_POOL,
+        "minCount": 1,
+        "initialCount": 1,
+        "taints": [],
+        "gpu": {"instanceProfile": "MIG3g", "taint": False},
+    }
     recording, _ = build_aks(run_program, {"userPools": [pool]})
     inputs = recording.one(AGENT_POOL, "demo-gpupool").inputs
-    assert (inputs["gpuProfile"], inputs["gpuInstanceProfile"]) == ({"driver": "None"}, "MIG3g")
+    assert (inputs["gpuProfile"], inputs["gpuInstanceProfile"]) == ({"driver": "Install"}, "MIG3g")
     assert "nodeTaints" not in inputs
+
+
+def test_pool_and_maintenance_operations_of_the_cluster_run_one_after_another(two_pools) -> None:
+    """AKS refuses a second pool or maintenance operation while one runs on the cluster (OperationNotAllowed)."""
+    recording, _ = two_pools
+    chain = [recording.one(CLUSTER), *recording.by_type(AGENT_POOL), *recording.by_type(MAINTENANCE)]
+    assert [r.type for r in chain[1:]] == [AGENT_POOL] * 2 + [MAINTENANCE] * 2
+    for before, after in itertools.pairwise(chain):
+        assert before.urn in after.dependencies, f"{after.name} waits for {before.name}"
+
+
+def test_a_change_aks_fixes_at_pool_creation_replaces_the_pool_deleting_it_first(two_pools) -> None:
+    recording, _ = two_pools
+    for pool in recording.by_type(AGENT_POOL):
+        assert {
+            "vmSize",
+            "gpuInstanceProfile",
+            "gpuProfile",
+            "scaleSetPriority",
+            "availabilityZones",
+            "maxPods",
+        } <= set(pool.replace_on_changes), "ARM refuses to update them"
+        assert pool.delete_before_replace, "the new pool has the old one's name"
 
 
 def test_provider_waits_for_the_cluster_but_never_for_user_pools(two_pools) -> None:

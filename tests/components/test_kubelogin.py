@@ -69,6 +69,14 @@ def test_spn_signs_in_as_the_configured_principal_in_the_cluster_tenant_and_clou
     assert "secret" not in str(exec_config).lower(), "the secret comes from AAD_SERVICE_PRINCIPAL_CLIENT_SECRET"
 
 
+def test_an_azure_china_kubeconfig_keeps_its_cloud_for_every_login_since_ci_may_turn_it_into_spn():
+    """CI's AAD_LOGIN_METHOD=spn overrides the stack's azurecli in Azure China (Azure R7); kubelogin's spn reads its
+    authority from ``--environment`` only, so without it the China app would sign in at global Azure's."""
+    china = DEVICE_CODE_KUBECONFIG.replace("AzurePublicCloud", "AzureChinaCloud")
+    args = exec_of(yaml_text.load(non_interactive(china, KubeloginConfig())))["args"]
+    assert args == ["get-token", "--login", "azurecli", "--server-id", SERVER_ID, "--environment", "AzureChinaCloud"]
+
+
 def test_clusters_and_contexts_are_kept():
     original = yaml_text.load(DEVICE_CODE_KUBECONFIG)
     document = converted(KubeloginConfig())

@@ -20,6 +20,7 @@ from tests.support.prometheus_rule import validate as validate_rule
 from tests.support.schemas import validate_core
 from tests.support.scrape import local_queue_status, scraped
 from tests.support.stacks import AKS_STACK, CHINA_STACK, recorded
+from tools import render
 from tools.recording import Recording
 
 CHART = "kubernetes:helm.sh/v4:Chart"
@@ -212,3 +213,19 @@ def test_a_prometheus_operator_s_scraper_may_discover_kueue_s_targets_in_kueue_s
     assert binding["subjects"] == operator.named("monitoring-reader").inputs["subjects"]
     assert operator.one(GATE, "kueue-ready").urn in operator.named("monitoring-discovery").dependencies
     assert not [r for r in aks.registrations if r.name.startswith("monitoring-discovery")]
+
+
+EXISTING_AKS_CASE = CASES / "Pulumi.monitoring-azure-on-existing-aks.yaml"
+
+
+def test_on_an_existing_aks_cluster_managed_prometheus_gets_kueue_s_monitor_and_no_azure_resources():
+    """The add-on already writes to the workspace its owner set up: nothing of Azure's side is created, and the
+    missing alert rules are a warning rather than silence."""
+    recording = recorded(EXISTING_AKS_CASE)
+    monitor = the_monitor(recording, "azmonitoring.coreos.com")
+    assert recording.one(METRICS_ADDON_CRD).urn in monitor.dependencies, "the add-on's CRD is served before it"
+    assert recording.named("monitoring-reader").inputs["subjects"][0]["name"] == AMA_METRICS[1]
+    assert not [r for r in recording.registrations if r.type.startswith("azure-native:monitor")]
+    config = load_stack_config(render.read_stack_file(EXISTING_AKS_CASE)[1])
+    [message] = [message for key, message in config.warnings() if key == "monitoring.collector"]
+    assert "no alert rule is created there" in message

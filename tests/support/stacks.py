@@ -23,6 +23,7 @@ ACK_STACK = PROJECT_ROOT / "stacks/Pulumi.ack-acs-dev.yaml"
 MULTICLOUD_STACK = PROJECT_ROOT / "stacks/Pulumi.multicloud.yaml"
 EPHEMERAL_STACK = PROJECT_ROOT / "stacks/Pulumi.ephemeral.yaml"
 SHARED_STACK = PROJECT_ROOT / "stacks/Pulumi.ephemeral-shared.yaml"
+GPU_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-gpu-spot.yaml"
 
 
 def environment_kind(stack_file: Path) -> str:

@@ -102,10 +102,18 @@ def test_the_shared_template_needs_its_grants_on_the_shared_clusters(monkeypatch
 
 
 def test_a_china_job_whose_cached_token_expires_mid_run_fails_naming_the_expiry(monkeypatch):
-    """Azure R7: kubelogin reads az's cached token in Azure China, and nothing renews it."""
+    """Azure R7 at 157fa20: CI's kubelogin read az's cached token in Azure China (azurecli), and nothing renewed it."""
+    monkeypatch.setattr(rehearse, "kubelogin_login", lambda azure: "azurecli")
     monkeypatch.setattr(rehearse, "CACHED_AZ_TOKEN_SECONDS", 600.0)
     up = rehearse.rehearse(CHINA_STACK, plan=cached_plan).outcomes[0]
     assert up.failed is not None and "expired at 10:00" in str(up.failed.error)
+
+
+def test_ci_signs_in_to_azure_china_with_a_login_that_renews_so_no_china_job_runs_out_of_credential():
+    assert rehearse.kubelogin_login("china") == "spn" and rehearse.kubelogin_login("global") == "workloadidentity"
+    world = World(0)
+    rehearse._sign_in(world, "deployer", {"azure": "china"})
+    assert world.credential_expires is None
 
 
 def test_a_stack_whose_waiters_give_up_at_the_first_throttled_read_fails_the_rehearsal(monkeypatch):

@@ -49,6 +49,10 @@ PROVISIONING_CRD_DELAY = (10.0, 120.0)
 """Seconds from AKS's first autoscaling pool until the managed cluster autoscaler serves the ProvisioningRequest CRD
 (no published figure)."""
 INVOKE_SECONDS = 1.0
+CLUSTER_OPERATIONS = frozenset(
+    {"azure-native:containerservice:AgentPool", "azure-native:containerservice:MaintenanceConfiguration"}
+)
+"""What AKS runs one at a time per cluster."""
 AKS_VERSION_PIN = "pulumi-python:dynamic/clusters:ClusterVersion"
 AKS_VERSION_KEY = "elastic-capacity:aks.kubernetesVersion"
 KUEUE_CHART_OBJECTS = (
@@ -110,7 +114,8 @@ class Providers:
         if r.type.startswith("azure-native:"):
             self._arm(r, "create")
             self._principal_type_matches(r)
-            self._take(r)
+            with self._one_operation_per_cluster(r):
+                self._take(r)
             self._azure_effect(r)
         elif r.type.startswith("alicloud:"):
             self._ram(r, "create")
@@ -162,6 +167,26 @@ class Providers:
             self.world.check_ram(actions.ALICLOUD_INVOKES[token], what)
 
     # --- what each create changes in the world ----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _one_operation_per_cluster(self, r: Registration) -> Iterator[None]:
+        """AKS runs one pool or maintenance operation of a cluster at a time and refuses another meanwhile
+        (``OperationNotAllowed``: https://github.com/cilium/cilium/issues/25944 shows the message)."""
+        if r.type not in CLUSTER_OPERATIONS:
+            yield
+            return
+        cluster = str(r.inputs.get("resourceName"))
+        running = self.world.cluster_operations.get(cluster)
+        if running is not None:
+            raise StepFailed(
+                f"OperationNotAllowed: Another agentpool operation ({running} - Creating) is in progress, please wait "
+                "for it to finish before starting a new operation"
+            )
+        self.world.cluster_operations[cluster] = r.name
+        try:
+            yield
+        finally:
+            del self.world.cluster_operations[cluster]
 
     def _principal_type_matches(self, r: Registration) -> None:
         """ARM refuses a role assignment whose ``principalType`` is not the principal's kind

@@ -112,6 +112,8 @@ class World:
         """The step the engine runs outside the clock's processes (for the record)."""
         self.operation = ""
         """The operation the engine runs (for the record)."""
+        self.cluster_operations: dict[str, str] = {}
+        """AKS cluster name -> the pool or maintenance operation running on it."""
         self.credential_expires: float | None = None
         """When the runner's Kubernetes credential expires for good: ``None`` while its sign-in renews itself
         (kubelogin's workload identity, ack-ram-tool); a cached ``az`` token cannot be renewed."""

@@ -12,6 +12,8 @@ from components.config.base import ConfigError, RuleViolation
 from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
 
+MIG_POOL = {"name": "mig", "vmSize": "Standard_ND96isr_H200_v5", "minCount": 1, "initialCount": 1, "maxCount": 2}
+
 
 def pools(*overrides: dict[str, Any]) -> dict[str, Any]:
     return {"userPools": list(overrides)}
@@ -138,7 +140,8 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
         {"kubernetesVersion": "1.35.1-aliyun.1"},
         "kubernetesVersion",
     ),
-    ("upgrade channel", {"upgradeChannel": "stable"}, {"upgradeChannel": "weekly"}, "upgradeChannel"),
+    ("upgrade channel", {"upgradeChannel": "node-image"}, {"upgradeChannel": "weekly"}, "upgradeChannel"),
+    ("the stack owns the minor", {"upgradeChannel": "patch"}, {"upgradeChannel": "stable"}, "upgradeChannel"),
     (
         "node os channel",
         {"nodeOsUpgradeChannel": "SecurityPatch"},
@@ -188,6 +191,36 @@ RULES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
     ("location", {"location": "westeurope"}, {"location": "East US 2"}, "location"),
     ("tags", {"tags": {"cost-center": "ml"}}, {"tags": {"a/b": "x"}}, "tags"),
     ("unknown key", {"userPools": [{}]}, {"userPool": [{}]}, "userPool"),
+    (
+        "no ubuntu 22.04 from kubernetes 1.35",
+        {"kubernetesVersion": "1.34", **pools({"osSku": "Ubuntu2204"})},
+        {"kubernetesVersion": "1.35", **pools({"osSku": "Ubuntu2204"})},
+        "userPools[0].osSku",
+    ),
+    (
+        "mig is partitioned by aks's driver",
+        pools({**MIG_POOL, "gpu": {"instanceProfile": "MIG1g"}}),
+        pools({**MIG_POOL, "gpu": {"instanceProfile": "MIG1g", "driver": "None"}}),
+        "userPools[0].gpu.instanceProfile",
+    ),
+    (
+        "a mig pool keeps a node the autoscaler counts its instances on",
+        pools({**MIG_POOL, "gpu": {"instanceProfile": "MIG1g"}}),
+        pools({**MIG_POOL, "minCount": 0, "initialCount": 0, "gpu": {"instanceProfile": "MIG1g"}}),
+        "userPools[0].minCount",
+    ),
+    (
+        "at most 100 pools, the system pool included",
+        pools(*({"name": f"p{i}", "maxCount": 1} for i in range(99))),
+        pools(*({"name": f"p{i}", "maxCount": 1} for i in range(100))),
+        "userPools[99]",
+    ),
+    (
+        "at most 5000 nodes across the pools",
+        pools(*({"name": f"p{i}", "maxCount": 999} for i in range(5))),
+        pools(*({"name": f"p{i}", "maxCount": 1000} for i in range(5))),
+        "userPools",
+    ),
 ]
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from components.config.gpu import GpuPoolConfig, gpu_resources
 from components.config.vm_sizes import VM_SIZES
+from tests.support.config import stack_error_keys
 
 
 @pytest.mark.parametrize(
@@ -16,6 +17,7 @@ from components.config.vm_sizes import VM_SIZES
         ("Standard_ND96asr_v4", "MIG1g", "mixed", {"nvidia.com/mig-1g.5gb": 56}),
         ("Standard_NC24ads_A100_v4", "MIG3g", "mixed", {"nvidia.com/mig-3g.40gb": 2}),
         ("Standard_NC40ads_H100_v5", "MIG7g", "mixed", {"nvidia.com/mig-7g.94gb": 1}),
+        ("Standard_ND96isr_H200_v5", "MIG1g", "mixed", {"nvidia.com/mig-1g.18gb": 56}),
     ],
 )
 def test_a_node_advertises_its_gpus_or_mig_instances(size, profile, strategy, advertised):
@@ -26,3 +28,12 @@ def test_a_node_advertises_its_gpus_or_mig_instances(size, profile, strategy, ad
 
 def test_an_unknown_size_advertises_gpus_of_unknown_count():
     assert gpu_resources(None, GpuPoolConfig(), "single") == {"nvidia.com/gpu": None}
+
+
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [("chartRepository", "nvidia.github.io/k8s-device-plugin"), ("imageRegistry", "https://myregistry.azurecr.cn")],
+)
+def test_nvidia_sources_are_a_chart_reference_and_a_registry_named_at_their_key(key, bad):
+    sections = {"aks": {"userPools": [{"name": "gpu", "vmSize": "Standard_NC4as_T4_v3"}], "nvidia": {key: bad}}}
+    assert stack_error_keys(sections) == [f"elastic-capacity:aks.nvidia.{key}"]

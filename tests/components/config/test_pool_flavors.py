@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.config.pool_flavors import EVICTION
 from components.manifests.queues import resource_flavor
@@ -15,6 +16,8 @@ from tests.support.config import as_config, stack_error_keys
 SPOT = {"name": "cpuspot", "vmSize": "Standard_D4s_v3", "priority": "Spot", "minCount": 0, "initialCount": 0}
 CPU = {"name": "cpu", "vmSize": "Standard_D4s_v3", "minCount": 0, "initialCount": 0}
 GPU = {"name": "gpu", "vmSize": "Standard_NC24ads_A100_v4", "minCount": 0, "initialCount": 0, "maxCount": 2}
+
+SPOT_TOLERATION = {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists"}
 
 
 def quota(flavor: str, gpus: str = "0") -> dict[str, Any]:
@@ -53,10 +56,20 @@ def test_a_flavor_naming_a_pool_gets_its_label_and_a_toleration_of_each_of_its_t
             }
         ],
     }, "the taint AKS adds to Spot nodes, never written by the user; pool itself is not a Kueue field"
-    assert gpu["tolerations"] == [
-        {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"},
-        {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
-    ], "PreferNoSchedule keeps no pod off a node: nothing to tolerate"
+    assert gpu["tolerations"] == [{"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"}], (
+        "PreferNoSchedule keeps no pod off a node: nothing to tolerate"
+    )
+
+
+def test_a_gpu_pool_gets_the_taints_it_writes_and_the_gpu_taint_only_when_it_writes_none():
+    nvidia = "nvidia.com/gpu=present:NoSchedule"
+    written = load(stack([{**GPU, "taints": [nvidia]}], [{"name": "gpu", "pool": "gpu"}]))
+    assert written.aks.user_pools[0].node_taints == [nvidia], "a deployed pool would be replaced by an added taint"
+    assert [t["key"] for t in resource_flavor(written.queues.resource_flavors[0])["spec"]["tolerations"]] == [
+        "nvidia.com/gpu"
+    ]
+    unwritten = load(stack([GPU], [{"name": "gpu", "pool": "gpu"}]))
+    assert unwritten.aks.user_pools[0].node_taints == ["sku=gpu:NoSchedule"]
 
 
 def test_written_tolerations_are_kept_and_must_tolerate_the_pool():
@@ -91,15 +104,31 @@ def test_gpu_quota_needs_a_pool_that_advertises_the_resource():
     flavors = [{"name": "spot", "pool": "cpuspot"}, {"name": "gpu", "pool": "gpu"}]
     group = {"coveredResources": ["cpu", "nvidia.com/gpu"], "flavors": [quota("spot"), quota("gpu", "1")]}
     load(stack([SPOT, GPU], flavors, [group]))
-    on_spot = {**group, "flavors": [quota("spot", "1"), quota("gpu", "1")]}
     key = "elastic-capacity:queues.clusterQueues[0].resourceGroups[0].coveredResources[1]"
-    assert stack_error_keys(stack([SPOT, GPU], flavors, [on_spot])) == [key], "the Spot CPU pool has no GPU"
-    assert stack_error_keys(stack([SPOT], flavors[:1], [{**group, "flavors": [quota("spot")]}])) == [key]
+    assert stack_error_keys(stack([SPOT], flavors[:1], [{**group, "flavors": [quota("spot")]}])) == [key], "no pool"
+
+
+@pytest.mark.parametrize(
+    ("flavor", "field"),
+    [
+        ({"pool": "cpuspot"}, "pool"),
+        ({"nodeLabels": {"agentpool": "cpuspot"}, "tolerations": [SPOT_TOLERATION]}, "nodeLabels.agentpool"),
+    ],
+)
+def test_gpu_quota_on_a_flavor_of_the_wrong_pool_is_refused_at_the_flavors_pool_naming_the_pool_that_has_gpus(
+    flavor, field
+):
+    flavors = [{"name": "spot", **flavor}, {"name": "gpu", "pool": "gpu"}]
+    group = {"coveredResources": ["cpu", "nvidia.com/gpu"], "flavors": [quota("spot", "1"), quota("gpu", "1")]}
+    with pytest.raises(ConfigError) as caught:
+        load(stack([SPOT, GPU], flavors, [group]))
+    assert caught.value.keys == [f"elastic-capacity:queues.resourceFlavors[0].{field}"]
+    assert "pool gpu does: point the flavor at it" in str(caught.value)
 
 
 @pytest.mark.parametrize(("strategy", "resource"), [("single", "nvidia.com/gpu"), ("mixed", "nvidia.com/mig-1g.10gb")])
 def test_a_mig_pool_advertises_the_resource_of_its_strategy(strategy, resource):
-    mig = {**GPU, "gpu": {"instanceProfile": "MIG1g"}}
+    mig = {**GPU, "minCount": 1, "initialCount": 1, "gpu": {"instanceProfile": "MIG1g"}}
     group = {
         "coveredResources": ["cpu", resource],
         "flavors": [
