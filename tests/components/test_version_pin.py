@@ -27,7 +27,8 @@ DEPLOYED = {**wanted("1.35", "1.35.2-aliyun.1"), "version": "1.35.2-aliyun.1"}
 
 
 def decide_cluster(deployed: dict, wanted: dict) -> tuple[str | None, str | None]:
-    return decide(deployed, wanted, subject=CLUSTER_PIN.subject, no_downgrade=CLUSTER_PIN.no_downgrade)
+    pin = CLUSTER_PIN
+    return decide(deployed, wanted, subject=pin.subject, no_downgrade=pin.no_downgrade, patches=pin.patches)
 
 
 def test_a_new_cluster_takes_the_catalogue_answer_or_its_refusal():
@@ -61,6 +62,55 @@ def test_a_skip_or_a_downgrade_is_refused_naming_the_key(requested, candidate, s
     version, refusal = decide_cluster(DEPLOYED, wanted(requested, candidate))
     assert version is None and refusal is not None
     assert refusal.startswith(f"{KEY}: {requested!r} {says}")
+
+
+PATCHED = {**wanted("1.35.3-aliyun.1", "1.35.3-aliyun.1"), "version": "1.35.3-aliyun.1"}
+
+
+@pytest.mark.parametrize("to", ["1.35.1-aliyun.1", "1.35.3-aliyun.0"])
+def test_a_patch_or_a_build_going_down_is_refused_naming_the_key(to):
+    """ACK's UpgradeCluster only moves forward: a lower patch (or ACK build) of the same minor fails at `up`."""
+    version, refusal = decide_cluster(PATCHED, wanted(to, to))
+    assert (version, refusal) == (
+        None,
+        f"{KEY}: {to!r} would downgrade the cluster from 1.35.3-aliyun.1; Kubernetes cannot downgrade",
+    )
+
+
+def test_a_newer_version_the_cluster_runs_is_held_and_an_older_one_is_not():
+    """An upgrade in the ACK console (or by ACK) is taken as the deployed version, so a refreshed cluster is never
+    asked to go back; a running version below the pin (an upgrade still to finish) leaves the pin alone."""
+    assert decide_cluster(DEPLOYED, {**wanted("1.35"), "running": "1.36.1-aliyun.1"}) == ("1.36.1-aliyun.1", None)
+    assert decide_cluster(DEPLOYED, {**wanted("1.35"), "running": "1.35.0-aliyun.1"}) == ("1.35.2-aliyun.1", None)
+    refused = decide_cluster(DEPLOYED, {**wanted("1.35.2-aliyun.1", "1.35.2-aliyun.1"), "running": "1.35.4-aliyun.1"})
+    assert refused == (
+        None,
+        f"{KEY}: '1.35.2-aliyun.1' would downgrade the cluster from 1.35.4-aliyun.1; Kubernetes cannot downgrade",
+    )
+    assert decide_cluster({}, {**wanted("1.35", "1.35.2-aliyun.1"), "running": "1.36.1-aliyun.1"})[0] == (
+        "1.35.2-aliyun.1"
+    ), "nothing deployed yet: a cluster that only shares the name is not this stack's"
+
+
+def test_an_ack_pin_says_what_it_moves_to_in_the_run_that_moves_it_and_nothing_in_the_next():
+    ack = {**DEPLOYED, "running": "1.35.2-aliyun.1", "upgrade": None}
+    moving = CLUSTER_PIN.check(
+        ack, {**wanted("1.36", "1.36.1-aliyun.1"), "running": "1.35.2-aliyun.1", "upgrade": None}
+    )
+    assert (moving.inputs["version"], moving.inputs["upgrade"]) == ("1.36.1-aliyun.1", "1.36.1-aliyun.1")
+    assert CLUSTER_PIN.diff("id", ack, moving.inputs).changes
+    after = CLUSTER_PIN.check(moving.inputs, {**moving.inputs, "candidate": "1.36.3-aliyun.1", "upgrade": None})
+    assert (after.inputs["version"], after.inputs["upgrade"]) == ("1.36.1-aliyun.1", None)
+    assert CLUSTER_PIN.diff("id", moving.inputs, after.inputs).changes, "the end of the move is stored once"
+    assert not CLUSTER_PIN.diff("id", after.inputs, CLUSTER_PIN.check(after.inputs, after.inputs).inputs).changes
+    adopted = CLUSTER_PIN.check(
+        ack, {**wanted("1.35", "1.35.2-aliyun.1"), "running": "1.36.1-aliyun.1", "upgrade": None}
+    )
+    assert adopted.inputs["upgrade"] is None, "a version ACK already runs is nothing for the program to move"
+    assert (
+        CLUSTER_PIN.check({}, {**wanted("1.35", "1.35.2-aliyun.1"), "running": None, "upgrade": None}).inputs["upgrade"]
+        is None
+    ), "a new cluster is created at its version"
 
 
 def test_check_fails_on_the_requested_property_and_otherwise_sets_the_version():
@@ -103,9 +153,17 @@ def test_kueue_moves_one_minor_at_a_time_and_never_down_a_minor(version, says):
 
 
 @pytest.mark.parametrize(
-    ("deployed", "version"), [({}, "0.17.1"), ({}, "0.19.2"), (KUEUE_DEPLOYED, "0.18.7"), (KUEUE_DEPLOYED, "0.19.2")]
+    ("deployed", "version"),
+    [
+        ({}, "0.17.1"),
+        ({}, "0.19.2"),
+        (KUEUE_DEPLOYED, "0.18.7"),
+        (KUEUE_DEPLOYED, "0.18.5"),
+        (KUEUE_DEPLOYED, "0.19.2"),
+    ],
 )
 def test_a_new_kueue_takes_any_version_and_a_deployed_one_a_patch_or_the_next_minor(deployed, version):
+    """A patch back within Kueue's minor is a rollback its CRDs allow; only the cluster pin refuses patches."""
     checked = KUEUE_PIN.check(deployed, kueue_wants(version))
     assert (checked.inputs["version"], checked.failures) == (version, [])
 
