@@ -25,7 +25,7 @@ from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
 from components.config.base import key_path
-from components.version_pin import pinned_version
+from components.version_pin import ClusterVersion
 from components.versions import ClusterNeeds
 
 MANAGED_ADDON_NAMES = f"^({'|'.join(MANAGED_ADDONS)})$"
@@ -105,8 +105,8 @@ class AckClusterHandle(pulumi.ComponentResource):
     cluster_id: pulumi.Output[str]
     """ACK's id of the cluster."""
     kubernetes_version: pulumi.Output[str]
-    """The exact version the cluster runs (for a new cluster: the configured one, or the newest patch ACK offers for
-    the configured minor)."""
+    """The exact version ACK reports the cluster runs (the provider reads ``CurrentVersion`` back), not the one the
+    stack asked for: they differ while an upgrade has not finished, or once one made outside Pulumi is refreshed."""
     api_server_endpoint: pulumi.Output[str]
     """The endpoint the kubeconfig uses: public, or private with ``slbInternetEnabled: false``."""
     addons: pulumi.Output[list[pulumi.Resource]]
@@ -173,9 +173,15 @@ class AckProCluster(AckClusterHandle):
         tags = dict(args.tags)
 
         network = ack_network(name, args.network, tags, child, config_key, physical_name=args.network_name)
-        self.kubernetes_version = _pinned_version(name, args, config_key, on_region, self)
-        cluster = _cluster(name, args, self.kubernetes_version, network, tags, child)
-        node_pool = _node_pool(name, cluster, args.node_pool, network, tags, child) if args.node_pool else None
+        running = _running_cluster(args, config_key, on_region)
+        pin = _version_pin(name, args, config_key, running, on_region, self)
+        version_key = key_path(config_key, "kubernetesVersion")
+        held = pin.version.apply(lambda v: ack_checks.held_matches_key(version_key, args.kubernetes_version, v))
+        cluster = _cluster(name, args, held, network, tags, child)
+        follow = _pools_follow(pin, cluster)
+        node_pool = (
+            _node_pool(name, cluster, args.node_pool, network, tags, follow, child) if args.node_pool else None
+        )
         self.ecs_nodes = [node_pool] if node_pool else []
 
         installed = _installed_addons(cluster, args, needs, on_region)
@@ -188,6 +194,7 @@ class AckProCluster(AckClusterHandle):
         self.addons = ack_addons.checked_addons(virtual_node, scheduler, installed, needs, config_key)
 
         self.cluster_id = cluster.id
+        self.kubernetes_version = cluster.version
         self.api_server_endpoint = cluster.connections.apply(
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
@@ -201,16 +208,35 @@ class AckProCluster(AckClusterHandle):
         )
 
 
-def _pinned_version(
+def _running_cluster(
+    args: AckClusterConfig, config_key: str, on_region: pulumi.InvokeOutputOptions
+) -> pulumi.Output[Any | None]:
+    """The cluster of this name ACK runs in the region, if any, as ``cs.get_clusters`` lists it (one list call,
+    ``DescribeClustersForRegion``); a zone added to a running cluster is warned about on the way."""
+    listed = cs.get_clusters_output(cluster_name=args.cloud_name, cluster_type="ManagedKubernetes", opts=on_region)
+    zones_key = key_path(config_key, "network", "zones" if args.network.creates_vpc else "vswitchIds")
+    zones = len(args.network.zones) if args.network.creates_vpc else len(args.network.vswitch_ids)
+
+    def found(clusters: list[Any]) -> Any | None:
+        running = ack_checks.running_cluster(args.cloud_name, clusters)
+        ack_checks.zones_added(zones_key, zones, running)
+        return running
+
+    return listed.clusters.apply(found)
+
+
+def _version_pin(
     name: str,
     args: AckClusterConfig,
     config_key: str,
+    running: pulumi.Output[Any | None],
     on_region: pulumi.InvokeOutputOptions,
     parent: pulumi.Resource,
-) -> pulumi.Output[str]:
+) -> ClusterVersion:
     """The version the cluster runs: at create the configured version, or the newest patch of the configured minor,
-    once ACK offers it in the region; after that the deployed one until ``kubernetesVersion`` changes
-    (:class:`~components.version_pin.ClusterVersion`)."""
+    once ACK offers it in the region; after that the deployed one until ``kubernetesVersion`` changes, or the newer
+    one ACK reports the cluster runs after an upgrade outside Pulumi (:class:`~components.version_pin.ClusterVersion`,
+    whose ``version`` the cluster gets through a warning when it no longer matches the key)."""
     offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
     key = key_path(config_key, "kubernetesVersion")
     offer = offered.metadatas.apply(
@@ -218,13 +244,33 @@ def _pinned_version(
             key, args.kubernetes_version, [m.version for m in metadatas]
         )
     )
-    return pinned_version(f"{name}-version", key, args.kubernetes_version, offer, parent)
+    return ClusterVersion(
+        f"{name}-version",
+        key=key,
+        requested=args.kubernetes_version,
+        offer=offer,
+        running=running.apply(lambda cluster: cluster.current_version if cluster is not None else None),
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def _pools_follow(pin: ClusterVersion, cluster: cs.ManagedKubernetes) -> pulumi.Output[Any]:
+    """Every node pool's ``upgrade_policy``: in the run that moves the pin, the version the control plane reports
+    once its upgrade is done (``cluster.version``, so the pools ask after it and never for more, as ACK requires:
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/node-pool-updates), otherwise
+    none. The provider calls ``UpgradeClusterNodepool`` on every update of a pool that has the block and never reads
+    it back, and says to drop it once the upgrade is done "to prevent unintended re-upgrades" (``upgrade_policy`` in
+    https://github.com/aliyun/terraform-provider-alicloud/blob/master/website/docs/r/cs_kubernetes_node_pool.html.markdown);
+    so the run after an upgrade removes it, an update that calls nothing."""
+    return pin.upgrade.apply(
+        lambda moving: cluster.version.apply(lambda runs: {"kubernetes_version": runs}) if moving else None
+    )
 
 
 def _cluster(
     name: str,
     args: AckClusterConfig,
-    version: pulumi.Output[str],
+    version: pulumi.Input[str],
     network: AckNetwork,
     tags: dict[str, str],
     opts: pulumi.ResourceOptions,
@@ -234,6 +280,8 @@ def _cluster(
         name=args.cloud_name,
         cluster_spec=args.cluster_spec,
         version=version,
+        # UpgradeCluster moves only the control plane (MasterOnly); the node pools follow with their own request.
+        upgrade_policy={"control_plane_only": True},
         vswitch_ids=network.vswitch_ids,
         pod_vswitch_ids=network.pod_vswitch_ids,
         service_cidr=str(args.service_cidr),
@@ -268,6 +316,7 @@ def _node_pool(
     pool: AckNodePoolConfig,
     network: AckNetwork,
     tags: dict[str, str],
+    follow: pulumi.Input[Any],
     opts: pulumi.ResourceOptions,
 ) -> cs.NodePool:
     # With autoscaling the autoscaler moves the pool's desired size and the provider reads it back; ignoring it
@@ -292,6 +341,7 @@ def _node_pool(
         ]
         or None,
         tags=tags,
+        upgrade_policy=follow,
         opts=pulumi.ResourceOptions.merge(opts, scaling),
     )
 

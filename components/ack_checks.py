@@ -110,6 +110,45 @@ def version_to_send(pinned: str | None, installed: str, order: Callable[[str], A
     return (installed or None) if configured else None
 
 
+def running_cluster(name: str, clusters: Sequence[Any]) -> Any | None:
+    """The cluster named ``name`` among what ``cs.get_clusters`` lists in the region, or ``None``: none yet, or
+    several of that name, of which the program cannot tell its own (ACK filters ``name`` loosely, so the name is
+    compared exactly here)."""
+    named = [cluster for cluster in clusters if cluster.cluster_name == name]
+    return named[0] if len(named) == 1 else None
+
+
+def held_matches_key(key: str, requested: str, held: str) -> str:
+    """``held`` (the version the cluster's pin holds); a warning names ``key`` when that is no longer what the key
+    says, after an upgrade outside Pulumi (the ACK console, ACK's auto-upgrade) that the pin took over."""
+    try:
+        wanted, runs = KubernetesVersion.parse(requested), KubernetesVersion.parse(held)
+    except ValueError:
+        return held
+    if wanted.minor_version != runs.minor_version or not (wanted.is_minor_only or requested == held):
+        say = f"{runs.minor_version!r} (or {held!r})" if wanted.is_minor_only else repr(held)
+        pulumi.log.warn(
+            f"{key}: {requested!r}, but the cluster runs {held}, upgraded outside Pulumi; the stack keeps that "
+            f"version (ACK cannot go back): set the key to {say} so the stack file says what runs"
+        )
+    return held
+
+
+def zones_added(key: str, configured: int, running: Any | None) -> None:
+    """Warn, naming ``key``, when the stack gives a running cluster more node vSwitches than it has: a zone added
+    later. ACK hands Terway its pod vSwitches only when it creates the cluster (``pod_vswitch_ids`` is never updated,
+    ``resourceAlicloudCSManagedKubernetesUpdate`` in
+    https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_managed_kubernetes.go),
+    so pods on the new zone's nodes get no IP until its pod vSwitch is added by hand."""
+    has = len(running.vswitch_ids or []) if running is not None else 0
+    if running is not None and configured > has:
+        pulumi.log.warn(
+            f"{key}: {configured} zones, but cluster {running.cluster_id} runs in {has}: ACK gives Terway pod "
+            "vSwitches only at creation, so pods on the new zone's nodes get no IP until you add its pod vSwitch "
+            "to kube-system/eni-config (docs/ack-acs.md, Adding a zone)"
+        )
+
+
 def existing_cluster(key: str, cluster_id: str, minor: str, clusters: Sequence[Any]) -> str:
     """The Kubernetes version ACK reports for an existing cluster (one ``cs.get_clusters`` result), if the cluster
     exists, is managed Pro and runs the configured minor; ``key`` is the ``existingClusters[i]`` entry."""

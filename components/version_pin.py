@@ -109,7 +109,7 @@ class VersionPinProvider(ResourceProvider):
         checked = {**news, "version": version}
         if "upgrade" in news:
             held = held_version(olds, news)
-            checked["upgrade"] = version if held and version != held else None
+            checked["upgrade"] = version if held and version != held else ""
         return CheckResult(checked, [])
 
     def create(self, props: dict[str, Any]) -> CreateResult:
@@ -117,7 +117,7 @@ class VersionPinProvider(ResourceProvider):
 
     def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
         """A new version, or the end of the run that moved to it (``upgrade`` goes back to nothing)."""
-        moved = any(_olds.get(field) != _news.get(field) for field in ("version", "upgrade"))
+        moved = any((_olds.get(field) or "") != (_news.get(field) or "") for field in ("version", "upgrade"))
         return DiffResult(changes=moved, replaces=[])
 
     def update(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> UpdateResult:
@@ -170,8 +170,9 @@ class ClusterVersion(_VersionPin, module="clusters", name="ClusterVersion"):
     the vendor reports the cluster runs, ``None`` before it exists) the pin follows a newer running version and
     says in :attr:`upgrade` what this run moves the cluster to."""
 
-    upgrade: pulumi.Output[str | None]
-    """The version this run upgrades the cluster to, or ``None``: set only in the run that moves the pin."""
+    upgrade: pulumi.Output[str]
+    """The version this run upgrades the cluster to, or ``""``: set only in the run that moves the pin (an empty
+    string, not ``None``, which Pulumi would leave out of the inputs)."""
 
     def __init__(
         self,
@@ -183,7 +184,7 @@ class ClusterVersion(_VersionPin, module="clusters", name="ClusterVersion"):
         running: pulumi.Input[str | None] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        reported = {"running": running, "upgrade": None} if running is not None else None
+        reported = {"running": running, "upgrade": ""} if running is not None else None
         super().__init__(
             CLUSTER_PIN, resource_name, key=key, requested=requested, offer=offer, opts=opts, reported=reported
         )

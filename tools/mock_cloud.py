@@ -253,10 +253,12 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
     if is_worker_token(args):
         return service_account_token(inputs)
     if args.typ == "alicloud:cs/managedKubernetes:ManagedKubernetes":
-        # The same server the cluster's credential names (see ack_cluster_credential).
+        # The same server the cluster's credential names (see ack_cluster_credential). Read stores CurrentVersion:
+        # the version sent once ACK has upgraded to it, or the newer one a cluster of that name already ran.
         host = _digest("ack", _mock_id(args))[:8]
+        running = ACK_RUNNING_CLUSTERS.get(str(inputs.get("name")), {}).get("currentVersion")
         return {
-            "version": inputs.get("version"),
+            "version": max(filter(None, (inputs.get("version"), running)), key=_ack_order, default=None),
             "vpcId": "vpc-mock",
             "connections": [
                 {
@@ -278,6 +280,26 @@ def _computed_outputs(args: pulumi_mocks.MockResourceArgs) -> dict[str, Any]:
     if args.typ == "alicloud:ecs/eipAddress:EipAddress":
         return {"ipAddress": "198.51.100.10"}
     return {}
+
+
+def _ack_order(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def ack_running_cluster(name: str, version: str, vswitches: int = 2) -> dict[str, Any]:
+    """One entry of ``cs.getClusters``' list: a running ACK Pro cluster ``name`` on ``version`` with ``vswitches``
+    control-plane vSwitches, its id the one the mocks give the cluster ``ack-<name>-cluster``."""
+    cluster_id = f"managedkubernetes-ack-{name}-cluster"
+    return {
+        "clusterId": cluster_id,
+        "id": cluster_id,
+        "clusterName": name,
+        "clusterSpec": "ack.pro.small",
+        "clusterType": "ManagedKubernetes",
+        "currentVersion": version,
+        "state": "running",
+        "vswitchIds": [f"vsw-{index}" for index in range(vswitches)],
+    }
 
 
 def _mock_id(args: pulumi_mocks.MockResourceArgs) -> str:
@@ -319,6 +341,9 @@ ACK_INSTALLED_ADDONS = {"kube-scheduler": ACK_CURRENT_ADDONS["kube-scheduler"], 
 not yet (an empty ``currentVersion``)."""
 ACK_EXISTING_ADDONS = dict(ACK_CURRENT_ADDONS)
 """What ``cs.getKubernetesAddons`` reports in a cluster the program did not create: both at ACK's current version."""
+ACK_RUNNING_CLUSTERS: dict[str, dict[str, Any]] = {}
+"""What ``cs.getClusters`` lists for a cluster name: none by default (the stack has created nothing yet); a test
+puts :func:`ack_running_cluster` there for a cluster that runs, whose ``version`` the provider then reads back."""
 ACK_EXISTING_VERSION = "1.35.2-aliyun.1"
 """The ``currentVersion`` ``cs.getClusters`` reports for a cluster; its ``clusterSpec`` is ``ack.pro.small``."""
 ENHANCED_NAT_ZONES = tuple(f"cn-hangzhou-{z}" for z in "ghijk") + tuple(f"cn-beijing-{z}" for z in "ghijkl")
@@ -418,6 +443,9 @@ class ProgramMocks(pulumi.runtime.Mocks):
                 if pattern.search(name)
             ]
             return {"clusterId": cluster, "addons": addons, "names": [a["name"] for a in addons], "ids": []}
+        if args.token == "alicloud:cs/getClusters:getClusters" and "clusterName" in args.args:
+            named = ACK_RUNNING_CLUSTERS.get(str(args.args["clusterName"]))
+            return {"clusters": [named] if named else [], "ids": [named["clusterId"]] if named else []}
         if args.token == "alicloud:cs/getClusters:getClusters":
             cluster = args.args.get("clusterId")
             found = {"clusterId": cluster, "id": cluster, "clusterName": f"mock-{cluster}", "state": "running"}

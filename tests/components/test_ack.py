@@ -18,6 +18,7 @@ from components.config.environment_rules import resolved_ack_cluster
 from tests.support.ack import (
     ADDON_TYPE,
     CLUSTER_TYPE,
+    CLUSTERS_INVOKE,
     COMPONENT_TYPE,
     CREDENTIAL_INVOKE,
     EXISTING,
@@ -187,6 +188,100 @@ def test_a_skipped_minor_or_a_downgrade_is_refused_naming_the_key(monkeypatch, t
     assert str(caught.value) == f"{KEY}.kubernetesVersion: {to!r} {says}"
 
 
+def test_a_patch_going_down_in_the_stack_file_is_refused_at_preview(monkeypatch):
+    """ACK's UpgradeCluster only moves forward, so a lower patch would fail `up` after a harmless-looking preview."""
+    with pytest.raises(mock_engine.CheckFailed) as caught:
+        _runs(
+            monkeypatch,
+            cluster_config(network=EXISTING, kubernetesVersion="1.35.2-aliyun.1"),
+            cluster_config(network=EXISTING, kubernetesVersion="1.35.0-aliyun.1"),
+            offers=(mock_cloud.ACK_OFFERED_VERSIONS, mock_cloud.ACK_OFFERED_VERSIONS),
+        )
+    assert str(caught.value) == (
+        f"{KEY}.kubernetesVersion: '1.35.0-aliyun.1' would downgrade the cluster from 1.35.2-aliyun.1; "
+        "Kubernetes cannot downgrade"
+    )
+
+
+# --- what ACK runs: upgrades made outside Pulumi, and what the stack exports --------------------------------------
+
+
+def _lived(monkeypatch, *steps: tuple[AckClusterConfig, str | None]) -> list[Recording]:
+    """``up`` each stack against one state, ACK reporting the cluster ``demo`` running the step's version (``None``:
+    the cluster does not exist yet) when that run starts."""
+    monkeypatch.setattr(mock_engine, "VERSION_PIN_STATE", {})
+    runs = []
+    for stack, running in steps:
+        clusters = {"demo": mock_cloud.ack_running_cluster("demo", running)} if running else {}
+        monkeypatch.setattr(mock_cloud, "ACK_RUNNING_CLUSTERS", clusters)
+        runs.append(mock_runtime.run(program_for(stack), {}))
+    return runs
+
+
+def test_the_program_asks_ack_what_runs_under_the_clusters_name_in_its_region(default_run):
+    [call] = invokes(default_run, CLUSTERS_INVOKE)
+    assert call.args == {"clusterName": "demo", "clusterType": "ManagedKubernetes"}
+    assert call.provider.rsplit("::", 1)[0] == default_run.one("pulumi:providers:alicloud").urn
+
+
+def test_an_upgrade_made_in_the_console_is_taken_over_not_undone(monkeypatch, caplog):
+    """After a console upgrade `refresh` reads ACK's CurrentVersion into the cluster's state; a stack that kept
+    sending the pin would then plan a downgrade on every preview and fail `up` in UpgradeCluster."""
+    stack = cluster_config(network=EXISTING, kubernetesVersion="1.35")
+    first, second = _lived(monkeypatch, (stack, None), (stack, "1.36.1-aliyun.1"))
+    assert first.one(CLUSTER_TYPE).inputs["version"] == "1.35.2-aliyun.1"
+    assert second.one(CLUSTER_TYPE).inputs["version"] == "1.36.1-aliyun.1", "the input follows what runs"
+    assert second.outputs["demo-version"] == "1.36.1-aliyun.1"
+    warned = [r.getMessage() for r in caplog.records if "upgraded outside Pulumi" in r.getMessage()]
+    assert warned and warned[0].startswith(f"{KEY}.kubernetesVersion: '1.35', but the cluster runs 1.36.1-aliyun.1")
+    assert "NodePool" not in str(second.one(CLUSTER_TYPE).inputs), "the console's upgrade moves no pool"
+
+
+def test_the_exported_version_is_what_ack_reports_not_what_was_asked(monkeypatch):
+    """The stack says what runs (the N6 finding): the provider's read-back of ACK's CurrentVersion, here newer than
+    the version a first `up` sends because a cluster of that name already ran it."""
+    [run] = _lived(monkeypatch, (cluster_config(network=EXISTING, kubernetesVersion="1.35"), "1.36.1-aliyun.1"))
+    assert run.one(CLUSTER_TYPE).inputs["version"] == "1.35.2-aliyun.1"
+    assert run.outputs["demo-version"] == "1.36.1-aliyun.1"
+
+
+def test_a_version_bump_upgrades_the_control_plane_alone_then_the_pool_to_what_the_control_plane_runs(monkeypatch):
+    """UpgradeCluster with MasterOnly, then UpgradeClusterNodepool for the version the cluster reports afterwards:
+    the pool's request is made of the cluster's output, so the engine sends it only once the cluster's update is
+    done (the provider waits for the upgrade task and the running state before it returns)."""
+    before, after = (cluster_config(network=EXISTING, nodePool=POOL, kubernetesVersion=v) for v in ("1.35", "1.36"))
+    created, upgraded, settled = _lived(
+        monkeypatch, (before, None), (after, "1.35.2-aliyun.1"), (after, "1.36.1-aliyun.1")
+    )
+    cluster = upgraded.one(CLUSTER_TYPE)
+    assert (cluster.inputs["version"], cluster.inputs["upgradePolicy"]) == (
+        "1.36.1-aliyun.1",
+        {"controlPlaneOnly": True},
+    )
+    pool = upgraded.one(NODE_POOL_TYPE)
+    assert pool.inputs["upgradePolicy"] == {"kubernetesVersion": "1.36.1-aliyun.1"}
+    assert cluster.urn in pool.property_dependencies["upgradePolicy"]
+    assert "upgradePolicy" not in created.one(NODE_POOL_TYPE).inputs, "a new pool starts at the cluster's version"
+    assert "upgradePolicy" not in settled.one(NODE_POOL_TYPE).inputs, "asked once: no re-upgrade on later edits"
+    assert settled.one(CLUSTER_TYPE).inputs == cluster.inputs
+
+
+def test_a_zone_added_to_a_running_cluster_is_warned_about_naming_the_key(monkeypatch, caplog):
+    """ACK hands Terway its pod vSwitches at creation only: a new zone's pods would get no IP, silently."""
+    monkeypatch.setattr(
+        mock_cloud, "ACK_RUNNING_CLUSTERS", {"demo": mock_cloud.ack_running_cluster("demo", "1.35.2-aliyun.1", 1)}
+    )
+    mock_runtime.run(program_for(cluster_config()), {}, preview=True)
+    [warned] = [r.getMessage() for r in caplog.records if "eni-config" in r.getMessage()]
+    assert warned.startswith(f"{KEY}.network.zones: 2 zones, but cluster managedkubernetes-ack-demo-cluster runs in 1")
+    caplog.clear()
+    monkeypatch.setattr(
+        mock_cloud, "ACK_RUNNING_CLUSTERS", {"demo": mock_cloud.ack_running_cluster("demo", "1.35.2-aliyun.1", 2)}
+    )
+    mock_runtime.run(program_for(cluster_config()), {}, preview=True)
+    assert not [r for r in caplog.records if "eni-config" in r.getMessage()]
+
+
 # --- region provider, parent, network ----------------------------------------------------------------------------
 
 
@@ -199,7 +294,7 @@ def test_every_alicloud_resource_is_a_child_on_the_region_provider(default_run):
     region = default_run.one("pulumi:providers:alicloud")
     assert (region.inputs["region"], region.parent) == ("cn-hangzhou", component.urn)
     calls = [c for c in default_run.invokes if c.token.startswith("alicloud:")]
-    assert {c.token for c in calls} == {VERSION_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE}
+    assert {c.token for c in calls} == {VERSION_INVOKE, CREDENTIAL_INVOKE, NAT_ZONES_INVOKE, CLUSTERS_INVOKE}
     assert {c.provider.rsplit("::", 1)[0] for c in calls} == {region.urn}
 
 

@@ -93,24 +93,18 @@ def test_a_newer_version_the_cluster_runs_is_held_and_an_older_one_is_not():
 
 
 def test_an_ack_pin_says_what_it_moves_to_in_the_run_that_moves_it_and_nothing_in_the_next():
-    ack = {**DEPLOYED, "running": "1.35.2-aliyun.1", "upgrade": None}
-    moving = CLUSTER_PIN.check(
-        ack, {**wanted("1.36", "1.36.1-aliyun.1"), "running": "1.35.2-aliyun.1", "upgrade": None}
-    )
+    ack = {**DEPLOYED, "running": "1.35.2-aliyun.1", "upgrade": ""}
+    moving = CLUSTER_PIN.check(ack, {**wanted("1.36", "1.36.1-aliyun.1"), "running": "1.35.2-aliyun.1", "upgrade": ""})
     assert (moving.inputs["version"], moving.inputs["upgrade"]) == ("1.36.1-aliyun.1", "1.36.1-aliyun.1")
     assert CLUSTER_PIN.diff("id", ack, moving.inputs).changes
-    after = CLUSTER_PIN.check(moving.inputs, {**moving.inputs, "candidate": "1.36.3-aliyun.1", "upgrade": None})
-    assert (after.inputs["version"], after.inputs["upgrade"]) == ("1.36.1-aliyun.1", None)
+    after = CLUSTER_PIN.check(moving.inputs, {**moving.inputs, "candidate": "1.36.3-aliyun.1", "upgrade": ""})
+    assert (after.inputs["version"], after.inputs["upgrade"]) == ("1.36.1-aliyun.1", "")
     assert CLUSTER_PIN.diff("id", moving.inputs, after.inputs).changes, "the end of the move is stored once"
     assert not CLUSTER_PIN.diff("id", after.inputs, CLUSTER_PIN.check(after.inputs, after.inputs).inputs).changes
-    adopted = CLUSTER_PIN.check(
-        ack, {**wanted("1.35", "1.35.2-aliyun.1"), "running": "1.36.1-aliyun.1", "upgrade": None}
-    )
-    assert adopted.inputs["upgrade"] is None, "a version ACK already runs is nothing for the program to move"
-    assert (
-        CLUSTER_PIN.check({}, {**wanted("1.35", "1.35.2-aliyun.1"), "running": None, "upgrade": None}).inputs["upgrade"]
-        is None
-    ), "a new cluster is created at its version"
+    adopted = CLUSTER_PIN.check(ack, {**wanted("1.35", "1.35.2-aliyun.1"), "running": "1.36.1-aliyun.1", "upgrade": ""})
+    assert adopted.inputs["upgrade"] == "", "a version ACK already runs is nothing for the program to move"
+    new = CLUSTER_PIN.check({}, {**wanted("1.35", "1.35.2-aliyun.1"), "upgrade": ""})
+    assert new.inputs["upgrade"] == "", "a new cluster is created at its version"
 
 
 def test_check_fails_on_the_requested_property_and_otherwise_sets_the_version():
