@@ -10,6 +10,7 @@ exists would never reach ACS. The RBAC grants and the kubeconfig are in ``compon
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pulumi
@@ -39,9 +40,28 @@ AUTOSCALED_POOL_IGNORES = ["desiredSize"]
 """What an autoscaling ``cs.NodePool`` leaves to ACK's autoscaler: the node count it moves and the provider reads
 back (``desired_size`` in ``resourceAliCloudAckNodepoolRead``)."""
 
-SCALING_TYPE = "cpu"
-"""``scaling_config.type`` of every autoscaling pool: ECS instances of ``instanceTypes``, ACK's own default
-(https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-createclusternodepool)."""
+NODE_SCALING: dict[str, Any] = {
+    "scaler_type": "cluster-autoscaler",
+    "cool_down_duration": "10m",
+    "unneeded_duration": "10m",
+    "utilization_threshold": "0.5",
+    "gpu_utilization_threshold": "0.5",
+    "scan_interval": "30s",
+    "scale_down_enabled": True,
+    "expander": "least-waste",
+    "skip_nodes_with_system_pods": True,
+    "skip_nodes_with_local_storage": False,
+    "daemonset_eviction_for_nodes": False,
+    "max_graceful_termination_sec": 14400,
+    "min_replica_count": 0,
+    "recycle_node_deletion_enabled": False,
+    "scale_up_from_zero": True,
+}
+"""The cluster's node scaling (``cs.AutoscalingConfig``), at the defaults ACK documents for each setting
+(https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_autoscaling_config), all sent:
+Read sets each from the cluster-autoscaler addon's config, and one left out that has no schema default would show
+ACK's value as a change on every refreshed preview (``resourceAlicloudCSAutoscalingConfigRead`` in
+https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_autoscaling_config.go)."""
 
 DELETE_OPTIONS_DOC = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/use-terraform-to-delete-an-ack-cluster"
 """ACK's page on ``delete_options``: what each resource type covers and whether ACK keeps it by default."""
@@ -178,10 +198,7 @@ class AckProCluster(AckClusterHandle):
         version_key = key_path(config_key, "kubernetesVersion")
         held = pin.version.apply(lambda v: ack_checks.held_matches_key(version_key, args.kubernetes_version, v))
         cluster = _cluster(name, args, held, network, tags, child)
-        follow = _pools_follow(pin, cluster)
-        node_pool = (
-            _node_pool(name, cluster, args.node_pool, network, tags, follow, child) if args.node_pool else None
-        )
+        node_pool = _node_pools(name, cluster, args, _Pools(network, tags, _pools_follow(pin, cluster)), child)
         self.ecs_nodes = [node_pool] if node_pool else []
 
         installed = _installed_addons(cluster, args, needs, on_region)
@@ -310,13 +327,38 @@ def _cluster(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Pools:
+    """What every node pool of a cluster shares: its vSwitches, its tags, and the upgrade it follows."""
+
+    network: AckNetwork
+    tags: dict[str, str]
+    follow: pulumi.Input[Any]
+
+
+def _node_pools(
+    name: str, cluster: cs.ManagedKubernetes, args: AckClusterConfig, shared: _Pools, opts: pulumi.ResourceOptions
+) -> cs.NodePool | None:
+    """Every ECS pool of the cluster; the system pool, which is returned, first. When a user pool autoscales, ACK's
+    node scaling is switched on for the cluster after it exists: a pool scales only "after you enable it at the
+    cluster level" (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/auto-scaling-of-nodes),
+    so those pools wait for it. Its delete calls nothing (``resourceAlicloudCSAutoscalingConfigDelete``): ``destroy``
+    leaves node scaling on in a cluster it does not delete."""
+    system = _node_pool(name, cluster, args.node_pool, shared, opts) if args.node_pool else None
+    scaling: list[pulumi.Resource] = []
+    if any(pool.autoscaling for pool in args.user_pools):
+        scaling.append(cs.AutoscalingConfig(f"{name}-node-scaling", cluster_id=cluster.id, **NODE_SCALING, opts=opts))
+    for pool in args.user_pools:
+        after = pulumi.ResourceOptions(depends_on=scaling) if pool.autoscaling else None
+        _node_pool(name, cluster, pool, shared, pulumi.ResourceOptions.merge(opts, after))
+    return system
+
+
 def _node_pool(
     name: str,
     cluster: cs.ManagedKubernetes,
     pool: AckNodePoolConfig,
-    network: AckNetwork,
-    tags: dict[str, str],
-    follow: pulumi.Input[Any],
+    shared: _Pools,
     opts: pulumi.ResourceOptions,
 ) -> cs.NodePool:
     # With autoscaling the autoscaler moves the pool's desired size and the provider reads it back; ignoring it
@@ -326,7 +368,7 @@ def _node_pool(
         f"{name}-{pool.name}",
         cluster_id=cluster.id,
         node_pool_name=pool.name,
-        vswitch_ids=network.vswitch_ids,
+        vswitch_ids=shared.network.vswitch_ids,
         instance_types=pool.instance_types,
         desired_size=str(pool.initial_size),
         scaling_config=autoscaling(pool),
@@ -335,25 +377,28 @@ def _node_pool(
         labels=[{"key": key, "value": value} for key, value in pool.labels.items()],
         taints=[{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints],
         spot_strategy=pool.spot_strategy,
+        # Sent as written: the provider reads ACK's string back unchanged (its acceptance test sends "0.60" and
+        # finds "0.60" in the state), so rewriting it ("0.6") could only make a diff.
         spot_price_limits=[
             {"instance_type": instance_type, "price_limit": price}
             for instance_type, price in pool.spot_price_limits.items()
         ]
         or None,
-        tags=tags,
-        upgrade_policy=follow,
+        tags=shared.tags,
+        upgrade_policy=shared.follow,
         opts=pulumi.ResourceOptions.merge(opts, scaling),
     )
 
 
 def autoscaling(pool: AckNodePoolConfig) -> cs.NodePoolScalingConfigArgsDict | None:
-    """The pool's ``scaling_config``, or ``None`` for a fixed pool. ``type`` is always sent: the provider reads ACK's
+    """The pool's ``scaling_config``, or ``None`` for a fixed pool. ``type`` is always sent, as what the pool is made
+    of (:attr:`~components.config.ack_node_pool.AckNodePoolConfig.scaling_type`): the provider reads ACK's
     ``auto_scaling.type`` back into it, and as an Optional, non-Computed field an unset one would show ACK's default
     ``cpu`` as a change on every preview (``resourceAliCloudAckNodepoolRead`` in
     https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_kubernetes_node_pool.go)."""
     if not pool.autoscaling:
         return None
-    return {"enable": True, "type": SCALING_TYPE, "min_size": pool.min_size, "max_size": pool.max_size}
+    return {"enable": True, "type": pool.scaling_type, "min_size": pool.minimum, "max_size": pool.max_size}
 
 
 def _installed_addons(

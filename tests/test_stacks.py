@@ -392,14 +392,17 @@ def test_every_autoscaled_pool_of_every_shipped_stack_leaves_its_count_to_the_au
     [
         (lambda c: c["elastic-capacity:aks"]["systemPool"].update(minCount=3, maxCount=6), "aks-cluster (system pool)"),
         (
-            lambda c: c["elastic-capacity:ack"]["clusters"][0]["nodePool"].update(maxSize=4),
-            "ack-acs-prod-hangzhou-system",
+            lambda c: c["elastic-capacity:ack"]["clusters"][0].update(
+                userPools=[{"name": "batch", "instanceTypes": ["ecs.c7.xlarge"], "minSize": 0, "maxSize": 4}]
+            ),
+            "ack-acs-prod-hangzhou-batch",
         ),
     ],
-    ids=["aks-system-pool", "ack-node-pool"],
+    ids=["aks-system-pool", "ack-user-pool"],
 )
-def test_an_autoscaled_system_pool_or_ack_node_pool_ignores_its_count_too(tmp_path, change, pool):
-    """No shipped stack autoscales those two kinds yet: the production stack, edited to, shows they would."""
+def test_an_autoscaled_system_pool_or_ack_user_pool_ignores_its_count_too(tmp_path, change, pool):
+    """No shipped stack autoscales those two kinds yet: the production stack, edited to, shows they would (an ACK
+    system pool never autoscales: ``ack.fixed-system-pool``)."""
     count, ignored = autoscaled_pools(recorded(edited_stack(MULTICLOUD_STACK, change, tmp_path)))[pool]
     assert count in ignored
 

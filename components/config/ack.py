@@ -144,7 +144,13 @@ class AckClusterConfig(ConfigModel):
     such as the CI identity that runs ``pulumi`` (``role: admin``); without one it gets ``Forbidden`` on every
     Kubernetes call. Added by an ``up`` of an identity that may grant roles, such as the creator."""
     node_pool: AckNodePoolConfig | None = None
-    """ECS nodes for CoreDNS and other system pods; without one the cluster has no cluster DNS (a warning says so)."""
+    """The system pool: ECS nodes for CoreDNS, the virtual node's controller and, on a MultiKueue worker, Kueue's
+    controller; fixed at ``maxSize`` nodes. Without one the cluster has no cluster DNS (a warning says so)."""
+    user_pools: list[AckNodePoolConfig] = Field(default_factory=list)
+    """More ECS pools, beside ``nodePool``, for workloads that do not go to ACS. Unlike the system pool they may
+    autoscale (``minSize`` below ``maxSize``): the stack then switches on ACK's node scaling for the cluster
+    (``cs.AutoscalingConfig``), which needs the account's one-time authorization of the
+    ``AliyunCSManagedAutoScalerRole`` (docs/ack-acs.md, Prerequisites)."""
     tags: dict[str, str] = Field(default_factory=lambda: {"project": PROJECT})
     """On the cluster, its nodes and the network, so every resource this project created can be found."""
     delete_unreachable: bool = False
@@ -257,6 +263,40 @@ class AckClusterConfig(ConfigModel):
                 "kubeconfigMode: temporary gets a kubeconfig for the public endpoint only (the provider asks ACK "
                 "with PrivateIpAddress=false); use kubeconfigMode: exec-plugin for a private-endpoint kubeconfig",
             )
+        return self
+
+    @property
+    def pools(self) -> list[tuple[str, AckNodePoolConfig]]:
+        """Every ECS pool with its key: the system pool first, then the user pools."""
+        system = [("nodePool", self.node_pool)] if self.node_pool is not None else []
+        return system + [(key_path("userPools", i), pool) for i, pool in enumerate(self.user_pools)]
+
+    @model_validator(mode="after")
+    @rule("ack.fixed-system-pool")
+    def _fixed_system_pool(self) -> AckClusterConfig:
+        """A cluster's ECS pools include a fixed system pool: ``nodePool`` never autoscales and ``userPools`` come
+        only beside it. ACK labels autoscaled nodes ``k8s.aliyun.com=true`` "to prevent system pods such as coredns,
+        metrics-servers from being scheduled to elastic nodes"
+        (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_node_pool), so
+        a cluster with elastic nodes only has no cluster DNS."""
+        pool = self.node_pool
+        if pool is not None and pool.autoscaling:
+            raise RuleViolation(
+                "nodePool.minSize",
+                pool.min_size,
+                f"the system pool is fixed: leave minSize unset or {pool.max_size} (maxSize); ACK keeps CoreDNS off "
+                "autoscaled nodes (label k8s.aliyun.com=true), so put elastic nodes in userPools",
+            )
+        if self.user_pools and pool is None:
+            names = [user.name for user in self.user_pools]
+            raise RuleViolation("userPools", names, "only beside a nodePool, the system pool CoreDNS runs on")
+        return self
+
+    @model_validator(mode="after")
+    @rule("ack.pool-names-unique")
+    def _pool_names_unique(self) -> AckClusterConfig:
+        """The system and user pools' names differ: each is the pool's name in ACK and part of its Pulumi name."""
+        require_unique([pool.name for _, pool in self.pools], lambda i: key_path(self.pools[i][0], "name"), "pools")
         return self
 
     @model_validator(mode="after")
@@ -430,7 +470,8 @@ class AckConfig(ConfigModel):
                     )
                 )
         for index, cluster in enumerate(self.clusters):
-            if cluster.node_pool is None:
+            pool = cluster.node_pool
+            if pool is None:
                 found.append(
                     (
                         key_path(SECTION, "clusters", index, "nodePool"),
@@ -438,7 +479,19 @@ class AckConfig(ConfigModel):
                         "pods get no cluster DNS. Add a small pool (2 nodes) unless something else provides one.",
                     )
                 )
+            elif pool.spot_strategy != "NoSpot":
+                found.append((key_path(SECTION, "clusters", index, "nodePool", "spotStrategy"), _SPOT_SYSTEM_POOL))
         return found
+
+
+_SPOT_SYSTEM_POOL = (
+    "the system pool is preemptible: when ECS reclaims its instances (about five minutes' notice, "
+    "https://www.alibabacloud.com/help/en/ecs/user-guide/spot-instances), CoreDNS, the ack-virtual-node controller "
+    "and, on a MultiKueue worker, Kueue's controller and webhook go at once, with every pod's DNS and ACS "
+    "scheduling, until ACK has replaced the nodes. Keep the system pool on NoSpot and put Spot capacity in userPools."
+)
+"""Why a Spot system pool is only warned about: a dev or ephemeral cluster may trade that outage for the price,
+and nothing breaks for good (the pool's scaling group refills to its size, as far as stock allows)."""
 
 
 @rule("ack.unique-among")

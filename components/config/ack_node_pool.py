@@ -23,23 +23,30 @@ class TaintConfig(Taint):
     """Always sent to ACK, so an unset effect never depends on a server-side default."""
 
 
-class AckNodePoolConfig(ConfigModel):
-    """ECS nodes for system components and workloads that do not go to ACS. ACK managed Pro runs CoreDNS as a
-    Deployment on worker nodes (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-dns-resolution)
-    and virtual nodes are tainted against it, so a cluster with only virtual nodes has no cluster DNS. The virtual-node
-    addon and the workloads wait for the pool.
+GPU_FAMILY = re.compile(r"^ecs\.(ebm|scc)?[sv]?gn\d")
+"""ECS's NVIDIA GPU families: ``gn`` (compute), ``vgn`` and ``sgn`` (GRID vGPU, dedicated and shared), their bare
+metal ``ebmgn`` and SCC ``sccgn`` forms (https://help.aliyun.com/en/egs/instance-naming-conventions)."""
 
-    ``minSize < maxSize`` enables autoscaling; equal sizes give a fixed pool of ``desiredSize`` nodes.
+
+class AckNodePoolConfig(ConfigModel):
+    """ECS nodes for what does not go to ACS: the cluster's system pool (``nodePool``), where CoreDNS runs, or one of
+    its ``userPools``. ACK managed Pro runs CoreDNS as a Deployment on worker nodes
+    (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-dns-resolution)
+    and virtual nodes are tainted against it, so a cluster with only virtual nodes has no cluster DNS.
+
+    A pool is fixed at ``maxSize`` nodes unless ``minSize`` is below it, which turns on the pool's autoscaling.
     """
 
     name: DnsLabel
     """The pool's name in ACK (``node_pool_name``); it is also part of the Pulumi resource name."""
     instance_types: list[str] = Field(min_length=1, max_length=10)
     """ECS instance types such as ``ecs.g7.large``, each once; tried in order when stock runs out."""
-    min_size: int = Field(0, ge=0, le=1000)
-    """Fewest nodes; below ``maxSize`` it turns on the pool's autoscaling (``scaling_config.min_size``)."""
+    min_size: int | None = Field(None, ge=0, le=1000)
+    """Fewest nodes; below ``maxSize`` it turns on the pool's autoscaling (``scaling_config.min_size``), which only
+    a user pool may. Unset: ``maxSize``, a fixed pool: an autoscaled pool's nodes carry ACK's ``k8s.aliyun.com=true``
+    label, which keeps CoreDNS off them, and scale only once the cluster's node scaling is on."""
     max_size: int = Field(ge=0, le=1000)
-    """Most nodes; equal to ``minSize`` gives a fixed pool (``scaling_config.max_size``)."""
+    """Most nodes (``scaling_config.max_size``); the size of a fixed pool."""
     desired_size: int | None = None
     """Initial node count; defaults to ``minSize``. With autoscaling the autoscaler owns it afterwards."""
     system_disk_category: Literal["cloud_essd", "cloud_auto", "cloud_ssd", "cloud_efficiency"] = "cloud_essd"
@@ -62,30 +69,58 @@ class AckNodePoolConfig(ConfigModel):
 
     @property
     def gpu_instance_types(self) -> list[str]:
-        """The GPU families of ``instanceTypes`` (``ecs.gn*``, ``ecs.ebmgn*``), on which ACK installs the NVIDIA
-        driver and device plugin itself (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/create-an-ack-managed-cluster-with-gpu-accelerated-nodes)."""
-        return [t for t in self.instance_types if re.match(r"ecs\.(ebm)?gn", t)]
+        """The NVIDIA GPU families of ``instanceTypes`` (:data:`GPU_FAMILY`), on which ACK installs the driver and
+        device plugin itself (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/create-an-ack-managed-cluster-with-gpu-accelerated-nodes)."""
+        return [t for t in self.instance_types if GPU_FAMILY.match(t)]
+
+    @property
+    def minimum(self) -> int:
+        """The fewest nodes: ``minSize``, or ``maxSize`` when it is unset."""
+        return self.max_size if self.min_size is None else self.min_size
 
     @property
     def autoscaling(self) -> bool:
         """Whether the pool scales between ``minSize`` and ``maxSize``."""
-        return self.min_size < self.max_size
+        return self.minimum < self.max_size
 
     @property
     def initial_size(self) -> int:
         """The node count the pool is created with."""
-        return self.min_size if self.desired_size is None else self.desired_size
+        return self.minimum if self.desired_size is None else self.desired_size
+
+    @property
+    def scaling_type(self) -> Literal["cpu", "gpu", "spot"]:
+        """ACK's class of the pool's instances (``scaling_config.type``: ``cpu``, ``gpu``, ``gpushare`` or ``spot``),
+        which its autoscaler plans with: ``spot`` for preemptible instances, as the provider's Spot autoscaling
+        example sets it, ``gpu`` for GPU families, else ``cpu``
+        (https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_node_pool)."""
+        if self.spot_strategy != "NoSpot":
+            return "spot"
+        return "gpu" if self.gpu_instance_types else "cpu"
 
     @model_validator(mode="after")
     @rule("ack-node-pool.sizes-ordered")
     def _sizes_ordered(self) -> AckNodePoolConfig:
-        if self.min_size > self.max_size:
+        if self.minimum > self.max_size:
             raise RuleViolation("minSize", self.min_size, f"it must not exceed maxSize {self.max_size}")
-        if not self.min_size <= self.initial_size <= self.max_size:
+        if not self.minimum <= self.initial_size <= self.max_size:
             raise RuleViolation(
-                "desiredSize", self.desired_size, f"it must lie in minSize..maxSize ({self.min_size}..{self.max_size})"
+                "desiredSize", self.desired_size, f"it must lie in minSize..maxSize ({self.minimum}..{self.max_size})"
             )
         require_unique(self.instance_types, lambda i: key_path("instanceTypes", i), "instance types")
+        return self
+
+    @model_validator(mode="after")
+    @rule("ack-node-pool.one-kind-of-instance")
+    def _one_kind_of_instance(self) -> AckNodePoolConfig:
+        """A pool's instance types are all GPU families or none: ACK picks among them by stock, so whether a node
+        has a GPU would depend on which type was in stock, and its autoscaler plans a pool as one ``type``."""
+        gpus = self.gpu_instance_types
+        if gpus and len(gpus) < len(self.instance_types):
+            cpus = [t for t in self.instance_types if t not in gpus]
+            raise RuleViolation(
+                "instanceTypes", self.instance_types, f"GPU types {gpus} or CPU types {cpus}, in separate pools"
+            )
         return self
 
     @model_validator(mode="after")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from components.ack import delete_options
+from components.ack import NODE_SCALING, delete_options
 from components.config.ack import AckClusterConfig
 from components.config.environment import EnvironmentConfig
 from components.config.environment_rules import resolved_ack_cluster
@@ -335,23 +335,60 @@ def test_existing_vswitches_go_to_the_cluster_as_they_are(run_program):
 # --- node pool ----------------------------------------------------------------------------------------------------
 
 
+ELASTIC = {"name": "batch", "instanceTypes": ["ecs.g7.xlarge", "ecs.g6.xlarge"], "minSize": 1, "maxSize": 4}
+"""A user pool that autoscales."""
+SCALING_TYPE = "alicloud:cs/autoscalingConfig:AutoscalingConfig"
+
+
 def test_autoscaling_node_pool_sends_a_string_size_and_ignores_its_drift(run_program):
-    pool = {"name": "system", "instanceTypes": ["ecs.g7.xlarge", "ecs.g6.xlarge"], "minSize": 1, "maxSize": 4}
-    pool |= {"desiredSize": 2, "labels": {"role": "system"}, "taints": [{"key": "dedicated", "value": "system"}]}
-    recording = build(run_program, cluster_config(network=EXISTING, nodePool=pool))
-    node_pool = recording.one(NODE_POOL_TYPE, "ack-demo-system")
+    pool = {**ELASTIC, "desiredSize": 2, "labels": {"role": "batch"}}
+    pool |= {"taints": [{"key": "dedicated", "value": "batch"}]}
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL, userPools=[pool]))
+    node_pool = recording.one(NODE_POOL_TYPE, "ack-demo-batch")
     inputs = node_pool.inputs
     assert inputs["desiredSize"] == "2"
     assert inputs["scalingConfig"] == {"enable": True, "type": "cpu", "minSize": 1, "maxSize": 4}, "type: read back"
     assert node_pool.ignore_changes == ("desiredSize",)
-    assert (inputs["nodePoolName"], inputs["instanceTypes"]) == ("system", ["ecs.g7.xlarge", "ecs.g6.xlarge"])
+    assert (inputs["nodePoolName"], inputs["instanceTypes"]) == ("batch", ["ecs.g7.xlarge", "ecs.g6.xlarge"])
     assert inputs["vswitchIds"] == ["vsw-node1", "vsw-node2"]
     assert (inputs["systemDiskCategory"], inputs["systemDiskSize"]) == ("cloud_essd", 120)
-    assert inputs["labels"] == [{"key": "role", "value": "system"}]
-    assert inputs["taints"] == [{"key": "dedicated", "value": "system", "effect": "NoSchedule"}]
+    assert inputs["labels"] == [{"key": "role", "value": "batch"}]
+    assert inputs["taints"] == [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
     assert inputs["spotStrategy"] == "NoSpot" and "spotPriceLimits" not in inputs, "pay-as-you-go, said explicitly"
     assert recording.provider_of(node_pool).name == "ack-demo-alicloud"
     assert set(node_pool.property_dependencies["clusterId"]) == {recording.one(CLUSTER_TYPE).urn}
+
+
+def test_an_autoscaling_pool_comes_with_the_clusters_node_scaling_switched_on_first(run_program):
+    """ACK scales a pool only once node scaling is on for the cluster (the W1 finding: a pool at 0 forever)."""
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL, userPools=[ELASTIC]))
+    scaling = recording.one(SCALING_TYPE, "ack-demo-node-scaling")
+    assert scaling.inputs == {
+        "clusterId": recording.one(CLUSTER_TYPE).id,
+        **{re.sub(r"_(.)", lambda m: m[1].upper(), key): value for key, value in NODE_SCALING.items()},
+    }
+    assert set(scaling.property_dependencies["clusterId"]) == {recording.one(CLUSTER_TYPE).urn}
+    assert recording.provider_of(scaling).name == "ack-demo-alicloud"
+    assert scaling.urn in recording.one(NODE_POOL_TYPE, "ack-demo-batch").dependencies
+    assert scaling.urn not in recording.one(NODE_POOL_TYPE, "ack-demo-system").dependencies
+
+
+def test_no_node_scaling_without_a_pool_that_scales(run_program):
+    fixed = {**ELASTIC, "minSize": 4}
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL, userPools=[fixed]))
+    assert recording.by_type(SCALING_TYPE) == []
+    assert sorted(p.name for p in recording.by_type(NODE_POOL_TYPE)) == ["ack-demo-batch", "ack-demo-system"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "kind"),
+    [({"spotStrategy": "SpotAsPriceGo"}, "spot"), ({"instanceTypes": ["ecs.gn7i-c8g1.2xlarge"]}, "gpu")],
+)
+def test_an_autoscaling_pool_tells_ack_what_it_is_made_of(run_program, changes, kind):
+    """ACK's autoscaler plans by the pool's class; the W1 finding: every pool said cpu."""
+    pools = [{**ELASTIC, **changes}]
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL, userPools=pools))
+    assert recording.one(NODE_POOL_TYPE, "ack-demo-batch").inputs["scalingConfig"]["type"] == kind
 
 
 def test_a_spot_gpu_pool_sends_its_strategy_and_a_price_limit_per_instance_type(run_program):
@@ -375,10 +412,11 @@ def test_fixed_node_pool_has_no_scaling_config_and_keeps_its_size(run_program):
 
 
 def test_the_virtual_node_and_the_workloads_wait_for_the_node_pool(run_program):
-    """CoreDNS and the addon's own pods run on ECS nodes; virtual nodes are tainted against them."""
-    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL))
-    pool = recording.one(NODE_POOL_TYPE)
+    """CoreDNS and the addon's own pods run on ECS nodes of the system pool; virtual nodes are tainted against them."""
+    recording = build(run_program, cluster_config(network=EXISTING, nodePool=POOL, userPools=[ELASTIC]))
+    pool = recording.one(NODE_POOL_TYPE, "ack-demo-system")
     virtual_node = recording.one(ADDON_TYPE, "ack-demo-ack-virtual-node")
+    assert recording.one(NODE_POOL_TYPE, "ack-demo-batch").urn not in virtual_node.dependencies
     assert pool.urn in virtual_node.dependencies
     assert recording.provider_of(virtual_node).name == "ack-demo-alicloud"
     assert recording.depends_on(recording.named("demo-workload"), pool)

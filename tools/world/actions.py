@@ -401,6 +401,22 @@ ALICLOUD_RESOURCES: dict[str, AlicloudResource] = {
         "ACK creates the pool's ECS instances and scaling group with its own service role, so the caller needs no "
         "ecs: or ess: action for them (assumed from ACK's service-role model, not confirmed per API).",
     ),
+    "alicloud:cs/autoscalingConfig:AutoscalingConfig": AlicloudResource(
+        "alicloud_cs_autoscaling_config",
+        _tf("resource_alicloud_cs_autoscaling_config"),
+        {
+            "create": ("cs:CreateAutoscalingConfig",),
+            "read": ("cs:GetClusterAddonInstance",),
+            "update": ("cs:CreateAutoscalingConfig",),
+            "delete": (),
+        },
+        tolerated=("cs:GetClusterAddonInstance",),
+        note="Create and update both call CreateAutoscalingConfig (POST /cluster/{id}/autoscale/config/), then read "
+        "the scaler addon's instance (GetClusterAddonInstance), whose failure Read only logs; delete calls nothing "
+        "(node scaling stays on until the cluster goes). "
+        "ACK's autoscaler then acts with the account's AliyunCSManagedAutoScalerRole service role, which the "
+        "console's one-time Node Scaling authorization creates, not with the caller's RAM identity.",
+    ),
     "alicloud:cs/kubernetesAddon:KubernetesAddon": AlicloudResource(
         "alicloud_cs_kubernetes_addon",
         _tf("resource_alicloud_cs_kubernetes_addon"),

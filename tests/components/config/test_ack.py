@@ -159,6 +159,34 @@ def test_parts_with_their_own_rules_name_their_keys_under_the_cluster():
     assert error_keys(cluster(virtualNode={"version": "v2.12.0"})) == ["virtualNode.version"]
 
 
+ELASTIC = {"name": "batch", "instanceTypes": ["ecs.c7.xlarge"], "minSize": 0, "maxSize": 10}
+"""A user pool that autoscales from zero."""
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"nodePool": {**POOL, "minSize": 0}}, "nodePool.minSize"),  # the W1 finding: the only pool autoscaling
+        ({"userPools": [ELASTIC]}, "userPools"),  # elastic nodes only: CoreDNS has nowhere to run
+        ({"nodePool": POOL, "userPools": [{**ELASTIC, "name": "system"}]}, "userPools[0].name"),
+        ({"nodePool": POOL, "userPools": [{**ELASTIC, "minSize": 11}]}, "userPools[0].minSize"),
+    ],
+)
+def test_the_system_pool_is_fixed_and_elastic_pools_come_beside_it(changes, key):
+    config = cluster_config(nodePool=POOL, userPools=[ELASTIC])
+    assert [(pool_key, pool.autoscaling) for pool_key, pool in config.pools] == [
+        ("nodePool", False),
+        ("userPools[0]", True),
+    ]
+    assert error_keys(cluster(**changes)) == [key]
+
+
+def test_a_system_pool_that_autoscales_is_refused_in_one_line_naming_why():
+    [(key, message)] = problems([], [cluster(nodePool={**POOL, "minSize": 1})])
+    assert key == "ack.clusters[0].nodePool.minSize"
+    assert "k8s.aliyun.com=true" in message and "userPools" in message and "\n" not in message
+
+
 @pytest.mark.parametrize(
     "tags",
     [{"aliyun-owner": "x"}, {"acs:team": "x"}, {"site": "https://example.com"}, {f"k{i}": "v" for i in range(21)}],
@@ -395,3 +423,13 @@ def test_a_cluster_without_a_node_pool_warns_that_it_has_no_dns():
         f"{PROJECT}:ack.clusters[2].nodePool",
     ]
     assert "CoreDNS" in config.warnings()[0][1]
+
+
+def test_a_spot_system_pool_warns_what_a_reclaim_takes_down():
+    """ECS reclaims all of a Spot pool's instances at once: the cluster's DNS, its virtual node and Kueue with them
+    (the R3 finding). A warning, not a refusal: dev stacks may trade that for the price, and the pool refills."""
+    spot = {**POOL, "spotStrategy": "SpotAsPriceGo"}
+    config = load([], [cluster(nodePool=spot), cluster("ops", nodePool=POOL, userPools=[{**spot, "name": "spot"}])])
+    [(key, message)] = config.warnings()
+    assert key == f"{PROJECT}:ack.clusters[0].nodePool.spotStrategy"
+    assert all(part in message for part in ("CoreDNS", "ack-virtual-node", "Kueue", "userPools"))

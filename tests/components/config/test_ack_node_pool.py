@@ -1,4 +1,5 @@
-"""Rules of ``ack.clusters[].nodePool``: sizes in order, instance types once, Kubernetes labels and taints."""
+"""Rules of an ACK node pool (``nodePool``, ``userPools[]``): sizes in order, instance types once and of one kind,
+Kubernetes labels and taints, and what ACK is told the pool is."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ POOL = {"name": "system", "instanceTypes": ["ecs.g7.xlarge"], "minSize": 1, "max
         ({"minSize": 2, "desiredSize": 1}, "nodePool.desiredSize"),
         ({"instanceTypes": ["ecs.g7.xlarge", "ecs.g6.xlarge", "ecs.g7.xlarge"]}, "nodePool.instanceTypes[2]"),
         ({"instanceTypes": []}, "nodePool.instanceTypes"),
+        ({"instanceTypes": ["ecs.gn7i-c8g1.2xlarge", "ecs.g7.large"]}, "nodePool.instanceTypes"),
         ({"labels": {"bad key": "x"}}, "nodePool.labels.bad key"),
         ({"taints": [{"key": "dedicated", "effect": "NoRun"}]}, "nodePool.taints[0].effect"),
         ({"taints": [{"key": "dedicated pool"}]}, "nodePool.taints[0].key"),
@@ -48,15 +50,33 @@ def test_sizes_decide_autoscaling_and_the_initial_count():
     assert AckNodePoolConfig.model_validate(POOL).initial_size == 1
 
 
-def test_defaults():
+def test_a_pool_is_fixed_at_its_maximum_unless_it_asks_to_scale():
+    """Leaving minSize out gives a fixed pool, not one that autoscales from zero (the W1 finding): an autoscaled pool
+    gets no nodes before the cluster's node scaling is on, and its nodes never take CoreDNS."""
     pool = AckNodePoolConfig.model_validate({"name": "system", "instanceTypes": ["ecs.g7.large"], "maxSize": 2})
-    assert (pool.min_size, pool.desired_size, pool.initial_size) == (0, None, 0)
+    assert (pool.min_size, pool.desired_size, pool.initial_size, pool.autoscaling) == (None, None, 2, False)
     assert (pool.system_disk_category, pool.system_disk_size) == ("cloud_essd", 120)
     assert (pool.labels, pool.taints) == ({}, [])
 
 
-def test_gpu_instance_types_are_the_gn_families():
-    pool = AckNodePoolConfig.model_validate(
-        {**POOL, "instanceTypes": ["ecs.gn7i-c8g1.2xlarge", "ecs.g7.xlarge", "ecs.ebmgn7e.32xlarge"]}
-    )
-    assert pool.gpu_instance_types == ["ecs.gn7i-c8g1.2xlarge", "ecs.ebmgn7e.32xlarge"]
+@pytest.mark.parametrize(
+    "instance_type",
+    ["ecs.gn7i-c8g1.2xlarge", "ecs.ebmgn7e.32xlarge", "ecs.vgn7i-vws-m4.xlarge", "ecs.sgn7i-vws-m2.xlarge"],
+)
+def test_every_nvidia_family_is_a_gpu_type(instance_type):
+    """gn, the GRID vGPU families vgn and sgn, and their bare-metal forms (the N3 finding: vgn and sgn were missed)."""
+    pool = AckNodePoolConfig.model_validate({**POOL, "instanceTypes": [instance_type]})
+    assert pool.gpu_instance_types == [instance_type]
+
+
+@pytest.mark.parametrize(
+    ("changes", "kind"),
+    [
+        ({}, "cpu"),
+        ({"instanceTypes": ["ecs.gn7i-c8g1.2xlarge"]}, "gpu"),
+        ({"spotStrategy": "SpotAsPriceGo"}, "spot"),
+        ({"instanceTypes": ["ecs.gn7i-c8g1.2xlarge"], "spotStrategy": "SpotAsPriceGo"}, "spot"),
+    ],
+)
+def test_ack_is_told_what_the_pool_is_made_of(changes, kind):
+    assert AckNodePoolConfig.model_validate({**POOL, **changes}).scaling_type == kind
