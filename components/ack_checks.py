@@ -139,13 +139,14 @@ def zones_added(key: str, configured: int, running: Any | None) -> None:
     later. ACK hands Terway its pod vSwitches only when it creates the cluster (``pod_vswitch_ids`` is never updated,
     ``resourceAlicloudCSManagedKubernetesUpdate`` in
     https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_managed_kubernetes.go),
-    so pods on the new zone's nodes get no IP until its pod vSwitch is added by hand."""
+    and Terway gives pods in a zone it has no pod vSwitch for IPs of the node's own vSwitch
+    (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/increase-pod-vswitches-in-a-terway-cluster)."""
     has = len(running.vswitch_ids or []) if running is not None else 0
     if running is not None and configured > has:
         pulumi.log.warn(
             f"{key}: {configured} zones, but cluster {running.cluster_id} runs in {has}: ACK gives Terway pod "
-            "vSwitches only at creation, so pods on the new zone's nodes get no IP until you add its pod vSwitch "
-            "to kube-system/eni-config (docs/ack-acs.md, Adding a zone)"
+            "vSwitches only at creation, so pods on the new zone's nodes take IPs from its node vSwitch until you "
+            "add its pod vSwitch to Terway (kube-system/eni-config; docs/ack-acs.md, Adding a zone)"
         )
 
 

@@ -78,7 +78,8 @@ class AckClusterConfig(ConfigModel):
     kubernetes_version: KubernetesVersionText
     """A minor such as ``1.35``, resolved when the cluster is created to the newest patch ACK offers for it, or an
     exact ``1.35.1-aliyun.1``, checked against what ACK offers; kept after that, whatever ACK offers, until this key
-    changes (one minor at a time, ``components/version_pin.py``). ACS needs 1.26 or later. Supported minors and
+    changes (one minor at a time, never down, ``components/version_pin.py``) or ACK runs a newer version (an
+    upgrade outside Pulumi, which a warning then asks this key to say). ACS needs 1.26 or later. Supported minors and
     their end dates: https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/support-for-kubernetes-versions."""
     cluster_spec: ProClusterSpec = "ack.pro.small"
     """The size of the managed control plane (``cluster_spec``); Pro is required: ACS compute through the virtual
