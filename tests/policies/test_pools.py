@@ -1,7 +1,7 @@
 """Autoscaling pool bounds: every shipped pool passes; the same pool with its bounds crossed fails, naming both.
 
 The shipped stacks autoscale only separate AKS ``AgentPool`` resources; the AKS system pool (inline in the cluster)
-and the ACK node pools autoscale when their stack file says so, so those cases run the shipped stack files with
+and ACK user pools autoscale when their stack file says so, so those cases run the shipped stack files with
 exactly that switched on.
 """
 
@@ -21,12 +21,14 @@ def autoscaling_system_pool(config):
 
 
 def autoscaling_node_pool(config):
-    config["elastic-capacity:ack"]["clusters"][0]["nodePool"].update(minSize=1, maxSize=3)
+    batch = {"name": "batch", "instanceTypes": ["ecs.c7.xlarge"], "minSize": 1, "maxSize": 3}
+    config["elastic-capacity:ack"]["clusters"][0]["userPools"] = [batch]
 
 
 @pytest.fixture(scope="module")
 def autoscaled(tmp_path_factory):
-    """The AKS dev stack with its system pool autoscaling, and the ACK dev stack with its first node pool so."""
+    """The AKS dev stack with its system pool autoscaling, and the ACK dev stack with an autoscaling user pool beside
+    its first cluster's (fixed) system pool."""
     aks = edited_stack(AKS_STACK, autoscaling_system_pool, tmp_path_factory.mktemp("aks"))
     ack = edited_stack(ACK_STACK, autoscaling_node_pool, tmp_path_factory.mktemp("ack"))
     return run_stack(aks, preview=True), run_stack(ack, preview=True)
@@ -92,7 +94,7 @@ def test_an_autoscaling_system_pool_passes_and_fails_with_its_bounds_crossed(eng
 
 def test_an_autoscaling_ack_node_pool_passes_and_fails_with_its_bounds_crossed(engine, autoscaled):
     recording = autoscaled[1]
-    pool = recording.one(ACK_NODE_POOL, "ack-acs-hangzhou-system")
+    pool = recording.one(ACK_NODE_POOL, "ack-acs-hangzhou-batch")
     props = engine.props(pool)
     assert {key: props["scalingConfig"][key] for key in ("enable", "minSize", "maxSize")} == {
         "enable": True,
@@ -102,7 +104,7 @@ def test_an_autoscaling_ack_node_pool_passes_and_fails_with_its_bounds_crossed(e
     assert engine.messages(POOL_BOUNDS, engine.resource_args(pool, props, recording=recording)) == []
     props["scalingConfig"]["minSize"] = 4
     assert engine.messages(POOL_BOUNDS, engine.resource_args(pool, props, recording=recording)) == [
-        "ACK node pool 'system' autoscales with scalingConfig.minSize 4 above scalingConfig.maxSize 3: "
+        "ACK node pool 'batch' autoscales with scalingConfig.minSize 4 above scalingConfig.maxSize 3: "
         "scalingConfig.minSize must not exceed scalingConfig.maxSize."
     ]
     props["scalingConfig"]["enable"] = False
