@@ -1,5 +1,6 @@
 """The docs that describe the tree, held to it: the operations page's table of stacks says what deploy/stacks.json and
-the workflows do, and the development page's layout names every top-level directory and every tools/ module."""
+the workflows do, its Argo CD Application syncs the render, and the development page's layout names every top-level
+directory and every tools/ module."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 
 import pytest
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.workflows import RUNNER_PYTHON3
 
@@ -101,3 +103,17 @@ def test_the_layout_names_every_tools_module():
 
 def test_every_layout_entry_is_in_the_tree():
     assert [entry for entry in layout_entries() if not list(PROJECT_ROOT.glob(entry.rstrip("/")))] == []
+
+
+def documented_application() -> dict:
+    """The Argo CD Application the operations page's render-to-directory section gives."""
+    block = re.search(r"^\*\*Argo CD\.\*\*.*?^```yaml\n(.*?)^```", OPERATIONS, re.S | re.M)
+    assert block is not None, "docs/operations.md has no Argo CD Application"
+    application = yaml_text.load(block.group(1))
+    assert application["kind"] == "Application"
+    return application
+
+
+def test_the_documented_argo_cd_application_syncs_server_side():
+    """Kueue's workloads CRD does not fit in the annotation client-side apply, Argo CD's default, keeps."""
+    assert "ServerSideApply=true" in documented_application()["spec"]["syncPolicy"].get("syncOptions", [])
