@@ -27,6 +27,15 @@ from components.manifests.flux import kustomization
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 """The annotation Argo CD orders a sync by: lower waves are applied, and healthy, before higher ones
 (https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/)."""
+SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
+"""Argo CD's per-object sync options, a comma-separated list (``GetAnnotationCSVs`` in
+https://github.com/argoproj/argo-cd/blob/master/gitops-engine/pkg/sync/resource/annotations.go)."""
+SERVER_SIDE_APPLY = "ServerSideApply"
+"""The option that makes Argo CD apply an object server-side, which keeps no ``last-applied-configuration``
+annotation: Kueue's ``workloads`` CRD is about 670 kB as JSON, past the 262144 bytes all of an object's annotations
+may hold, so client-side apply, Argo CD's default, is refused for it
+(https://argo-cd.readthedocs.io/en/stable/user-guide/sync-options/#server-side-apply)."""
+CRD_GROUP = "apiextensions.k8s.io/"
 FLUX_DIRECTORY = "flux"
 """``<dir>/flux/<cluster>/`` holds the Flux Kustomizations, beside (not inside) the cluster's layers, so an Argo CD
 Application recursing through ``<dir>/<cluster>`` never meets them."""
@@ -60,7 +69,8 @@ def layer_of(directory: str) -> Layer | None:
 
 
 def placed_in(layer: Layer, obj: dict[str, Any], name: str) -> dict[str, Any]:
-    """``obj`` as it is rendered into ``layer``: with the layer's sync wave; a Secret holding values is refused.
+    """``obj`` as it is rendered into ``layer``: with the layer's sync wave, a CRD also with Argo CD's server-side
+    apply (:data:`SERVER_SIDE_APPLY`); a Secret holding values is refused.
 
     The one place both the program (through :func:`_layer_transform`) and the offline render use. A rendered
     Secret's ``data`` and ``stringData`` land in the directory, and so in git, in plain text (the provider only warns:
@@ -82,13 +92,22 @@ def placed_in(layer: Layer, obj: dict[str, Any], name: str) -> dict[str, Any]:
             ],
             rule="deploy.render-no-secret-data",
         )
+    crd = obj.get("kind") == "CustomResourceDefinition" and str(obj.get("apiVersion")).startswith(CRD_GROUP)
     if isinstance(metadata, pulumi.Output):
-        return {**obj, "metadata": metadata.apply(lambda known: _with_sync_wave(layer, known or {}))}
-    return {**obj, "metadata": _with_sync_wave(layer, metadata)}
+        return {**obj, "metadata": metadata.apply(lambda known: _annotated(layer, known or {}, crd))}
+    return {**obj, "metadata": _annotated(layer, metadata, crd)}
 
 
-def _with_sync_wave(layer: Layer, metadata: dict[str, Any]) -> dict[str, Any]:
-    return {**metadata, "annotations": {**(metadata.get("annotations") or {}), SYNC_WAVE: str(layer.wave)}}
+def _annotated(layer: Layer, metadata: dict[str, Any], crd: bool) -> dict[str, Any]:
+    """The layer's sync wave; on a CRD, the sync options it carries plus ``ServerSideApply=true``, in place of any
+    ``ServerSideApply=false``, which Argo CD would let win (``shouldUseServerSideApply`` in
+    https://github.com/argoproj/argo-cd/blob/master/gitops-engine/pkg/sync/sync_context.go)."""
+    annotations = {**(metadata.get("annotations") or {}), SYNC_WAVE: str(layer.wave)}
+    if crd:
+        options = [o.strip() for o in annotations.get(SYNC_OPTIONS, "").split(",")]
+        kept = [o for o in options if o and o.split("=", 1)[0] != SERVER_SIDE_APPLY]
+        annotations[SYNC_OPTIONS] = ",".join([*kept, f"{SERVER_SIDE_APPLY}=true"])
+    return {**metadata, "annotations": annotations}
 
 
 def _layer_transform(layer: Layer) -> pulumi.ResourceTransform:

@@ -29,11 +29,11 @@ class SmokeJob(pulumi.ComponentResource):
         target: ClusterTarget,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """On a ``target`` that renders for a GitOps controller, the Job is only registered: nothing here can wait
-        for it on the cluster."""
+        """On a ``target`` that renders for a GitOps controller, the Job is only registered, without ``suspend``
+        (:func:`~components.manifests.jobs.smoke_job`): nothing here can wait for it on the cluster."""
         on_cluster = pulumi.ResourceOptions.merge(target.on(WORKLOADS), opts)
         super().__init__("elastic-capacity:kueue:SmokeJob", name, None, on_cluster)
-        manifest = jobs.smoke_job(args)
+        manifest = jobs.smoke_job(args, rendered=not target.live)
         job = batch.v1.Job(
             f"{name}-job",
             metadata=manifest["metadata"],

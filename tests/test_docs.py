@@ -1,5 +1,6 @@
 """The docs that describe the tree, held to it: the operations page's table of stacks says what deploy/stacks.json and
-the workflows do, and the development page's layout names every top-level directory and every tools/ module."""
+the workflows do, its Argo CD Application syncs the render, and the development page's layout names every top-level
+directory and every tools/ module."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 
 import pytest
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
 from tests.support.workflows import RUNNER_PYTHON3
 
@@ -101,3 +103,45 @@ def test_the_layout_names_every_tools_module():
 
 def test_every_layout_entry_is_in_the_tree():
     assert [entry for entry in layout_entries() if not list(PROJECT_ROOT.glob(entry.rstrip("/")))] == []
+
+
+KUEUE_WEBHOOK_WINDOW_SECONDS = 30
+"""How long after its Deployment is Ready Kueue's webhooks may still refuse objects: 10-30 s
+(https://github.com/kubernetes-sigs/kueue/issues/13036)."""
+ARGO_DURATION = re.compile(r"(\d+)([hms])")
+
+
+def documented_application() -> dict:
+    """The Argo CD Application the operations page's render-to-directory section gives."""
+    block = re.search(r"^\*\*Argo CD\.\*\*.*?^```yaml\n(.*?)^```", OPERATIONS, re.S | re.M)
+    assert block is not None, "docs/operations.md has no Argo CD Application"
+    application = yaml_text.load(block.group(1))
+    assert application["kind"] == "Application"
+    return application
+
+
+def seconds(duration: str) -> int:
+    """An Argo CD backoff duration: a number of seconds, or a Go duration of hours, minutes and seconds."""
+    if duration.isdigit():
+        return int(duration)
+    parts = ARGO_DURATION.findall(duration)
+    assert "".join(n + unit for n, unit in parts) == duration, duration
+    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[unit] for n, unit in parts)
+
+
+def test_the_documented_argo_cd_application_syncs_server_side():
+    """Kueue's workloads CRD does not fit in the annotation client-side apply, Argo CD's default, keeps."""
+    assert "ServerSideApply=true" in documented_application()["spec"]["syncPolicy"].get("syncOptions", [])
+
+
+def test_the_documented_argo_cd_application_retries_a_sync_refused_by_kueues_cold_webhook():
+    """A retry must come after the webhooks' window; without ``retry`` a sync started by hand is never retried.
+    The waits as Argo CD computes them: ``duration * factor^n``, at most ``maxDuration`` (``NextRetryAt`` in
+    https://github.com/argoproj/argo-cd/blob/master/pkg/apis/application/v1alpha1/types.go; defaults 5s, 2, 3m)."""
+    retry = documented_application()["spec"]["syncPolicy"].get("retry")
+    assert retry is not None, "the Application says how a failed sync is retried"
+    backoff = retry.get("backoff", {})
+    duration, factor = seconds(str(backoff.get("duration", "5s"))), int(backoff.get("factor", 2))
+    longest = seconds(str(backoff.get("maxDuration", "3m")))
+    waits = [min(duration * factor**n, longest) for n in range(retry.get("limit", 0))]
+    assert retry.get("limit", 0) < 0 or sum(waits) > KUEUE_WEBHOOK_WINDOW_SECONDS, waits

@@ -18,9 +18,12 @@ committed to this repository, so the paths below are relative to its root."""
 
 def kustomization(name: str, *, path: str, after: str | None) -> dict[str, Any]:
     """Apply ``path`` once the Kustomization ``after`` is Ready. ``wait`` makes Ready mean every object applied is
-    healthy (Kueue's controller Deployment serving its webhooks, the CRDs established), and a Kustomization that
-    ``dependsOn`` one with ``wait`` is applied only after those health checks pass; ``prune`` deletes what a later
-    render no longer holds."""
+    healthy (Kueue's controller Deployment available, the CRDs established), and a Kustomization that ``dependsOn``
+    one with ``wait`` is applied only after those health checks pass; ``prune`` deletes what a later render no longer
+    holds. Available is not yet serving: Kueue's webhooks refuse objects for 10-30 s more
+    (https://github.com/kubernetes-sigs/kueue/issues/13036), and a failed apply is tried again after
+    ``retryInterval``, not ``interval`` (``Reconcile`` in
+    https://github.com/fluxcd/kustomize-controller/blob/main/internal/controller/kustomization_controller.go)."""
     spec: dict[str, Any] = {
         "interval": "10m",
         "retryInterval": "1m",

@@ -11,6 +11,7 @@ from components.cluster_access import (
     KUEUE,
     LAYERS,
     QUEUES,
+    SYNC_OPTIONS,
     SYNC_WAVE,
     WORKLOADS,
     ClusterTarget,
@@ -204,6 +205,23 @@ def test_a_secret_without_values_is_placed_like_any_object():
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "cert", "annotations": {"a": "b"}}}
     assert placed_in(KUEUE, secret, "cert")["metadata"] == {"name": "cert", "annotations": {"a": "b", SYNC_WAVE: "10"}}
     assert secret["metadata"] == {"name": "cert", "annotations": {"a": "b"}}, "the input is left as it was"
+
+
+def test_a_crd_syncs_server_side_under_argo_cd_keeping_its_other_sync_options():
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "a.x.io"}}
+    assert placed_in(KUEUE, crd, "a")["metadata"]["annotations"] == {
+        SYNC_WAVE: "10",
+        SYNC_OPTIONS: "ServerSideApply=true",
+    }
+    crd["metadata"]["annotations"] = {SYNC_OPTIONS: "Prune=false, ServerSideApply=false"}
+    assert placed_in(KUEUE, crd, "a")["metadata"]["annotations"][SYNC_OPTIONS] == "Prune=false,ServerSideApply=true"
+
+
+def test_only_a_crd_is_marked_for_server_side_apply():
+    lookalike = {"apiVersion": "x.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "n"}}
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n"}}
+    for obj in (lookalike, config_map):
+        assert SYNC_OPTIONS not in placed_in(KUEUE, obj, "n")["metadata"]["annotations"]
 
 
 def test_metadata_known_only_at_up_is_annotated_once_known(run_program):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.cluster_access import SYNC_WAVE, layer_of
+from components.cluster_access import SYNC_OPTIONS, SYNC_WAVE, layer_of
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.fleet import deploy
@@ -78,6 +78,21 @@ def test_the_chart_renders_into_the_kueue_layer_and_its_objects_get_wave_10(rend
     with pytest.raises(ConfigError, match=r"gitops\.renderToDirectory: Secret kueue-system/leak holds data"):
         leak = {**cert, "metadata": {"name": "leak", "namespace": "kueue-system"}, "data": {"k": "dg=="}}
         as_transformed(recording, transforms, chart.urn, "kubernetes:core/v1:Secret", "c", leak)
+
+
+def test_the_charts_crds_sync_server_side_under_argo_cd_through_the_programs_transform(rendered):
+    """Chart v4 registers Kueue's CRDs itself: only the transform reaches them, and Kueue's ``workloads`` CRD is too
+    large for Argo CD's default client-side apply."""
+    recording, transforms = rendered
+    chart = recording.one(CHART)
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "workloads.kueue.x-k8s.io"},
+    }
+    crd_type = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+    props = as_transformed(recording, transforms, chart.urn, crd_type, "w", crd)
+    assert props["metadata"]["annotations"] == {SYNC_WAVE: "10", SYNC_OPTIONS: "ServerSideApply=true"}
 
 
 def test_flux_applies_the_layers_of_each_cluster_in_order(rendered):

@@ -12,9 +12,10 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from components.config.smoke_job import SmokeJobConfig
 from components.job_wait import JobCompletionProvider
-from components.manifests.jobs import smoke_job
+from components.kube_wait import QUEUE_NAME_LABEL
+from components.manifests.jobs import FLUX_FORCE, smoke_job
 from components.smoke_job import SmokeJob
-from tests.support.targets import live_target
+from tests.support.targets import live_target, rendering_target
 from tools import mock_runtime
 from tools.recording import REDACTED, Recording
 
@@ -73,3 +74,21 @@ def test_waiter_watches_this_job_with_a_secret_kubeconfig(registered):
 def test_waiter_ships_its_provider_by_value(registered):
     waiter = registered.one(WAITER, "smoke-job-completion")
     assert waiter.inputs["__provider"] == serialize_provider(JobCompletionProvider())
+
+
+class Cluster(pulumi.ComponentResource):
+    def __init__(self) -> None:
+        super().__init__("test:index:Cluster", "cluster")
+
+
+def test_a_rendered_job_leaves_suspend_to_kueues_webhook_so_no_gitops_controller_fights_kueue_over_it():
+    """Argo CD and Flux re-apply the file on every sync: with ``suspend: true`` in it, Argo CD would show the admitted
+    Job OutOfSync for good and Flux would suspend it again. Its queue-name label is what has Kueue's webhook suspend
+    it on create instead, and Flux re-creates it when its spec changes, as ``pulumi up`` replaces it."""
+    recording = mock_runtime.run(lambda: SmokeJob("smoke-job", CONFIG, rendering_target(Cluster())), {})
+    job = recording.one(JOB, "smoke-job-job")
+    assert "suspend" not in job.inputs["spec"]
+    assert job.inputs["metadata"]["labels"] == {QUEUE_NAME_LABEL: CONFIG.local_queue}
+    assert job.inputs["metadata"]["annotations"][FLUX_FORCE] == "Enabled"
+    assert {**job.inputs["spec"], "suspend": True} == smoke_job(CONFIG)["spec"], "the live Job's spec otherwise"
+    assert not recording.by_type(WAITER)

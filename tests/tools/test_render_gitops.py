@@ -3,6 +3,7 @@ every object in its layer with its sync wave, the Flux Kustomizations, no Secret
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import types
@@ -12,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from components import yaml_text
-from components.cluster_access import SYNC_WAVE
+from components.cluster_access import SYNC_OPTIONS, SYNC_WAVE
 from tests.support import PROJECT_ROOT, run_cache
 from tests.support.stacks import AKS_STACK, STACKS, edited_stack, recorded
 from tools import gitops_preview, render, stack_file
@@ -251,9 +252,9 @@ def installs_kueue(path: Path) -> bool:
 INSTALLS_KUEUE = [path for path in RENDERABLE if installs_kueue(path)]
 
 
-@pytest.mark.parametrize("stack", INSTALLS_KUEUE, ids=lambda p: p.name)
-def test_with_the_real_chart_every_object_of_the_stack_is_written_without_hooks_or_secret_values(stack, tmp_path):
-    """The whole directory ``pulumi up`` writes, the chart's objects included, from the chart of the stack's version."""
+def rendered_with_the_real_chart(stack: Path, tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """The whole directory ``pulumi up`` writes for ``stack`` in render mode, the chart's objects included, from the
+    chart of the stack's version (relative path -> object)."""
     pytest.importorskip("helm_python", reason="helm-python-sdk (requirements-dev.txt) renders the chart")
     source = edited_stack(stack, rendering_workloads_too, tmp_path)
     version = render.validate(stack_file.read(source)).kueue.chart_version
@@ -261,7 +262,12 @@ def test_with_the_real_chart_every_object_of_the_stack_is_written_without_hooks_
     if not (chart_dir / "Chart.yaml").is_file():
         pytest.skip(f"no Kueue {version} chart at {chart_dir} (KUEUE_CHARTS)")
     assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(chart_dir)]) == 0
-    written = files_under(tmp_path / "out")
+    return files_under(tmp_path / "out")
+
+
+@pytest.mark.parametrize("stack", INSTALLS_KUEUE, ids=lambda p: p.name)
+def test_with_the_real_chart_every_object_of_the_stack_is_written_without_hooks_or_secret_values(stack, tmp_path):
+    written = rendered_with_the_real_chart(stack, tmp_path)
     kueue = {path: obj for path, obj in written.items() if "/10-kueue/" in path and FLUX not in path}
     kinds = {obj["kind"] for obj in kueue.values()}
     assert {"CustomResourceDefinition", "Deployment", "ValidatingWebhookConfiguration", "Secret"} <= kinds
@@ -271,3 +277,35 @@ def test_with_the_real_chart_every_object_of_the_stack_is_written_without_hooks_
     assert not [
         p for p, obj in written.items() if obj["kind"] == "Secret" and (obj.get("data") or obj.get("stringData"))
     ]
+
+
+ANNOTATIONS_LIMIT = 262144
+"""The bytes all of an object's annotations may hold together (``TotalAnnotationSizeLimitB`` in
+https://github.com/kubernetes/apimachinery/blob/master/pkg/api/validation/objectmeta.go)."""
+
+
+def syncs_server_side(obj: dict[str, Any]) -> bool:
+    """Whether Argo CD applies ``obj`` server-side by its own annotation, whatever the Application says: its
+    ``ServerSideApply=true`` sync option, unless ``ServerSideApply=false`` is there too (``shouldUseServerSideApply``
+    in https://github.com/argoproj/argo-cd/blob/master/gitops-engine/pkg/sync/sync_context.go)."""
+    options = {o.strip() for o in obj["metadata"].get("annotations", {}).get(SYNC_OPTIONS, "").split(",")}
+    return "ServerSideApply=true" in options and "ServerSideApply=false" not in options
+
+
+def last_applied_bytes(obj: dict[str, Any]) -> int:
+    """What client-side apply would add to ``obj``'s annotations: the key, and the object itself as compact JSON."""
+    return len("kubectl.kubernetes.io/last-applied-configuration") + len(json.dumps(obj, separators=(",", ":")))
+
+
+@pytest.mark.parametrize("stack", INSTALLS_KUEUE, ids=lambda p: p.name)
+def test_every_crd_of_a_gitops_render_syncs_server_side_under_argo_cd(stack, tmp_path):
+    """Kueue's ``workloads`` CRD cannot be applied client-side, Argo CD's default: its last-applied annotation alone
+    is past the annotations' limit. Every CRD, and every object too large for that annotation, says so itself."""
+    written = rendered_with_the_real_chart(stack, tmp_path)
+    crds = [path for path, obj in written.items() if obj["kind"] == "CustomResourceDefinition"]
+    too_large = [path for path, obj in written.items() if last_applied_bytes(obj) > ANNOTATIONS_LIMIT]
+    assert crds and too_large, "the render holds Kueue's CRDs, the workloads CRD among them too large"
+    assert [path for path in {*crds, *too_large} if not syncs_server_side(written[path])] == []
+    assert [
+        path for path, obj in written.items() if obj["kind"] != "CustomResourceDefinition" and syncs_server_side(obj)
+    ] == []

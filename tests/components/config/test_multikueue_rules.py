@@ -49,7 +49,7 @@ def test_the_burst_set_up_loads_and_gives_the_manager_its_multikueue_settings():
         ({"multiKueue": {"workers": []}}, "multiKueue.workers"),
         ({"multiKueue": {**BURST, "origin": "Burst_Origin"}}, "multiKueue.origin"),
         ({"kueue": {"multiKueue": {"origin": "x"}}}, "kueue.multiKueue"),
-        ({"gitops": {"renderToDirectory": "out"}}, "multiKueue"),
+        ({"gitops": {"renderToDirectory": "gitops"}}, "multiKueue"),
         ({"multiKueue": {**BURST, "clusterQueue": "cas-cluster-queue"}}, "multiKueue.clusterQueue"),
         ({"multiKueue": {**BURST, "admissionCheck": "cas-provisioning"}}, "multiKueue.admissionCheck"),
         ({"queues": {"resourceFlavors": [{"name": "multikueue", "nodeLabels": {"agentpool": "scalepool"}}],
