@@ -39,6 +39,8 @@ CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="90m", update="60m", delete="60m
 AUTOSCALED_POOL_IGNORES = ["desiredSize"]
 """What an autoscaling ``cs.NodePool`` leaves to ACK's autoscaler: the node count it moves and the provider reads
 back (``desired_size`` in ``resourceAliCloudAckNodepoolRead``)."""
+CLUSTER_IGNORES = ["podCidr"]
+"""What the cluster leaves to ACK: the pod CIDR it never sends (Terway) but Read stores when ACK reports one."""
 
 NODE_SCALING: dict[str, Any] = {
     "scaler_type": "cluster-autoscaler",
@@ -319,6 +321,9 @@ def _cluster(
             pulumi.ResourceOptions(
                 depends_on=network.snat_entries,
                 custom_timeouts=CLUSTER_TIMEOUTS,
+                # pod_cidr is create-only: a read-back one would replace the cluster on the next preview
+                # (resource_alicloud_cs_managed_kubernetes.go, https://github.com/aliyun/terraform-provider-alicloud).
+                ignore_changes=CLUSTER_IGNORES,
                 # A destroy of a cluster ACK would refuse to delete then fails in its preview, before it deletes
                 # the workloads, the virtual node and the node pool that depend on the cluster.
                 protect=args.deletion_protection,

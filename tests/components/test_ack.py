@@ -68,6 +68,12 @@ def test_cluster_is_managed_pro_with_every_field_set_explicitly(default_run):
     assert cluster.custom_timeouts == {"create": "90m", "update": "60m", "delete": "60m"}, "long enough for ACK"
 
 
+def test_a_pod_cidr_ack_reads_back_never_replaces_the_cluster(default_run):
+    """``pod_cidr`` is create-only and never sent on Terway; Read stores ACK's ContainerCIDR when ACK reports one."""
+    cluster = default_run.one(CLUSTER_TYPE, "ack-demo-cluster")
+    assert "podCidr" not in cluster.inputs and "podCidr" in cluster.ignore_changes
+
+
 def test_logs_and_create_time_addons_reach_the_cluster(run_program):
     logs = {"components": ["apiserver", "kcm"], "ttl": 7, "project": "k8s-logs"}
     addons = [{"name": "terway-eniip", "config": {"IPVlan": "false"}}, {"name": "nginx-ingress-controller"}]
