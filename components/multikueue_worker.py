@@ -168,7 +168,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
     ) -> list[pulumi.Resource]:
         """The read-only ClusterRole and, per burst namespace once it exists, the Role with the writes, each with its
         binding; a binding only names its role and account, so it needs neither to exist first."""
-        role = manifests.cluster_role(burst, plan.watched)
+        role = manifests.cluster_role(burst, plan.watched, plan.gate_reads)
         binding = manifests.cluster_role_binding(burst, plan.identity_namespace)
         grants: list[pulumi.Resource] = [
             rbac.v1.ClusterRole(

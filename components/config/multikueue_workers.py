@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from components.config import kueue_cluster
+from components.config import kueue_cluster, kueue_gates
 from components.config.base import key_path
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.kueue import KueueConfig
@@ -26,7 +26,7 @@ from components.config.multikueue import (
     MultiKueueConfig,
     WorkerConfig,
 )
-from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WatchedKind, watched_frameworks
+from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WatchedKind, gate_reads, watched_frameworks
 from components.config.queues import QueuesConfig
 from components.versions import SCHEDULER_MIN_ACS_UNIT, ClusterNeeds, SchedulerNeed
 
@@ -84,6 +84,9 @@ class WorkerPlan:
     """Every namespace burst Jobs land in on the worker: where the manager's identity may write."""
     watched: tuple[WatchedKind, ...]
     """The kinds the manager dispatches and watches there (besides Workloads)."""
+    gate_reads: tuple[WatchedKind, ...]
+    """What the manager's feature gates make it list and watch there besides (ClusterQueues and LocalQueues with
+    ``MultiKueueManagerQuotaAutomation``): read-only and cluster-wide, only while such a gate is on."""
     acs: AcsPlacement | None
     """ACK workers: the ACS compute every pod in the burst namespaces gets (a ResourcePolicy each)."""
     aks: ExistingClusterConfig | None
@@ -241,6 +244,7 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
         return []
     local_queues = burst_local_queues(burst, config.queues)
     watched = tuple(MULTIKUEUE_ADAPTERS[f] for f in watched_frameworks(config.kueue.frameworks))
+    reads = gate_reads(kueue_gates.effective(config.kueue.feature_gates, config.kueue.profile))
     plans = []
     for index, worker in enumerate(burst.workers):
         kueue = worker_kueue(config.kueue, worker) if installs_kueue(worker, config.ack) else None
@@ -259,6 +263,7 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
                 namespace_labels=(kueue or config.kueue).managed_namespace_labels,
                 burst_namespaces=tuple(sorted({q.namespace for q in local_queues})),
                 watched=watched,
+                gate_reads=reads,
                 acs=worker.acs if worker.source == "ack" else None,
                 aks=_existing_aks(worker),
                 probe_image=probe_image,

@@ -55,9 +55,12 @@ def _status(kind: WatchedKind) -> str:
     return f"{kind.resource}/status"
 
 
-def cluster_role(burst: MultiKueueConfig, watched: Sequence[WatchedKind]) -> Manifest:
-    """Read-only and cluster-wide: the watches MultiKueue opens on every worker, nothing else."""
-    kinds = [WORKLOADS, *watched]
+def cluster_role(
+    burst: MultiKueueConfig, watched: Sequence[WatchedKind], gate_reads: Sequence[WatchedKind] = ()
+) -> Manifest:
+    """Read-only and cluster-wide: the watches MultiKueue opens on every worker, and those the manager's feature gates
+    add (``gate_reads``, :data:`~components.config.multikueue_adapters.GATE_READS`), nothing else."""
+    kinds = [WORKLOADS, *watched, *(kind for kind in gate_reads if kind not in watched)]
     rules = [{"apiGroups": [kind.api_group], "resources": [kind.resource], "verbs": list(READ_VERBS)} for kind in kinds]
     return {
         "apiVersion": RBAC_API_VERSION,
