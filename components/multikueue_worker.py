@@ -107,7 +107,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             return []
         policies: list[pulumi.Resource] = []
         for namespace in plan.burst_namespaces:
-            manifest = manifests.acs_resource_policy(burst, namespace, plan.acs)
+            manifest = manifests.acs_resource_policy(burst, namespace, plan.acs, plan.burst_pod_selector)
             created = [queues.objects[key] for key in [("Namespace", namespace)] if key in queues.objects]
             depends_on = pulumi.Output.from_input(waits_for).apply(functools.partial(_with, created))
             policies.append(

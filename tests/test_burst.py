@@ -136,3 +136,15 @@ def test_the_stack_is_a_dev_stack_of_an_aks_manager_and_two_ack_workers():
     assert json.loads(config["elastic-capacity:environment"]) == {"kind": "dev"}
     workers = json.loads(config["elastic-capacity:multiKueue"])["workers"]
     assert [w["cluster"] for w in workers] == list(WORKERS)
+
+
+def test_each_workers_resource_policy_selects_burst_pods_by_kueues_multikueue_pod_label(burst):
+    """The shipped stack runs Kueue 0.19.2 on the workers, which labels every pod of a MultiKueue copy
+    ``kueue.x-k8s.io/multikueue-worker-workload-pod: "true"``
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/multikueue_types.go): the policies
+    select by it and never by an empty selector."""
+    _, manifests = burst
+    policies = {name: obj for name, obj in manifests.items() if obj["kind"] == "ResourcePolicy"}
+    assert {name.split("/")[0] for name in policies} == {f"ack-{worker}-k8s" for worker in WORKERS}
+    for name, policy in policies.items():
+        assert policy["spec"]["selector"] == {"kueue.x-k8s.io/multikueue-worker-workload-pod": "true"}, name

@@ -21,6 +21,7 @@ from components.config.base import DNS1123_SUBDOMAIN, MisplacedKey, RuleViolatio
 from components.config.multikueue import BURST_FLAVOR, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, watched_frameworks
 from components.config.multikueue_workers import (
+    FIRST_MINOR_WITH_WORKER_POD_LABEL,
     ack_cluster_version,
     dispatching_cluster_queues,
     installs_kueue,
@@ -70,6 +71,7 @@ def check(config: StackConfig) -> None:
         _images_its_region_reaches(config, key, worker)
         _kueue_fits_its_cluster_version(config, key, worker)
     _every_worker_serves_the_watched_kinds(config)
+    _burst_pods_selectable(config)
     _kubeconfigs_given(config)
     worker_plans(config)  # the derived worker configs validate here, so their mistakes fail the load
 
@@ -235,6 +237,28 @@ def _every_worker_serves_the_watched_kinds(config: StackConfig) -> None:
                     )
                 )
                 raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
+
+
+@rule("multikueue.burst-pods-selectable")
+def _burst_pods_selectable(config: StackConfig) -> None:
+    """An ACK worker's ResourcePolicy selects burst pods by a label Kueue puts on them (``burst_pod_selector``). Kueue
+    0.17 has no MultiKueue pod label, and the pod-set label's value is the pod set's name, ``main`` only for batch
+    Jobs: on 0.17 with an ACK worker the manager may dispatch batch Jobs only
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/jobframework/reconciler.go)."""
+    burst = config.multi_kueue
+    assert burst is not None
+    if kueue_cluster.minor_of(config.kueue.chart_version) >= FIRST_MINOR_WITH_WORKER_POD_LABEL:
+        return
+    if not any(worker.source == "ack" for worker in burst.workers):
+        return
+    for index, framework in enumerate(config.kueue.frameworks):
+        if framework in watched_frameworks(config.kueue.frameworks) and framework != "batch/job":
+            allowed = (
+                "with Kueue 0.17 an ACK worker's ResourcePolicy selects burst pods by kueue.x-k8s.io/podset: main, "
+                "which only batch Jobs' pods carry: use Kueue 0.18 or later (its pods carry "
+                "kueue.x-k8s.io/multikueue-worker-workload-pod), or dispatch batch/job only"
+            )
+            raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
 
 
 @rule("multikueue.kubeconfigs-given")

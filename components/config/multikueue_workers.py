@@ -34,6 +34,21 @@ if TYPE_CHECKING:
     from components.config.ack import AckConfig
     from components.config.stack import StackConfig
 
+MULTIKUEUE_WORKER_POD_LABEL = ("kueue.x-k8s.io/multikueue-worker-workload-pod", "true")
+"""The label a Kueue 0.18 or later worker puts on every pod of a Workload MultiKueue copied there (one with the
+origin label): ``MultiKueueWorkerWorkloadPodLabel``/``Value`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/multikueue_types.go (also at v0.18.6), set
+in ``getPodSetsInfoFromStatus``,
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/reconciler.go#L1758-L1760."""
+PODSET_LABEL = "kueue.x-k8s.io/podset"
+"""The label every Kueue puts on the pods of an admitted pod set, valued with the pod set's name (``PodSetLabel`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/constants/constants.go, set in ``getPodSetsInfoFromStatus``,
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/jobframework/reconciler.go#L1580)."""
+BATCH_JOB_POD_SET = "main"
+"""The one pod set of a batch Job (``DefaultPodSetName`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/apis/kueue/v1beta2/constants.go)."""
+FIRST_MINOR_WITH_WORKER_POD_LABEL = (0, 18)
+
 WORKER_KUEUE_FRAMEWORKS = ("batch/job",)
 """The integrations of a Kueue the stack installs on a worker: the only kind every ACK cluster has a controller and
 CRD for."""
@@ -89,6 +104,9 @@ class WorkerPlan:
     ``MultiKueueManagerQuotaAutomation``): read-only and cluster-wide, only while such a gate is on."""
     acs: AcsPlacement | None
     """ACK workers: the ACS compute every pod in the burst namespaces gets (a ResourcePolicy each)."""
+    burst_pod_selector: dict[str, str]
+    """The labels every burst pod on the worker carries, which its ResourcePolicies select by
+    (:func:`burst_pod_selector`)."""
     aks: ExistingClusterConfig | None
     """AKS workers: the cluster the stack reaches them through."""
     probe_image: str | None
@@ -104,6 +122,18 @@ class WorkerPlan:
     def sets_up(self) -> bool:
         """Whether the stack creates anything on the worker (not for a ``kubeconfig`` worker)."""
         return self.queues is not None
+
+
+def burst_pod_selector(kueue_version: str) -> dict[str, str]:
+    """A label every burst pod carries on a worker running Kueue ``kueue_version`` (the manager's release: MultiKueue
+    speaks one API on both sides): :data:`MULTIKUEUE_WORKER_POD_LABEL` from Kueue 0.18, which marks exactly the pods
+    of MultiKueue's copies; on 0.17, ``kueue.x-k8s.io/podset: main``, which Kueue puts on every pod of an admitted
+    batch Job. A ResourcePolicy's ``selector`` is a map of labels (no ``Exists``), so 0.17 needs the pod set's name,
+    and ``multikueue.burst-pods-selectable`` refuses other kinds there."""
+    if kueue_cluster.minor_of(kueue_version) >= FIRST_MINOR_WITH_WORKER_POD_LABEL:
+        key, value = MULTIKUEUE_WORKER_POD_LABEL
+        return {key: value}
+    return {PODSET_LABEL: BATCH_JOB_POD_SET}
 
 
 def multikueue_checks(queues: QueuesConfig) -> list[str]:
@@ -265,6 +295,7 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
                 watched=watched,
                 gate_reads=reads,
                 acs=worker.acs if worker.source == "ack" else None,
+                burst_pod_selector=burst_pod_selector((kueue or config.kueue).chart_version),
                 aks=_existing_aks(worker),
                 probe_image=probe_image,
             )
@@ -285,7 +316,7 @@ def _existing_aks(worker: WorkerConfig) -> ExistingClusterConfig | None:
 
 def with_worker_needs(needs: ClusterNeeds, config: StackConfig, cluster: str) -> ClusterNeeds:
     """``needs`` of the ACK cluster ``cluster`` plus what its burst ResourcePolicies need of kube-scheduler: one
-    ``acs`` unit (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling)."""
+    ``acs`` unit (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-priority-based-resource-scheduling)."""
     extra = tuple(
         SchedulerNeed(f"{plan.key} (burst pods on ACS by ResourcePolicy)", SCHEDULER_MIN_ACS_UNIT)
         for plan in worker_plans(config)

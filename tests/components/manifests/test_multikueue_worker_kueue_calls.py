@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import re
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -35,9 +32,8 @@ from components.config.multikueue_adapters import (
 )
 from components.config.multikueue_rules import MIN_KUEUE
 from components.manifests import multikueue_worker as worker_manifests
-from tests.support import PROJECT_ROOT
+from tests.support.kueue_sources import kueue_git
 
-KUEUE_GIT = Path(os.environ.get("KUEUE_GIT_DIR", PROJECT_ROOT.parent / ".mirror/kubernetes-sigs+kueue/repo"))
 TAGS = [f"v{p.latest}" for p in PROFILES.values() if tuple(map(int, p.latest.split("."))) >= MIN_KUEUE.release]
 """The newest verified patch of every minor MultiKueue may run (``multikueue.burst-set-up`` needs 0.17.8 or later)."""
 QUOTA_GATE = "MultiKueueManagerQuotaAutomation"
@@ -98,15 +94,9 @@ class Call:
         return next((gate for gate, kinds in GATE_READS.items() if self.kind in kinds), None)
 
 
-def _git(*args: str) -> str:
-    return subprocess.run(["git", f"--git-dir={KUEUE_GIT}", *args], check=True, capture_output=True, text=True).stdout
-
-
 @functools.cache
 def _sources(tag: str) -> dict[str, str]:
-    if not (KUEUE_GIT / "HEAD").is_file():
-        pytest.skip(f"no git mirror of https://github.com/kubernetes-sigs/kueue at {KUEUE_GIT} (set KUEUE_GIT_DIR)")
-    paths = _git("ls-tree", "-r", "--name-only", tag, "pkg/controller").split()
+    paths = kueue_git("ls-tree", "-r", "--name-only", tag, "pkg/controller").split()
     wanted = [
         path
         for path in paths
@@ -118,7 +108,7 @@ def _sources(tag: str) -> dict[str, str]:
             or path == "pkg/controller/jobframework/utils.go"
         )
     ]
-    return {path: _git("show", f"{tag}:{path}") for path in wanted}
+    return {path: kueue_git("show", f"{tag}:{path}") for path in wanted}
 
 
 def _object_argument(verb: str, args: str) -> str:
