@@ -29,6 +29,7 @@ from components.config.multikueue_workers import (
     served_frameworks,
     worker_kueue,
     worker_plans,
+    worker_region,
 )
 from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
 from components.config.registries import MAINLAND_CHINA_UNREACHABLE, is_mainland_china_region, registry_host
@@ -174,7 +175,7 @@ def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConf
     hosted on Google Cloud and cannot be pulled there (https://github.com/kubernetes/registry.k8s.io/issues/137)."""
     if not installs_kueue(worker, config.ack):
         return
-    region = _region(config, worker)
+    region = worker_region(config, worker)
     if region is None or not is_mainland_china_region(region):
         return
     images = [
@@ -187,7 +188,7 @@ def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConf
             allowed = (
                 f"{host} cannot be pulled from {region} ({MAINLAND_CHINA_UNREACHABLE[host]}): set it to a copy in your "
                 "ACR (https://www.alibabacloud.com/help/en/acr/) or a mirror you trust, "
-                f"e.g. k8s.m.daocloud.io/{image.split('/', 1)[1]}"
+                f"e.g. DaoCloud's m.daocloud.io/{image} (https://github.com/DaoCloud/public-image-mirror#readme)"
             )
             raise RuleViolation(key_path(key, field), image, allowed)
 
@@ -204,14 +205,6 @@ def _kueue_fits_its_cluster_version(config: StackConfig, key: str, worker: Worke
     kueue_cluster.require_fits(
         kueue, kueue_cluster.minor_of(text), version_key=version_key, version=text, probe_key=probe_key
     )
-
-
-def _region(config: StackConfig, worker: WorkerConfig) -> str | None:
-    ack = config.ack
-    if ack is None:
-        return None
-    regions = {c.name: c.region for c in ack.clusters} | {c.name: c.region for c in ack.existing_clusters}
-    return regions.get(str(worker.cluster))
 
 
 @rule("multikueue.every-worker-serves-the-watched-kinds")

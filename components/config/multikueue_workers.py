@@ -28,6 +28,7 @@ from components.config.multikueue import (
 )
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WatchedKind, gate_reads, watched_frameworks
 from components.config.queues import QueuesConfig
+from components.config.registries import is_mainland_china_region
 from components.versions import SCHEDULER_MIN_ACS_UNIT, ClusterNeeds, SchedulerNeed
 
 if TYPE_CHECKING:
@@ -195,10 +196,18 @@ def ack_cluster_version(worker: WorkerConfig, ack: AckConfig | None) -> tuple[st
     return None
 
 
-def worker_kueue(manager: KueueConfig, worker: WorkerConfig) -> KueueConfig:
+MAINLAND_CHINA_GATE_SECONDS = 1200
+"""The least readiness-gate deadline (``activeDeadlineSeconds`` and Pulumi's await) of a worker in mainland China:
+its images come through a mirror that syncs a missing image from its source on first pull and is "very crowded"
+outside 01:00-07:00 Beijing time (https://github.com/DaoCloud/public-image-mirror#readme), while Kueue's Deployment
+and the gate pull at once; 600 s, the default, leaves a cold mirror little room."""
+
+
+def worker_kueue(manager: KueueConfig, worker: WorkerConfig, *, mainland_china: bool = False) -> KueueConfig:
     """The worker's Kueue: the manager's release and sources (or the worker's mirrors), one replica of a plain
     batch/job Kueue.
 
+    In mainland China (``mainland_china``) the readiness gate waits at least :data:`MAINLAND_CHINA_GATE_SECONDS`.
     ``nodeSelector: {}`` because ACK's ECS nodes carry no AKS system-pool label, and no tolerations, so neither the
     manager nor the readiness gate lands on the tainted virtual node (Kueue's webhook must run on a real node). No
     fair sharing, resource transformations, feature gates or ``multiKueue`` block: a worker only admits what the
@@ -207,8 +216,13 @@ def worker_kueue(manager: KueueConfig, worker: WorkerConfig) -> KueueConfig:
     shared = manager.model_dump(by_alias=True, include=_SHARED_WITH_MANAGER, exclude_none=True, mode="json")
     overrides = {"chartRepository": worker.chart_repository, "imageRepository": worker.image_repository}
     sources: dict[str, Any] = {key: value for key, value in overrides.items() if value is not None}
+    gate = dict(shared.get("readinessGate", {}))
     if worker.probe_image is not None:
-        sources["readinessGate"] = {**shared.get("readinessGate", {}), "probeImage": worker.probe_image}
+        gate["probeImage"] = worker.probe_image
+    if mainland_china:
+        gate["timeoutSeconds"] = max(manager.readiness_gate.timeout_seconds, MAINLAND_CHINA_GATE_SECONDS)
+    if gate != shared.get("readinessGate", {}):
+        sources["readinessGate"] = gate
     return KueueConfig.model_validate(
         {
             **shared,
@@ -277,7 +291,10 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
     reads = gate_reads(kueue_gates.effective(config.kueue.feature_gates, config.kueue.profile))
     plans = []
     for index, worker in enumerate(burst.workers):
-        kueue = worker_kueue(config.kueue, worker) if installs_kueue(worker, config.ack) else None
+        in_china = is_mainland_china_region(region) if (region := worker_region(config, worker)) else False
+        kueue = (
+            worker_kueue(config.kueue, worker, mainland_china=in_china) if installs_kueue(worker, config.ack) else None
+        )
         version = ack_cluster_version(worker, config.ack)
         probe_image = kueue.readiness_gate.image_for(kueue_cluster.minor_of(version[1])) if kueue and version else None
         sets_up = worker.source != "kubeconfig"
@@ -301,6 +318,15 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
             )
         )
     return plans
+
+
+def worker_region(config: StackConfig, worker: WorkerConfig) -> str | None:
+    """The Alibaba Cloud region of an ``ack`` worker's cluster (new or existing); ``None`` for any other worker."""
+    ack = config.ack
+    if ack is None or worker.source != "ack":
+        return None
+    regions = {c.name: c.region for c in ack.clusters} | {c.name: c.region for c in ack.existing_clusters}
+    return regions.get(str(worker.cluster))
 
 
 def _existing_aks(worker: WorkerConfig) -> ExistingClusterConfig | None:

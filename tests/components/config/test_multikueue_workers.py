@@ -12,6 +12,7 @@ from components.config.loader import load_stack_config
 from components.config.multikueue import MultiKueueConfig, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
 from components.config.multikueue_workers import (
+    MAINLAND_CHINA_GATE_SECONDS,
     BurstQueue,
     burst_local_queues,
     burst_pod_selector,
@@ -264,3 +265,12 @@ def test_with_kueue_017_an_ack_worker_refuses_kinds_whose_pods_the_policy_cannot
     assert stack_error_keys(sections) == ["elastic-capacity:kueue.frameworks[1]"]
     newer = stack(kueue={"chartVersion": "0.18.6", "frameworks": frameworks}, multiKueue={"workers": [worker]})
     load_stack_config(as_config(newer))
+
+
+def test_a_worker_in_mainland_china_waits_longer_for_its_readiness_gate_and_never_shorter_than_the_manager():
+    [plan] = worker_plans(load_stack_config(as_config(stack())))
+    assert plan.kueue is not None and plan.kueue.readiness_gate.timeout_seconds == MAINLAND_CHINA_GATE_SECONDS
+    longer = stack(kueue={"readinessGate": {"timeoutSeconds": 1800}})
+    [plan] = worker_plans(load_stack_config(as_config(longer)))
+    assert plan.kueue is not None and plan.kueue.readiness_gate.timeout_seconds == 1800
+    assert worker_kueue(KueueConfig(), WorkerConfig(cluster="hz")).readiness_gate.timeout_seconds == 600
