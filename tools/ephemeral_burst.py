@@ -5,9 +5,9 @@ With ``multiKueue.smokeJob.enabled`` the runner submits :func:`components.manife
 manager (:func:`submission`), then reads the manager and every worker (:class:`Burst`) until each step of
 :class:`BurstJob` has passed: admitted on the manager, its copy admitted on one worker, its pods running there on ACS
 (the ``alibabacloud.com/instance-id`` annotation ACS sets on its instances, an ``acs-`` id), its status synced back
-to the manager's Job, the worker's copies deleted. The Job's way passes through states that do not last (the worker's copy and its pods
-are deleted once the Job completes), so each step counts once it has been seen (:func:`latched`). Kueue's side of
-this: https://kueue.sigs.k8s.io/docs/concepts/multikueue/.
+to the manager's Job, the worker's copies deleted. The Job's way passes through states that do not last (the worker's
+copy and its pods are deleted once the Job completes), so each step counts once it has been seen (:func:`latched`).
+Kueue's side of this: https://kueue.sigs.k8s.io/docs/concepts/multikueue/.
 """
 
 from __future__ import annotations
