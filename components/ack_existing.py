@@ -10,6 +10,8 @@ stack's own namespaces and workloads; the cluster, its addons and the other stac
 
 from __future__ import annotations
 
+import ipaddress
+import urllib.parse
 from typing import Any
 
 import pulumi
@@ -25,8 +27,14 @@ from components.config.base import ConfigError, key_path
 from components.versions import ClusterNeeds
 
 
-def kubeconfig_server(key: str, kubeconfig: str) -> str:
-    """The API server of the first cluster in the kubeconfig ``cs.get_cluster_credential`` returns."""
+def kubeconfig_server(key: str, kubeconfig: str, *, reached_by: str | None = None) -> str:
+    """The API server of the first cluster in the kubeconfig ``cs.get_cluster_credential`` returns.
+
+    ``reached_by`` names the MultiKueue worker (``multiKueue.workers[i]``) whose manager, outside the cluster's VPC,
+    connects to this endpoint: then an endpoint whose host is an address no one outside reaches (a private, shared or
+    link-local IP, as ACK names the internal SLB when the cluster has no public endpoint) is refused, rather than
+    leaving the MultiKueueCluster ``ClientConnectionFailed`` until the wait times out. A host name is kept: whether it
+    resolves publicly is not known here."""
     try:
         document: Any = yaml_text.load(kubeconfig)
         server = str(document["clusters"][0]["cluster"]["server"])
@@ -36,7 +44,23 @@ def kubeconfig_server(key: str, kubeconfig: str) -> str:
         raise ConfigError(
             [(key, "ACK's credential for the cluster names no https API endpoint")], rule="deploy.ack-existing-endpoint"
         )
+    if reached_by is not None and not is_public_endpoint(server):
+        problem = (
+            f"ACK's credential names the private API endpoint {server}, which the MultiKueue manager of {reached_by} "
+            "cannot reach: give the cluster a public API endpoint (an EIP on its API server SLB)"
+        )
+        raise ConfigError([(key, problem)], rule="deploy.ack-existing-endpoint")
     return server
+
+
+def is_public_endpoint(server: str) -> bool:
+    """False when ``server``'s host is an IP address that is not globally routable (RFC 1918, 100.64/10, link-local,
+    loopback); true for a global address or any host name."""
+    host = urllib.parse.urlsplit(server).hostname or ""
+    try:
+        return ipaddress.ip_address(host).is_global
+    except ValueError:
+        return True
 
 
 class ExistingAckCluster(AckClusterHandle):
@@ -52,8 +76,10 @@ class ExistingAckCluster(AckClusterHandle):
         opts: pulumi.ResourceOptions | None = None,
         *,
         render_to: str | None = None,
+        reached_by: str | None = None,
     ) -> None:
-        """``config_key`` (``elastic-capacity:ack.existingClusters[0]``) prefixes the keys deploy-time errors name.
+        """``config_key`` (``elastic-capacity:ack.existingClusters[0]``) prefixes the keys deploy-time errors name;
+        ``reached_by``, the MultiKueue worker on this cluster, if any (its endpoint must then be public).
         The provider never gets ``delete_unreachable``, in any environment: a sign-in that fails would make
         ``destroy`` drop the stack's workloads from the state and leave them on the shared cluster."""
         super().__init__("elastic-capacity:alicloud:ExistingAckCluster", name, None, opts)
@@ -80,7 +106,9 @@ class ExistingAckCluster(AckClusterHandle):
             cluster_id=args.cluster_id, temporary_duration_minutes=CA_ONLY_MINUTES, opts=on_region
         )
         server_key = key_path(config_key, "clusterId")
-        self.api_server_endpoint = credential.kube_config.apply(lambda text: kubeconfig_server(server_key, text))
+        self.api_server_endpoint = credential.kube_config.apply(
+            lambda text: kubeconfig_server(server_key, text, reached_by=reached_by)
+        )
         ca_data = credential.certificate_authorities.apply(lambda authorities: authorities[0].cluster_cert)
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(self.api_server_endpoint, ca_data).apply(

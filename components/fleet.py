@@ -343,6 +343,7 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
         for index, c in enumerate(config.clusters)
     }
     # An existing cluster gets only what the stack's workloads put there: no network, cluster, pool or addon.
+    workers = {plan.worker.cluster: plan.key for plan in worker_plans(stack) if plan.worker.source == "ack"}
     for index, existing in enumerate(config.existing_clusters):
         clusters[existing.name] = ExistingAckCluster(
             f"ack-{existing.name}",
@@ -350,6 +351,7 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
             needs=with_worker_needs(config.needs(existing), stack, existing.name),
             config_key=config.existing_cluster_key(index),
             render_to=render_to,
+            reached_by=workers.get(existing.name),
         )
     namespaces: dict[tuple[str, str], AcsNamespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}

@@ -107,7 +107,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             return []
         policies: list[pulumi.Resource] = []
         for namespace in plan.burst_namespaces:
-            manifest = manifests.acs_resource_policy(burst, namespace, plan.acs)
+            manifest = manifests.acs_resource_policy(burst, namespace, plan.acs, plan.burst_pod_selector)
             created = [queues.objects[key] for key in [("Namespace", namespace)] if key in queues.objects]
             depends_on = pulumi.Output.from_input(waits_for).apply(functools.partial(_with, created))
             policies.append(
@@ -168,7 +168,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
     ) -> list[pulumi.Resource]:
         """The read-only ClusterRole and, per burst namespace once it exists, the Role with the writes, each with its
         binding; a binding only names its role and account, so it needs neither to exist first."""
-        role = manifests.cluster_role(burst, plan.watched)
+        role = manifests.cluster_role(burst, plan.watched, plan.gate_reads)
         binding = manifests.cluster_role_binding(burst, plan.identity_namespace)
         grants: list[pulumi.Resource] = [
             rbac.v1.ClusterRole(

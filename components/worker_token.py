@@ -49,6 +49,23 @@ def token_request(expiration_seconds: int, anchor: dict[str, str]) -> dict[str, 
     }
 
 
+def capped_message(asked: float, granted: float, config_key: str) -> str:
+    """What to do when the API server issued a ``granted``-second token for ``asked`` seconds: a shorter lifetime in
+    days, or, when the cap is below the one day ``config_key`` allows at least, a longer cap on the API server."""
+    days = int(granted // 86400)
+    if days >= 1:
+        return (
+            f"The worker's API server caps ServiceAccount tokens at about {days} day(s), below the "
+            f"{int(asked // 86400)} asked for: set {config_key} to at most {days}"
+        )
+    hours = max(int(granted // 3600), 0)
+    return (
+        f"The worker's API server caps ServiceAccount tokens at about {hours} hour(s), below the one day "
+        f"{config_key} allows at least: set the API server's --service-account-max-token-expiration to 24h or "
+        "more, or give the worker as a kubeconfig (multiKueue.workers[].source: kubeconfig) with a credential you renew"
+    )
+
+
 def _timestamp(text: str) -> datetime.datetime:
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
@@ -79,12 +96,9 @@ class WorkerTokenProvider(ResourceProvider):
         answer, _ = poll(lambda: cluster.post(path, request), lambda _: True, ISSUE_TIMEOUT_SECONDS)
         status = answer.get("status") or {}
         expires = _timestamp(status["expirationTimestamp"])
-        if (expires - issued).total_seconds() < asked * 0.99:
-            days = max(int((expires - issued).total_seconds() // 86400), 0)
-            raise TokenCappedError(
-                f"The worker's API server caps ServiceAccount tokens at about {days} day(s), below the "
-                f"{asked // 86400} asked for: set {props['configKey']} to at most {days}"
-            )
+        granted = (expires - issued).total_seconds()
+        if granted < asked * 0.99:
+            raise TokenCappedError(capped_message(asked, granted, props["configKey"]))
         outs = {key: props[key] for key in (*WATCHED_INPUTS, "configKey")}
         outs |= {"token": status["token"], "issuedAt": issued.isoformat(), "expiresAt": expires.isoformat()}
         return CreateResult(id_=f"{props['namespace']}/{props['serviceAccount']}/{issued.isoformat()}", outs=outs)

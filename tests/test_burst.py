@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from components.config.multikueue import MULTIKUEUE_CONTROLLER
+from components.config.multikueue_workers import MAINLAND_CHINA_GATE_SECONDS
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.stacks import kueue_version, of_type, rendered
@@ -136,3 +137,43 @@ def test_the_stack_is_a_dev_stack_of_an_aks_manager_and_two_ack_workers():
     assert json.loads(config["elastic-capacity:environment"]) == {"kind": "dev"}
     workers = json.loads(config["elastic-capacity:multiKueue"])["workers"]
     assert [w["cluster"] for w in workers] == list(WORKERS)
+
+
+def test_each_workers_resource_policy_selects_burst_pods_by_kueues_multikueue_pod_label(burst):
+    """The shipped stack runs Kueue 0.19.2 on the workers, which labels every pod of a MultiKueue copy
+    ``kueue.x-k8s.io/multikueue-worker-workload-pod: "true"``
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/multikueue_types.go): the policies
+    select by it and never by an empty selector."""
+    _, manifests = burst
+    policies = {name: obj for name, obj in manifests.items() if obj["kind"] == "ResourcePolicy"}
+    assert {name.split("/")[0] for name in policies} == {f"ack-{worker}-k8s" for worker in WORKERS}
+    for name, policy in policies.items():
+        assert policy["spec"]["selector"] == {"kueue.x-k8s.io/multikueue-worker-workload-pod": "true"}, name
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+def test_a_worker_in_mainland_china_gives_its_readiness_gate_the_longer_deadline(burst, worker):
+    """A cold DaoCloud mirror syncs Kueue's image and kubectl on first pull: the gate Job on a cn-* worker waits
+    MAINLAND_CHINA_GATE_SECONDS, the manager's keeps its own."""
+    _, manifests = burst
+    deadlines = {
+        name.split("/")[0]: obj["spec"]["activeDeadlineSeconds"]
+        for name, obj in manifests.items()
+        if obj["kind"] == "Job" and "activeDeadlineSeconds" in obj["spec"]
+    }
+    assert deadlines[f"ack-{worker}-k8s"] == MAINLAND_CHINA_GATE_SECONDS
+    assert deadlines[MANAGER] == 600
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+def test_a_worker_in_mainland_china_uses_daoclouds_recommended_prefix_form(burst, worker):
+    """DaoCloud recommends the source's full name behind m.daocloud.io/ over the prefix-replacing hosts
+    (https://github.com/DaoCloud/public-image-mirror#readme)."""
+    _, manifests = burst
+    images = [
+        container["image"]
+        for name, obj in manifests.items()
+        if name.startswith(f"ack-{worker}-k8s/") and obj["kind"] == "Job"
+        for container in obj["spec"]["template"]["spec"]["containers"]
+    ]
+    assert images and all(image.startswith("m.daocloud.io/registry.k8s.io/") for image in images), images

@@ -4,10 +4,10 @@ a worker and back.
 With ``multiKueue.smokeJob.enabled`` the runner submits :func:`components.manifests.multikueue.burst_smoke_job` to the
 manager (:func:`submission`), then reads the manager and every worker (:class:`Burst`) until each step of
 :class:`BurstJob` has passed: admitted on the manager, its copy admitted on one worker, its pods running there on ACS
-(the ``alibabacloud.com/instance-id`` annotation ACS sets on its instances), its status synced back to the manager's
-Job, the worker's copies deleted. The Job's way passes through states that do not last (the worker's copy and its pods
-are deleted once the Job completes), so each step counts once it has been seen (:func:`latched`). Kueue's side of
-this: https://kueue.sigs.k8s.io/docs/concepts/multikueue/.
+(the ``alibabacloud.com/instance-id`` annotation ACS sets on its instances, an ``acs-`` id), its status synced back
+to the manager's Job, the worker's copies deleted. The Job's way passes through states that do not last (the worker's
+copy and its pods are deleted once the Job completes), so each step counts once it has been seen (:func:`latched`).
+Kueue's side of this: https://kueue.sigs.k8s.io/docs/concepts/multikueue/.
 """
 
 from __future__ import annotations
@@ -22,7 +22,24 @@ from components.kube_wait import KUEUE_API_PATH, Cluster, RestCluster, condition
 from components.manifests.multikueue import MANAGED_BY, burst_smoke_job
 
 INSTANCE_ID_ANNOTATION = "alibabacloud.com/instance-id"
-"""ACS writes the id of the instance that runs the pod here; its presence proves the pod runs on ACS."""
+"""ACS writes the id of the instance that runs the pod here."""
+ACS_INSTANCE_PREFIX = "acs-"
+"""How an ACS instance id starts (``alibabacloud.com/instance-id: acs-2ze008giupcyaqbxxxxx`` in
+https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster, which says this
+annotation confirms an ACS pod): the key alone could also be written for an ECI pod, so the prefix is what proves
+ACS."""
+
+
+def acs_instance_problem(pod: Mapping[str, Any]) -> str | None:
+    """Why ``pod`` is not shown to run on an ACS instance, or ``None`` when its instance id is an ACS one."""
+    instance = str((pod.get("metadata", {}).get("annotations") or {}).get(INSTANCE_ID_ANNOTATION) or "")
+    if not instance:
+        return f"has no {INSTANCE_ID_ANNOTATION} annotation (not an ACS instance)"
+    if not instance.startswith(ACS_INSTANCE_PREFIX):
+        return f"runs on instance {instance!r}, not an ACS one ({ACS_INSTANCE_PREFIX}...)"
+    return None
+
+
 DELETION_TIMEOUT_SECONDS = 300.0
 """How long :func:`submission` waits for an earlier check's Job to go before it gives up."""
 
@@ -211,8 +228,8 @@ class BurstJob:
                 instance = (pod["metadata"].get("annotations") or {}).get(INSTANCE_ID_ANNOTATION)
                 if phase not in ("Running", "Succeeded"):
                     problems.append(f"{worker}: pod {name} is {phase or 'without a phase'}")
-                elif not instance:
-                    problems.append(f"{worker}: pod {name} has no {INSTANCE_ID_ANNOTATION} (not an ACS instance)")
+                elif (problem := acs_instance_problem(pod)) is not None:
+                    problems.append(f"{worker}: pod {name} {problem}")
                 else:
                     ran.append(f"{name} on {worker} as {instance}")
         ok = bool(ran) and len(problems) == len(burst.unreachable)

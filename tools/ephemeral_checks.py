@@ -44,7 +44,14 @@ from components.kube_wait import (
     poll,
     why_inactive,
 )
-from tools.ephemeral_burst import INSTANCE_ID_ANNOTATION, BurstJob, latched, submission, with_workers
+from tools.ephemeral_burst import (
+    INSTANCE_ID_ANNOTATION,
+    BurstJob,
+    acs_instance_problem,
+    latched,
+    submission,
+    with_workers,
+)
 
 VIRTUAL_NODE_LABELS = (("type", "virtual-kubelet"), ("alibabacloud.com/node-type", "reserved"))
 """Labels of the nodes ACS pods may run on: every virtual node, and the reserved nodes of a GPU-HPN reservation."""
@@ -198,9 +205,8 @@ def _pod_problem(cluster: Cluster, pod: Mapping[str, Any]) -> str | None:
     labels = _node_labels(cluster, node)
     if not any(labels.get(key) == value for key, value in VIRTUAL_NODE_LABELS):
         return f"{name} runs on {node}, not a virtual node"
-    if not (pod.get("metadata", {}).get("annotations") or {}).get(INSTANCE_ID_ANNOTATION):
-        return f"{name} has no {INSTANCE_ID_ANNOTATION} annotation (not an ACS instance)"
-    return None
+    problem = acs_instance_problem(pod)
+    return None if problem is None else f"{name} {problem}"
 
 
 def acs_probe(workload: AcsWorkloadConfig) -> Probe:

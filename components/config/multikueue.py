@@ -79,9 +79,12 @@ class Quota(ConfigModel):
 
 
 class AcsPlacement(ConfigModel):
-    """The ACS compute burst pods get on an ACK worker, set by a ResourcePolicy in each burst namespace: every pod
-    there goes to ACS with this class and QoS, never to ECI, whatever labels the Job carries
-    (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling)."""
+    """The ACS compute burst pods get on an ACK worker, set by a ResourcePolicy in each burst namespace: it selects
+    every burst pod by a label the worker's Kueue puts on it (``kueue.x-k8s.io/multikueue-worker-workload-pod`` from
+    Kueue 0.18, https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/multikueue_types.go) and
+    sends it to ACS with this class and QoS, never to ECI, whatever labels the Job carries (ACK's priority-based
+    resource scheduling,
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-priority-based-resource-scheduling)."""
 
     compute_class: Literal["general-purpose", "performance"] = "general-purpose"
     """The ACS compute class (``alibabacloud.com/compute-class``) of burst pods: a CPU class, as batch Jobs that
@@ -135,16 +138,19 @@ class WorkerConfig(ConfigModel):
     """For a worker whose Kueue the stack does not install: the integrations its Kueue manages and whose CRDs it
     serves (MultiKueue watches each of the manager's on every worker). Unset: ``[batch/job]``."""
     chart_repository: str | None = None
-    """When the stack installs Kueue there: where Helm pulls the chart (on the machine running Pulumi); unset: the
-    manager's ``kueue.chartRepository``."""
+    """When the stack installs Kueue there: where Helm pulls the chart (on the machine running Pulumi, at preview
+    too); unset: the manager's ``kueue.chartRepository``. A runner inside mainland China cannot reach
+    ``oci://registry.k8s.io/kueue/charts/kueue``: set a chart copy it reaches (a Helm chart
+    repository in your ACR, https://www.alibabacloud.com/help/en/acr/), or run Pulumi outside."""
     image_repository: str | None = None
     """When the stack installs Kueue there: where the worker's nodes pull Kueue's image; unset: the manager's
     ``kueue.imageRepository``. Required in mainland China, which cannot reach ``registry.k8s.io``: a copy in your
     ACR (https://www.alibabacloud.com/help/en/acr/) or a mirror you trust."""
     probe_image: ProbeImage | None = None
-    """When the stack installs Kueue there: kubectl (with bash) for the worker's readiness gate, a repository whose
-    tag follows the minor of the worker's ACK cluster, or an image tagged within one minor of it; unset: the manager's
-    ``kueue.readinessGate.probeImage``. Required in mainland China, like ``imageRepository``."""
+    """When the stack installs Kueue there: kubectl for the worker's readiness gate (it runs kubectl alone, no
+    shell), a repository whose tag follows the minor of the worker's ACK cluster, or an image tagged within one minor
+    of it; unset: the manager's ``kueue.readinessGate.probeImage``. Required in mainland China, like
+    ``imageRepository``."""
 
     @model_validator(mode="after")
     @rule("multikueue.fields-of-its-source")

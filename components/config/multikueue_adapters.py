@@ -50,6 +50,30 @@ MULTIKUEUE_ADAPTERS: dict[str, WatchedKind] = {
 WORKLOADS = WatchedKind("kueue.x-k8s.io", "workloads")
 """MultiKueue's own watch on every worker: the copies of the manager's Workloads."""
 
+CLUSTER_QUEUES = WatchedKind("kueue.x-k8s.io", "clusterqueues")
+LOCAL_QUEUES = WatchedKind("kueue.x-k8s.io", "localqueues")
+
+GATE_READS: dict[str, tuple[WatchedKind, ...]] = {
+    "MultiKueueManagerQuotaAutomation": (CLUSTER_QUEUES, LOCAL_QUEUES),
+}
+"""Manager feature gate -> the kinds it makes MultiKueue list and watch cluster-wide on every worker, besides the
+adapters' kinds. ``MultiKueueManagerQuotaAutomation`` (Kueue 0.18 and later, off by default) gives the remote client an
+informer cache of ClusterQueues and LocalQueues, and a connection whose queue informers fail is refused
+(``newClientWithWatch``, ``startQueueWatchers`` and ``updateConfigAndRefreshWatchers`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/admissionchecks/multikueue/multikueuecluster.go;
+the cached ``List`` calls in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/admissionchecks/multikueue/clusterqueue.go).
+An informer lists and watches and serves every ``Get`` from its cache, so ``list``/``watch`` is all it needs."""
+
+
+def gate_reads(gates: dict[str, bool]) -> tuple[WatchedKind, ...]:
+    """The kinds :data:`GATE_READS` adds for the manager's effective ``gates``, each once, in the table's order."""
+    kinds: list[WatchedKind] = []
+    for gate, reads in GATE_READS.items():
+        if gates.get(gate, False):
+            kinds += [kind for kind in reads if kind not in kinds]
+    return tuple(kinds)
+
 
 def watched_frameworks(frameworks: list[str] | tuple[str, ...]) -> list[str]:
     """The manager's integrations whose adapter watches every worker, in the manager's order."""

@@ -21,6 +21,7 @@ from components.config.base import DNS1123_SUBDOMAIN, MisplacedKey, RuleViolatio
 from components.config.multikueue import BURST_FLAVOR, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, watched_frameworks
 from components.config.multikueue_workers import (
+    FIRST_MINOR_WITH_WORKER_POD_LABEL,
     ack_cluster_version,
     dispatching_cluster_queues,
     installs_kueue,
@@ -28,6 +29,7 @@ from components.config.multikueue_workers import (
     served_frameworks,
     worker_kueue,
     worker_plans,
+    worker_region,
 )
 from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
 from components.config.registries import MAINLAND_CHINA_UNREACHABLE, is_mainland_china_region, registry_host
@@ -70,6 +72,7 @@ def check(config: StackConfig) -> None:
         _images_its_region_reaches(config, key, worker)
         _kueue_fits_its_cluster_version(config, key, worker)
     _every_worker_serves_the_watched_kinds(config)
+    _burst_pods_selectable(config)
     _kubeconfigs_given(config)
     worker_plans(config)  # the derived worker configs validate here, so their mistakes fail the load
 
@@ -172,7 +175,7 @@ def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConf
     hosted on Google Cloud and cannot be pulled there (https://github.com/kubernetes/registry.k8s.io/issues/137)."""
     if not installs_kueue(worker, config.ack):
         return
-    region = _region(config, worker)
+    region = worker_region(config, worker)
     if region is None or not is_mainland_china_region(region):
         return
     images = [
@@ -185,7 +188,7 @@ def _images_its_region_reaches(config: StackConfig, key: str, worker: WorkerConf
             allowed = (
                 f"{host} cannot be pulled from {region} ({MAINLAND_CHINA_UNREACHABLE[host]}): set it to a copy in your "
                 "ACR (https://www.alibabacloud.com/help/en/acr/) or a mirror you trust, "
-                f"e.g. k8s.m.daocloud.io/{image.split('/', 1)[1]}"
+                f"e.g. DaoCloud's m.daocloud.io/{image} (https://github.com/DaoCloud/public-image-mirror#readme)"
             )
             raise RuleViolation(key_path(key, field), image, allowed)
 
@@ -202,14 +205,6 @@ def _kueue_fits_its_cluster_version(config: StackConfig, key: str, worker: Worke
     kueue_cluster.require_fits(
         kueue, kueue_cluster.minor_of(text), version_key=version_key, version=text, probe_key=probe_key
     )
-
-
-def _region(config: StackConfig, worker: WorkerConfig) -> str | None:
-    ack = config.ack
-    if ack is None:
-        return None
-    regions = {c.name: c.region for c in ack.clusters} | {c.name: c.region for c in ack.existing_clusters}
-    return regions.get(str(worker.cluster))
 
 
 @rule("multikueue.every-worker-serves-the-watched-kinds")
@@ -235,6 +230,28 @@ def _every_worker_serves_the_watched_kinds(config: StackConfig) -> None:
                     )
                 )
                 raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
+
+
+@rule("multikueue.burst-pods-selectable")
+def _burst_pods_selectable(config: StackConfig) -> None:
+    """An ACK worker's ResourcePolicy selects burst pods by a label Kueue puts on them (``burst_pod_selector``). Kueue
+    0.17 has no MultiKueue pod label, and the pod-set label's value is the pod set's name, ``main`` only for batch
+    Jobs: on 0.17 with an ACK worker the manager may dispatch batch Jobs only
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/jobframework/reconciler.go)."""
+    burst = config.multi_kueue
+    assert burst is not None
+    if kueue_cluster.minor_of(config.kueue.chart_version) >= FIRST_MINOR_WITH_WORKER_POD_LABEL:
+        return
+    if not any(worker.source == "ack" for worker in burst.workers):
+        return
+    for index, framework in enumerate(config.kueue.frameworks):
+        if framework in watched_frameworks(config.kueue.frameworks) and framework != "batch/job":
+            allowed = (
+                "with Kueue 0.17 an ACK worker's ResourcePolicy selects burst pods by kueue.x-k8s.io/podset: main, "
+                "which only batch Jobs' pods carry: use Kueue 0.18 or later (its pods carry "
+                "kueue.x-k8s.io/multikueue-worker-workload-pod), or dispatch batch/job only"
+            )
+            raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
 
 
 @rule("multikueue.kubeconfigs-given")

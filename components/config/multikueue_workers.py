@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from components.config import kueue_cluster
+from components.config import kueue_cluster, kueue_gates
 from components.config.base import key_path
 from components.config.existing_cluster import ExistingClusterConfig
 from components.config.kueue import KueueConfig
@@ -26,13 +26,29 @@ from components.config.multikueue import (
     MultiKueueConfig,
     WorkerConfig,
 )
-from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WatchedKind, watched_frameworks
+from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WatchedKind, gate_reads, watched_frameworks
 from components.config.queues import QueuesConfig
+from components.config.registries import is_mainland_china_region
 from components.versions import SCHEDULER_MIN_ACS_UNIT, ClusterNeeds, SchedulerNeed
 
 if TYPE_CHECKING:
     from components.config.ack import AckConfig
     from components.config.stack import StackConfig
+
+MULTIKUEUE_WORKER_POD_LABEL = ("kueue.x-k8s.io/multikueue-worker-workload-pod", "true")
+"""The label a Kueue 0.18 or later worker puts on every pod of a Workload MultiKueue copied there (one with the
+origin label): ``MultiKueueWorkerWorkloadPodLabel``/``Value`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/multikueue_types.go (also at v0.18.6), set
+in ``getPodSetsInfoFromStatus``,
+https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/jobframework/reconciler.go#L1758-L1760."""
+PODSET_LABEL = "kueue.x-k8s.io/podset"
+"""The label every Kueue puts on the pods of an admitted pod set, valued with the pod set's name (``PodSetLabel`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/constants/constants.go, set in ``getPodSetsInfoFromStatus``,
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/jobframework/reconciler.go#L1580)."""
+BATCH_JOB_POD_SET = "main"
+"""The one pod set of a batch Job (``DefaultPodSetName`` in
+https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/apis/kueue/v1beta2/constants.go)."""
+FIRST_MINOR_WITH_WORKER_POD_LABEL = (0, 18)
 
 WORKER_KUEUE_FRAMEWORKS = ("batch/job",)
 """The integrations of a Kueue the stack installs on a worker: the only kind every ACK cluster has a controller and
@@ -84,8 +100,14 @@ class WorkerPlan:
     """Every namespace burst Jobs land in on the worker: where the manager's identity may write."""
     watched: tuple[WatchedKind, ...]
     """The kinds the manager dispatches and watches there (besides Workloads)."""
+    gate_reads: tuple[WatchedKind, ...]
+    """What the manager's feature gates make it list and watch there besides (ClusterQueues and LocalQueues with
+    ``MultiKueueManagerQuotaAutomation``): read-only and cluster-wide, only while such a gate is on."""
     acs: AcsPlacement | None
     """ACK workers: the ACS compute every pod in the burst namespaces gets (a ResourcePolicy each)."""
+    burst_pod_selector: dict[str, str]
+    """The labels every burst pod on the worker carries, which its ResourcePolicies select by
+    (:func:`burst_pod_selector`)."""
     aks: ExistingClusterConfig | None
     """AKS workers: the cluster the stack reaches them through."""
     probe_image: str | None
@@ -101,6 +123,18 @@ class WorkerPlan:
     def sets_up(self) -> bool:
         """Whether the stack creates anything on the worker (not for a ``kubeconfig`` worker)."""
         return self.queues is not None
+
+
+def burst_pod_selector(kueue_version: str) -> dict[str, str]:
+    """A label every burst pod carries on a worker running Kueue ``kueue_version`` (the manager's release: MultiKueue
+    speaks one API on both sides): :data:`MULTIKUEUE_WORKER_POD_LABEL` from Kueue 0.18, which marks exactly the pods
+    of MultiKueue's copies; on 0.17, ``kueue.x-k8s.io/podset: main``, which Kueue puts on every pod of an admitted
+    batch Job. A ResourcePolicy's ``selector`` is a map of labels (no ``Exists``), so 0.17 needs the pod set's name,
+    and ``multikueue.burst-pods-selectable`` refuses other kinds there."""
+    if kueue_cluster.minor_of(kueue_version) >= FIRST_MINOR_WITH_WORKER_POD_LABEL:
+        key, value = MULTIKUEUE_WORKER_POD_LABEL
+        return {key: value}
+    return {PODSET_LABEL: BATCH_JOB_POD_SET}
 
 
 def multikueue_checks(queues: QueuesConfig) -> list[str]:
@@ -162,10 +196,18 @@ def ack_cluster_version(worker: WorkerConfig, ack: AckConfig | None) -> tuple[st
     return None
 
 
-def worker_kueue(manager: KueueConfig, worker: WorkerConfig) -> KueueConfig:
+MAINLAND_CHINA_GATE_SECONDS = 1200
+"""The least readiness-gate deadline (``activeDeadlineSeconds`` and Pulumi's await) of a worker in mainland China:
+its images come through a mirror that syncs a missing image from its source on first pull and is "very crowded"
+outside 01:00-07:00 Beijing time (https://github.com/DaoCloud/public-image-mirror#readme), while Kueue's Deployment
+and the gate pull at once; 600 s, the default, leaves a cold mirror little room."""
+
+
+def worker_kueue(manager: KueueConfig, worker: WorkerConfig, *, mainland_china: bool = False) -> KueueConfig:
     """The worker's Kueue: the manager's release and sources (or the worker's mirrors), one replica of a plain
     batch/job Kueue.
 
+    In mainland China (``mainland_china``) the readiness gate waits at least :data:`MAINLAND_CHINA_GATE_SECONDS`.
     ``nodeSelector: {}`` because ACK's ECS nodes carry no AKS system-pool label, and no tolerations, so neither the
     manager nor the readiness gate lands on the tainted virtual node (Kueue's webhook must run on a real node). No
     fair sharing, resource transformations, feature gates or ``multiKueue`` block: a worker only admits what the
@@ -174,8 +216,13 @@ def worker_kueue(manager: KueueConfig, worker: WorkerConfig) -> KueueConfig:
     shared = manager.model_dump(by_alias=True, include=_SHARED_WITH_MANAGER, exclude_none=True, mode="json")
     overrides = {"chartRepository": worker.chart_repository, "imageRepository": worker.image_repository}
     sources: dict[str, Any] = {key: value for key, value in overrides.items() if value is not None}
+    gate = dict(shared.get("readinessGate", {}))
     if worker.probe_image is not None:
-        sources["readinessGate"] = {**shared.get("readinessGate", {}), "probeImage": worker.probe_image}
+        gate["probeImage"] = worker.probe_image
+    if mainland_china:
+        gate["timeoutSeconds"] = max(manager.readiness_gate.timeout_seconds, MAINLAND_CHINA_GATE_SECONDS)
+    if gate != shared.get("readinessGate", {}):
+        sources["readinessGate"] = gate
     return KueueConfig.model_validate(
         {
             **shared,
@@ -241,9 +288,13 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
         return []
     local_queues = burst_local_queues(burst, config.queues)
     watched = tuple(MULTIKUEUE_ADAPTERS[f] for f in watched_frameworks(config.kueue.frameworks))
+    reads = gate_reads(kueue_gates.effective(config.kueue.feature_gates, config.kueue.profile))
     plans = []
     for index, worker in enumerate(burst.workers):
-        kueue = worker_kueue(config.kueue, worker) if installs_kueue(worker, config.ack) else None
+        in_china = is_mainland_china_region(region) if (region := worker_region(config, worker)) else False
+        kueue = (
+            worker_kueue(config.kueue, worker, mainland_china=in_china) if installs_kueue(worker, config.ack) else None
+        )
         version = ack_cluster_version(worker, config.ack)
         probe_image = kueue.readiness_gate.image_for(kueue_cluster.minor_of(version[1])) if kueue and version else None
         sets_up = worker.source != "kubeconfig"
@@ -259,12 +310,23 @@ def worker_plans(config: StackConfig) -> list[WorkerPlan]:
                 namespace_labels=(kueue or config.kueue).managed_namespace_labels,
                 burst_namespaces=tuple(sorted({q.namespace for q in local_queues})),
                 watched=watched,
+                gate_reads=reads,
                 acs=worker.acs if worker.source == "ack" else None,
+                burst_pod_selector=burst_pod_selector((kueue or config.kueue).chart_version),
                 aks=_existing_aks(worker),
                 probe_image=probe_image,
             )
         )
     return plans
+
+
+def worker_region(config: StackConfig, worker: WorkerConfig) -> str | None:
+    """The Alibaba Cloud region of an ``ack`` worker's cluster (new or existing); ``None`` for any other worker."""
+    ack = config.ack
+    if ack is None or worker.source != "ack":
+        return None
+    regions = {c.name: c.region for c in ack.clusters} | {c.name: c.region for c in ack.existing_clusters}
+    return regions.get(str(worker.cluster))
 
 
 def _existing_aks(worker: WorkerConfig) -> ExistingClusterConfig | None:
@@ -280,7 +342,7 @@ def _existing_aks(worker: WorkerConfig) -> ExistingClusterConfig | None:
 
 def with_worker_needs(needs: ClusterNeeds, config: StackConfig, cluster: str) -> ClusterNeeds:
     """``needs`` of the ACK cluster ``cluster`` plus what its burst ResourcePolicies need of kube-scheduler: one
-    ``acs`` unit (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling)."""
+    ``acs`` unit (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-priority-based-resource-scheduling)."""
     extra = tuple(
         SchedulerNeed(f"{plan.key} (burst pods on ACS by ResourcePolicy)", SCHEDULER_MIN_ACS_UNIT)
         for plan in worker_plans(config)

@@ -14,7 +14,7 @@ and every write only in the burst namespaces, where the copies are made. Its tok
 from __future__ import annotations
 
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from components import yaml_text
@@ -55,9 +55,12 @@ def _status(kind: WatchedKind) -> str:
     return f"{kind.resource}/status"
 
 
-def cluster_role(burst: MultiKueueConfig, watched: Sequence[WatchedKind]) -> Manifest:
-    """Read-only and cluster-wide: the watches MultiKueue opens on every worker, nothing else."""
-    kinds = [WORKLOADS, *watched]
+def cluster_role(
+    burst: MultiKueueConfig, watched: Sequence[WatchedKind], gate_reads: Sequence[WatchedKind] = ()
+) -> Manifest:
+    """Read-only and cluster-wide: the watches MultiKueue opens on every worker, and those the manager's feature gates
+    add (``gate_reads``, :data:`~components.config.multikueue_adapters.GATE_READS`), nothing else."""
+    kinds = [WORKLOADS, *watched, *(kind for kind in gate_reads if kind not in watched)]
     rules = [{"apiGroups": [kind.api_group], "resources": [kind.resource], "verbs": list(READ_VERBS)} for kind in kinds]
     return {
         "apiVersion": RBAC_API_VERSION,
@@ -118,11 +121,17 @@ def token_anchor(burst: MultiKueueConfig, namespace: str) -> Manifest:
     return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": {"name": name, "namespace": namespace}}
 
 
-def acs_resource_policy(burst: MultiKueueConfig, namespace: str, placement: AcsPlacement) -> Manifest:
-    """Every pod of a burst namespace on ACS, never ECI: a ResourcePolicy whose empty selector takes each pod of the
-    namespace, with one ``acs`` unit that gives it the compute class and QoS labels
-    (https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling). A Job needs no ACS
-    label of its own; the ACS flavor's node selector and toleration still keep its pods off the ECS nodes."""
+def acs_resource_policy(
+    burst: MultiKueueConfig, namespace: str, placement: AcsPlacement, selector: Mapping[str, str]
+) -> Manifest:
+    """Every burst pod of a namespace on ACS, never ECI: a ResourcePolicy selecting the pods by ``selector``, a label
+    the worker's Kueue puts on each of them (``WorkerPlan.burst_pod_selector``), with one ``acs`` unit that gives them
+    the compute class and QoS labels (ACK's custom priority-based scheduling,
+    https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-priority-based-resource-scheduling).
+    The selector is never empty: ACK documents no meaning for an empty one. A Job needs no ACS label of its own; the
+    ACS flavor's node selector and toleration still keep its pods off the ECS nodes."""
+    if not selector:
+        raise ValueError(f"ResourcePolicy in {namespace!r}: the selector must name a label every burst pod carries")
     unit = {
         "resource": "acs",
         "podLabels": {COMPUTE_CLASS_LABEL: placement.compute_class, COMPUTE_QOS_LABEL: placement.compute_qos},
@@ -131,7 +140,7 @@ def acs_resource_policy(burst: MultiKueueConfig, namespace: str, placement: AcsP
         "apiVersion": RESOURCE_POLICY_API_VERSION,
         "kind": "ResourcePolicy",
         "metadata": {"name": f"{manager_identity(burst)}-acs", "namespace": namespace},
-        "spec": {"selector": {}, "units": [unit]},
+        "spec": {"selector": dict(selector), "units": [unit]},
     }
 
 

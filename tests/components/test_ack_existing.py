@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
+from components import yaml_text
 from components.ack_existing import kubeconfig_server
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support import ack as ack_data
-from tests.support.config import as_config
+from tests.support.config import WALKTHROUGH, as_config
 from tools import mock_cloud, mock_runtime
 from tools.recording import Recording
 
@@ -142,3 +143,40 @@ def test_the_api_endpoint_comes_from_the_credentials_kubeconfig():
         with pytest.raises(ConfigError) as caught:
             kubeconfig_server("k", broken)
         assert caught.value.keys == ["k"]
+
+
+def test_a_private_endpoint_is_refused_only_for_a_multikueue_worker():
+    private = "clusters:\n- cluster: {server: 'https://192.168.0.10:6443'}\n"
+    assert kubeconfig_server("k", private) == "https://192.168.0.10:6443", "a runner in the VPC may use it"
+    for server in ("https://192.168.0.10:6443", "https://100.100.1.2:6443", "https://[fd00::1]:6443"):
+        with pytest.raises(ConfigError) as caught:
+            kubeconfig_server(
+                "k", f"clusters:\n- cluster: {{server: '{server}'}}\n", reached_by="multiKueue.workers[0]"
+            )
+        assert caught.value.keys == ["k"] and "multiKueue.workers[0]" in str(caught.value)
+    for server in ("https://47.96.1.2:6443", "https://c1.cs.aliyuncs.com:6443"):
+        text = f"clusters:\n- cluster: {{server: '{server}'}}\n"
+        assert kubeconfig_server("k", text, reached_by="multiKueue.workers[0]") == server
+
+
+def test_an_existing_ack_worker_whose_credential_names_a_private_endpoint_fails_naming_its_cluster_id(monkeypatch):
+    answer_of = mock_cloud.ProgramMocks._answer
+
+    def private(self: Any, args: Any) -> dict[str, Any]:
+        found = answer_of(self, args)
+        if args.token == ack_data.CREDENTIAL_INVOKE:
+            document = yaml_text.load(found["kubeConfig"])
+            document["clusters"][0]["cluster"]["server"] = "https://192.168.0.10:6443"
+            found["kubeConfig"] = yaml_text.dump(document)
+        return found
+
+    monkeypatch.setattr(mock_cloud.ProgramMocks, "_answer", private)
+    sections = {
+        "aks": {},
+        **WALKTHROUGH,
+        "ack": {"existingClusters": [ack_data.existing_cluster("shared")]},
+        "multiKueue": {"workers": [{"cluster": "shared"}]},
+    }
+    error, registered = ack_data.failed_run(monkeypatch, lambda: deploy(load_stack_config(as_config(sections))))
+    assert error.keys == [f"{KEY}.clusterId"] and "multiKueue.workers[0]" in str(error) and "private" in str(error)
+    assert not [r for r in registered if r.type == "kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster"]

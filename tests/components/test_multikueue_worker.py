@@ -216,6 +216,26 @@ def test_the_identity_objects_are_the_builders():
     assert recording.one(SECRET, "hz-token-anchor").inputs == worker_manifests.token_anchor(burst, "kueue-system")
 
 
+def test_with_quota_automation_on_the_manager_the_worker_identity_may_list_and_watch_the_queues():
+    """MultiKueueManagerQuotaAutomation makes the manager list and watch ClusterQueues and LocalQueues on every
+    worker (``newClientWithWatch`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/admissionchecks/multikueue/multikueuecluster.go):
+    the worker's ClusterRole grants that only while the gate is on."""
+    queues = {"clusterqueues", "localqueues"}
+
+    def queue_rules(recording: Recording) -> list[dict[str, Any]]:
+        rules = recording.one(CLUSTER_ROLE, "hz-manager").inputs["rules"]
+        return [rule for rule in rules if queues & set(rule["resources"])]
+
+    gated = record(kueue={"featureGates": {"MultiKueueManagerQuotaAutomation": True}})
+    assert queue_rules(gated) == [
+        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["clusterqueues"], "verbs": ["list", "watch"]},
+        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues"], "verbs": ["list", "watch"]},
+    ]
+    assert queue_rules(record()) == []
+    assert queue_rules(record(kueue={"featureGates": {"MultiKueueManagerQuotaAutomation": False}})) == []
+
+
 def test_namespaced_objects_wait_for_their_namespace_and_bindings_for_nothing():
     recording = record()
     kueue_namespace = recording.one("kubernetes:core/v1:Namespace", "hz-kueue-namespace")

@@ -73,6 +73,15 @@ def test_a_server_that_caps_the_lifetime_fails_the_create_naming_the_key(api, mo
         WorkerTokenProvider().create(dict(PROPS))
 
 
+def test_a_cap_below_a_day_says_to_raise_the_api_servers_cap_not_to_ask_for_zero_days(api, monkeypatch):
+    monkeypatch.setattr(worker_token, "RestCluster", lambda kubeconfig: FakeTokenApi(kubeconfig, 12 * 3600))
+    with pytest.raises(TokenCappedError) as caught:
+        WorkerTokenProvider().create(dict(PROPS))
+    message = str(caught.value)
+    assert "about 12 hour(s)" in message and "--service-account-max-token-expiration to 24h" in message
+    assert "multiKueue.tokenLifetimeDays" in message and "at most 0" not in message
+
+
 def state(issued: datetime.datetime, days: int = 90) -> dict[str, Any]:
     outs = {key: value for key, value in PROPS.items() if key != "kubeconfig"}
     return {**outs, "issuedAt": issued.isoformat(), "expiresAt": (issued + datetime.timedelta(days=days)).isoformat()}

@@ -5,8 +5,10 @@ Configuration types and feature gates at that tag. Tests that need them skip wit
 from __future__ import annotations
 
 import functools
+import os
 import pickle
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +157,23 @@ def unread_value_keys(values: dict[str, Any], references: frozenset[str], prefix
         else:
             unread.append(path)
     return unread
+
+
+KUEUE_GIT = Path(os.environ.get("KUEUE_GIT_DIR", PROJECT_ROOT.parent / ".mirror/kubernetes-sigs+kueue/repo"))
+"""A bare git mirror of https://github.com/kubernetes-sigs/kueue, for the tests that read Kueue's Go source at a tag."""
+
+
+def kueue_git(*args: str) -> str:
+    """``git <args>`` in :data:`KUEUE_GIT`, or skip saying where it was looked for."""
+    if not (KUEUE_GIT / "HEAD").is_file():
+        pytest.skip(f"no git mirror of https://github.com/kubernetes-sigs/kueue at {KUEUE_GIT} (set KUEUE_GIT_DIR)")
+    result = subprocess.run(["git", f"--git-dir={KUEUE_GIT}", *args], check=True, capture_output=True, text=True)
+    return result.stdout
+
+
+def go_string_constant(tag: str, path: str, name: str) -> str:
+    """The value of the Go string constant ``name`` in ``path`` at ``tag``."""
+    text = kueue_git("show", f"{tag}:{path}")
+    match = re.search(rf"\b{name}\s+(?:\w+\s+)?=\s+\"([^\"]*)\"", text)
+    assert match, f"{name} not found in {path} at {tag}"
+    return match.group(1)

@@ -129,12 +129,26 @@ def test_once_the_job_is_back_and_the_copies_are_gone_the_manager_says_where_it_
             2,
             manager(complete=False),
             running_worker(metadata={"name": "burst-smoke-x7k2p"}),
-            f"hz: pod burst-smoke-x7k2p has no {INSTANCE_ID_ANNOTATION} (not an ACS instance)",
+            f"hz: pod burst-smoke-x7k2p has no {INSTANCE_ID_ANNOTATION} annotation (not an ACS instance)",
+        ),
+        (
+            2,
+            manager(complete=False),
+            running_worker(metadata={"name": "burst-smoke-x7k2p", "annotations": {INSTANCE_ID_ANNOTATION: "eci-bp1"}}),
+            "hz: pod burst-smoke-x7k2p runs on instance 'eci-bp1', not an ACS one (acs-...)",
         ),
         (3, manager(complete=True, managed_by="kubernetes.io/job-controller"), {}, "the manager did not hand it"),
         (4, manager(complete=True), running_worker(), "still there: Job on hz; Workload on hz"),
     ],
-    ids=["no-workload", "no-copy", "pending", "not-acs", "ran-locally", "not-cleaned-up"],
+    ids=[
+        "no-workload",
+        "no-copy",
+        "pending",
+        "not-acs",
+        "an-instance-id-without-the-acs-prefix",
+        "ran-locally",
+        "not-cleaned-up",
+    ],
 )
 def test_each_step_fails_saying_why(step, manager_objects, worker_objects, detail):
     burst = Burst(FakeCluster(manager_objects), {"hz": FakeCluster(worker_objects), "bj": FakeCluster({PODS: []})})

@@ -204,6 +204,13 @@ def test_acs_pods_running_on_virtual_nodes_as_acs_instances_pass():
             [acs_pod("nginx-a"), acs_pod("nginx-b", metadata={"name": "nginx-b"})],
             f"nginx-b has no {INSTANCE_ID_ANNOTATION} annotation (not an ACS instance)",
         ),
+        (
+            [
+                acs_pod("nginx-a"),
+                acs_pod("nginx-b", metadata={"name": "nginx-b", "annotations": {INSTANCE_ID_ANNOTATION: "eci-2ze0"}}),
+            ],
+            "nginx-b runs on instance 'eci-2ze0', not an ACS one (acs-...)",
+        ),
     ],
 )
 def test_an_acs_pod_that_is_not_an_acs_instance_fails_naming_the_pod(pods, detail):

@@ -118,7 +118,9 @@ def test_a_worker_in_mainland_china_pulling_from_registry_k8s_io_is_refused_nami
 def test_the_china_refusal_cites_the_evidence_and_names_a_mirror():
     with pytest.raises(ConfigError) as caught:
         load_stack_config(as_config(stack(multiKueue={"workers": [{"cluster": "worker"}]})))
-    assert "registry.k8s.io/issues/137" in str(caught.value) and "k8s.m.daocloud.io/kueue/kueue" in str(caught.value)
+    assert "registry.k8s.io/issues/137" in str(caught.value) and "m.daocloud.io/registry.k8s.io/kueue/kueue" in str(
+        caught.value
+    )
 
 
 def test_hong_kong_is_not_mainland_china_and_pulls_from_registry_k8s_io():

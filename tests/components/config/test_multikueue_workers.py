@@ -12,8 +12,10 @@ from components.config.loader import load_stack_config
 from components.config.multikueue import MultiKueueConfig, WorkerConfig
 from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
 from components.config.multikueue_workers import (
+    MAINLAND_CHINA_GATE_SECONDS,
     BurstQueue,
     burst_local_queues,
+    burst_pod_selector,
     worker_kueue,
     worker_plans,
     worker_queues,
@@ -22,7 +24,8 @@ from components.config.queues import QueuesConfig
 from components.manifests import kueue_install
 from components.manifests.queues import queue_manifests
 from tests.support import ack as ack_data
-from tests.support.config import as_config
+from tests.support.config import as_config, stack_error_keys
+from tests.support.kueue_sources import go_string_constant, kueue_git
 from tests.support.multikueue import (
     KUBECONFIGS,
     MIRROR,
@@ -219,3 +222,55 @@ def test_with_the_queues_sections_checks_every_burst_local_queue_is_mirrored_in_
 
 def test_the_stack_loads_with_each_derived_config_valid():
     assert worker_plans(load_stack_config(as_config(stack()))) != []
+
+
+@pytest.mark.parametrize("tag", ["v0.17.8", "v0.18.6", "v0.19.2"])
+def test_the_burst_pod_selector_is_a_label_the_workers_kueue_sets_on_every_burst_pod(tag):
+    """From 0.18 the MultiKueue worker pod label (``apis/kueue/v1beta2/multikueue_types.go``, set in
+    ``getPodSetsInfoFromStatus`` of ``pkg/controller/jobframework/reconciler.go``); on 0.17 the pod-set label with
+    batch/job's one pod set's name. Read from Kueue's source at the tag."""
+    selector = burst_pod_selector(tag[1:])
+    reconciler = kueue_git("show", f"{tag}:pkg/controller/jobframework/reconciler.go")
+    if tag >= "v0.18":
+        types = "apis/kueue/v1beta2/multikueue_types.go"
+        key = go_string_constant(tag, types, "MultiKueueWorkerWorkloadPodLabel")
+        value = go_string_constant(tag, types, "MultiKueueWorkerWorkloadPodValue")
+        assert selector == {key: value}
+        assert (
+            "info.Labels[kueue.MultiKueueWorkerWorkloadPodLabel] = kueue.MultiKueueWorkerWorkloadPodValue" in reconciler
+        )
+    else:
+        key = go_string_constant(tag, "pkg/constants/constants.go", "PodSetLabel")
+        value = go_string_constant(tag, "apis/kueue/v1beta2/constants.go", "DefaultPodSetName")
+        assert selector == {key: value}
+        assert "info.Labels[constants.PodSetLabel] = string(psAssignment.Name)" in reconciler
+
+
+@pytest.mark.parametrize(
+    ("version", "selector"),
+    [
+        ("0.19.2", {"kueue.x-k8s.io/multikueue-worker-workload-pod": "true"}),
+        ("0.17.8", {"kueue.x-k8s.io/podset": "main"}),
+    ],
+)
+def test_an_ack_worker_plan_selects_burst_pods_by_the_label_of_its_kueue(version, selector):
+    [plan] = worker_plans(load_stack_config(as_config(stack(kueue={"chartVersion": version}))))
+    assert plan.burst_pod_selector == selector
+
+
+def test_with_kueue_017_an_ack_worker_refuses_kinds_whose_pods_the_policy_cannot_select():
+    frameworks = ["batch/job", "jobset.x-k8s.io/jobset"]
+    worker = {"cluster": "worker", "installKueue": False, "frameworks": frameworks}
+    sections = stack(kueue={"chartVersion": "0.17.8", "frameworks": frameworks}, multiKueue={"workers": [worker]})
+    assert stack_error_keys(sections) == ["elastic-capacity:kueue.frameworks[1]"]
+    newer = stack(kueue={"chartVersion": "0.18.6", "frameworks": frameworks}, multiKueue={"workers": [worker]})
+    load_stack_config(as_config(newer))
+
+
+def test_a_worker_in_mainland_china_waits_longer_for_its_readiness_gate_and_never_shorter_than_the_manager():
+    [plan] = worker_plans(load_stack_config(as_config(stack())))
+    assert plan.kueue is not None and plan.kueue.readiness_gate.timeout_seconds == MAINLAND_CHINA_GATE_SECONDS
+    longer = stack(kueue={"readinessGate": {"timeoutSeconds": 1800}})
+    [plan] = worker_plans(load_stack_config(as_config(longer)))
+    assert plan.kueue is not None and plan.kueue.readiness_gate.timeout_seconds == 1800
+    assert worker_kueue(KueueConfig(), WorkerConfig(cluster="hz")).readiness_gate.timeout_seconds == 600

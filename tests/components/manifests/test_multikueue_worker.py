@@ -25,6 +25,7 @@ RENAMED = MultiKueueConfig.model_validate(
 JOBS = [MULTIKUEUE_ADAPTERS["batch/job"]]
 RESOURCE_POLICY_SCHEMA = json.loads((Path(__file__).parents[2] / "support/resourcepolicy.schema.json").read_text())
 WRITES = {"create", "delete", "patch", "update"}
+SELECTOR = {"kueue.x-k8s.io/multikueue-worker-workload-pod": "true"}
 
 
 def refusals(kubeconfig: str) -> list[str]:
@@ -132,11 +133,11 @@ def test_the_token_is_bound_to_an_empty_anchor_named_after_the_rotation():
     "placement", [AcsPlacement(), AcsPlacement(compute_class="performance", compute_qos="best-effort")]
 )
 def test_every_pod_of_a_burst_namespace_goes_to_acs_with_the_workers_class_and_qos(placement):
-    policy = worker_manifests.acs_resource_policy(BURST, "burst", placement)
+    policy = worker_manifests.acs_resource_policy(BURST, "burst", placement, SELECTOR)
     jsonschema.validate(policy, RESOURCE_POLICY_SCHEMA)
     assert policy["metadata"] == {"name": "elastic-capacity-multikueue-acs", "namespace": "burst"}
     assert policy["spec"] == {
-        "selector": {},
+        "selector": SELECTOR,
         "units": [
             {
                 "resource": "acs",
@@ -200,3 +201,9 @@ def test_the_kubeconfig_needs_a_ca_a_token_and_a_name_and_never_quotes_the_token
     with pytest.raises(ValueError, match="needs a CA, a token and a name") as caught:
         worker_manifests.token_kubeconfig(SERVER, ca_data, token, name)
     assert "tok-3c1f9" not in str(caught.value)
+
+
+def test_a_resource_policy_with_an_empty_selector_is_never_built():
+    """ACK documents no meaning for an empty selector: the builder refuses one rather than rely on it."""
+    with pytest.raises(ValueError, match="selector must name a label"):
+        worker_manifests.acs_resource_policy(BURST, "burst", AcsPlacement(), {})
