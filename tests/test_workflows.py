@@ -48,6 +48,20 @@ ACTION_INPUTS = {
         "upsert",
         "cloud-url",
         "work-dir",
+        "github-token",
+    },
+    "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f": {
+        "name",
+        "path",
+        "if-no-files-found",
+        "include-hidden-files",
+        "retention-days",
+    },
+    "actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c": {"name", "path"},
+    "actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3": {
+        "client-id",
+        "private-key",
+        "permission-contents",
     },
 }
 
@@ -141,7 +155,8 @@ def test_only_the_jobs_that_need_them_may_comment_sign_in_or_write_issues():
         ("ephemeral.yml", "up"): {"id-token"},
         ("ephemeral.yml", "down"): {"id-token"},
         ("gitops.yml", "stacks"): set(),
-        ("gitops.yml", "render"): {"contents", "id-token"},
+        ("gitops.yml", "render"): {"id-token"},
+        ("gitops.yml", "commit"): set(),  # it pushes with a GitHub App's token, not GITHUB_TOKEN
         ("preview.yml", "stacks"): set(),
         ("preview.yml", "preview"): {"id-token", "pull-requests"},
     }
@@ -209,7 +224,7 @@ def test_the_commands_each_workflow_runs():
     assert up["with"]["command"] == "up" and "comment-on-pr" not in up["with"]
     assert drift["with"] | {"refresh": True, "expect-no-changes": True} == drift["with"]
     assert load("preview.yml")["on"] == {"pull_request": {"branches": ["main"]}}
-    assert load("deploy.yml")["on"]["push"] == {"branches": ["main"]}
+    assert load("deploy.yml")["on"]["push"]["branches"] == ["main"]
     assert "schedule" in load("drift.yml")["on"]
     for step in (preview, up, drift):
         assert step["with"]["pulumi-version-file"] == "deploy/ci/pulumi-version"
