@@ -27,9 +27,7 @@ def job(name: str = "render") -> dict[str, Any]:
 
 
 def step(fragment: str, job_name: str = "render") -> dict[str, Any]:
-    return next(
-        s for s in job(job_name)["steps"] if fragment in s.get("uses", "") or fragment in s.get("name", "")
-    )
+    return next(s for s in job(job_name)["steps"] if fragment in s.get("uses", "") or fragment in s.get("name", ""))
 
 
 def test_it_runs_on_pushes_to_main_and_by_hand_for_the_gitops_stacks_of_stacks_json():
@@ -125,7 +123,8 @@ def test_secrets_and_the_tokens_are_only_in_the_steps_that_need_them():
     commit_holders = {
         s.get("name") or s["uses"] for s in job("commit")["steps"] if "secrets." in str(s) or "token" in str(s)
     }
-    assert commit_holders == {step("create-github-app-token", "commit")["name"], "Commit the rendered directory to main"}
+    minted = step("create-github-app-token", "commit")["name"]
+    assert commit_holders == {minted, "Commit the rendered directory to main"}
 
 
 def test_pulumi_up_renders_after_the_directory_is_cleared_and_before_the_commit():
@@ -255,7 +254,8 @@ def test_a_render_directory_outside_gitops_is_refused_before_pulumi_runs(workspa
     )
     result = run_clear_step(workspace, "aks-kueue-dev")
     assert result.returncode != 0
-    assert "renderToDirectory is manifests/aks: gitops.yml commits only gitops/ or a directory under it" in result.stderr
+    refusal = "renderToDirectory is manifests/aks: gitops.yml commits only gitops/ or a directory under it"
+    assert refusal in result.stderr
     assert (workspace / "gitops" / "aks" / "stale.yaml").exists()
 
 
