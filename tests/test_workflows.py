@@ -188,9 +188,7 @@ def test_preview_up_and_drift_take_their_matrix_from_stacks_json(workflow, job):
     assert [s.get("uses", "").split("@")[0] for s in steps(computed)] == ["actions/checkout", ""], "no installs"
 
 
-@pytest.mark.parametrize(
-    ("workflow", "job"), [("preview.yml", "preview"), ("deploy.yml", "up"), ("drift.yml", "drift")]
-)
+@pytest.mark.parametrize(("workflow", "job"), [("deploy.yml", "up"), ("drift.yml", "drift")])
 def test_a_stack_runs_on_its_runner_variable_and_fails_at_once_without_it(workflow, job, tmp_path):
     definition = load(workflow)["jobs"][job]
     assert definition["runs-on"] == RUNS_ON
@@ -208,6 +206,38 @@ def test_a_stack_runs_on_its_runner_variable_and_fails_at_once_without_it(workfl
     assert result.stdout.splitlines() == [
         "::error::multicloud must run on a self-hosted runner: set the repository variable FIXED_EGRESS_RUNNER to its "
         "label (docs/operations.md#runners)"
+    ]
+
+
+PREVIEW_VARIABLE = "vars[format('{0}_PREVIEW', matrix.runner)]"
+
+
+def test_a_pull_requests_preview_never_runs_on_a_runner_production_deploys_from():
+    """R2: PR code on a persistent self-hosted runner could leave a process or a hook for the next deploy."""
+    definition = load("preview.yml")["jobs"]["preview"]
+    assert definition["runs-on"] == RUNS_ON.replace("vars[matrix.runner]", PREVIEW_VARIABLE)
+    for workflow, job in [("deploy.yml", "up"), ("drift.yml", "drift")]:
+        assert PREVIEW_VARIABLE not in str(load(workflow)["jobs"][job]), f"{workflow} never uses a preview runner"
+    first = steps(definition)[0]
+    unset, same = f"!{PREVIEW_VARIABLE}", f"{PREVIEW_VARIABLE} == vars[matrix.runner]"
+    assert first["if"] == f"matrix.runner != 'hosted' && ({unset} || {same})"
+    assert first["env"] == {
+        "RUNNER_VARIABLE": "${{ matrix.runner }}_PREVIEW",
+        "DEPLOY_VARIABLE": "${{ matrix.runner }}",
+    }
+    result = subprocess.run(
+        ["bash", "-e", "-c", first["run"]],
+        env={**os.environ, "STACK": "multicloud", "RUNNER_VARIABLE": "FIXED_EGRESS_RUNNER_PREVIEW"}
+        | {"DEPLOY_VARIABLE": "FIXED_EGRESS_RUNNER"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "::error::multicloud previews pull requests on a self-hosted runner of its own: set the repository variable "
+        "FIXED_EGRESS_RUNNER_PREVIEW to the label of a runner that FIXED_EGRESS_RUNNER (deploy.yml, drift.yml) does "
+        "not name (docs/operations.md#runners)"
     ]
 
 
