@@ -118,7 +118,8 @@ def test_secrets_and_the_tokens_are_only_in_the_steps_that_need_them():
     holders = {s.get("name") or s["uses"] for s in job()["steps"] if "secrets." in str(s)}
     assert holders == {"pulumi up (every object rewritten, alwaysRender)"}
     pulumi = step("pulumi/actions")
-    assert {"PULUMI_ACCESS_TOKEN", "ALICLOUD_ACCESS_KEY", "ALICLOUD_SECRET_KEY", "ARM_CLIENT_ID"} <= set(pulumi["env"])
+    wanted = {"PULUMI_ACCESS_TOKEN", "ALIBABA_CLOUD_ROLE_ARN", "ALICLOUD_CREDENTIALS_URI", "ARM_CLIENT_ID"}
+    assert wanted <= set(pulumi["env"])
     assert "secrets." not in str(pulumi["with"])
     commit_holders = {
         s.get("name") or s["uses"] for s in job("commit")["steps"] if "secrets." in str(s) or "token" in str(s)

@@ -10,6 +10,7 @@ import pytest
 from components import yaml_text
 from components.config.entra_id import KubeloginConfig
 from components.kubelogin import non_interactive
+from tests.support import PROJECT_ROOT
 from tests.support.workflows import (
     OURS,
     RENDERS,
@@ -130,7 +131,7 @@ def test_the_kubeconfig_lets_the_environment_choose_kubelogins_login():
 
 def test_no_cloud_secret_is_written_in_a_workflow():
     for path in WORKFLOWS:
-        pattern = r"(ALICLOUD_\w+|PULUMI_ACCESS_TOKEN|ARM_CLIENT_SECRET|AZURE_CLIENT_SECRET):\s*(.+)"
+        pattern = r"(ALICLOUD_(?!CREDENTIALS_URI)\w+|PULUMI_ACCESS_TOKEN|ARM_CLIENT_SECRET|AZURE_CLIENT_SECRET):\s*(.+)"
         for key, value in re.findall(pattern, path.read_text()):
             assert "secrets." in value, f"{path.name}: {key} must come from a secret"
 
@@ -146,4 +147,41 @@ def test_the_ephemeral_environment_lives_as_long_as_its_pull_request():
     assert "!= 'closed'" in up["if"] and "== 'closed'" in down["if"]
     assert "pr-" in workflow["env"]["STACK"]
     for step in filter(runs_pulumi, steps(up) + steps(down)):
-        assert {"PULUMI_ACCESS_TOKEN", "ARM_CLIENT_ID", "ALICLOUD_ACCESS_KEY"} <= set(step_env(step)), step["run"]
+        assert {"PULUMI_ACCESS_TOKEN", "ARM_CLIENT_ID", "ALIBABA_CLOUD_ROLE_ARN"} <= set(step_env(step)), step["run"]
+
+
+SIGN_IN = "deploy/ci/alibaba-oidc.sh"
+ALIBABA_ENV = {"ALIBABA_CLOUD_ROLE_ARN", "ALIBABA_CLOUD_OIDC_PROVIDER_ARN", "ALIBABA_CLOUD_OIDC_TOKEN_FILE"}
+
+
+def test_no_workflow_holds_an_alibaba_cloud_accesskey():
+    """R3: a long-lived AccessKey in the preview and ephemeral environments is in the hands of pull-request code."""
+    for path in WORKFLOWS:
+        text = path.read_text()
+        for static in ("ALICLOUD_ACCESS_KEY", "ALICLOUD_SECRET_KEY", "secrets.ALICLOUD", "ALIBABA_CLOUD_ACCESS_KEY"):
+            assert static not in text, f"{path.name}: {static}"
+
+
+def test_alibaba_cloud_signs_in_by_oidc_before_each_pulumi_step_that_reaches_it():
+    script = (PROJECT_ROOT / SIGN_IN).read_text()
+    port = re.search(r'port="\$\{ALIBABA_CREDENTIALS_PORT:-(\d+)\}"', script)
+    token_file = re.search(r'token_file="\$RUNNER_TEMP/([\w.-]+)"', script)
+    assert port and token_file
+    for workflow, name, job in pulumi_jobs():
+        label = f"{workflow}: {name}"
+        assert job["permissions"].get("id-token") == "write", f"{label}: GitHub hands ID tokens only to id-token: write"
+        job_steps = steps(job)
+        sign_ins = [i for i, s in enumerate(job_steps) if s.get("run") == SIGN_IN]
+        pulumis = [i for i, s in enumerate(job_steps) if runs_pulumi(s)]
+        assert len(sign_ins) == 1 and sign_ins[0] < pulumis[0], label
+        sign_in = job_steps[sign_ins[0]]
+        assert set(sign_in["env"]) == ALIBABA_ENV - {"ALIBABA_CLOUD_OIDC_TOKEN_FILE"} | {"ALIBABA_OIDC_AUDIENCE"}
+        assert not SECRET.search(str(sign_in)), f"{label}: ARNs are variables, and no key is needed"
+        for i in pulumis:
+            env = step_env(job_steps[i])
+            assert set(env) >= ALIBABA_ENV, f"{label}: ack-ram-tool reads these"
+            assert f"/{token_file.group(1)}" in env["ALIBABA_CLOUD_OIDC_TOKEN_FILE"], label
+            assert "runner.temp" in env["ALIBABA_CLOUD_OIDC_TOKEN_FILE"], label
+            assert f"http://127.0.0.1:{port.group(1)}/" in env["ALICLOUD_CREDENTIALS_URI"], label
+        if "matrix.alibaba" in str(sign_in.get("if", "")):
+            assert "matrix.alibaba &&" in step_env(job_steps[pulumis[0]])["ALIBABA_CLOUD_ROLE_ARN"], label
