@@ -50,8 +50,8 @@ echo $! > "$pids"
 nohup ack-ram-tool export-credentials --serve "127.0.0.1:$port" > "$RUNNER_TEMP/alibaba-credentials.log" 2>&1 &
 echo $! >> "$pids"
 for _ in $(seq 1 30); do
-  if curl --fail --silent --output /dev/null "http://127.0.0.1:$port/"; then
-    echo "Alibaba Cloud: signed in as $ALIBABA_CLOUD_ROLE_ARN by OIDC; credentials at http://127.0.0.1:$port/"
+  if curl --fail --silent --output /dev/null "http://127.0.0.1:${port}/"; then
+    echo "Alibaba Cloud: signed in as $ALIBABA_CLOUD_ROLE_ARN by OIDC; credentials at http://127.0.0.1:${port}/"
     exit 0
   fi
   sleep 1
