@@ -156,6 +156,8 @@ def test_only_the_jobs_that_need_them_may_comment_sign_in_or_write_issues():
         ("gitops.yml", "stacks"): set(),
         ("gitops.yml", "render"): {"id-token"},
         ("gitops.yml", "commit"): set(),  # it pushes with a GitHub App's token, not GITHUB_TOKEN
+        ("ephemeral-reaper.yml", "expired"): set(),
+        ("ephemeral-reaper.yml", "down"): {"id-token"},
         ("preview.yml", "stacks"): set(),
         ("preview.yml", "preview"): {"id-token", "pull-requests"},
     }
@@ -164,7 +166,8 @@ def test_only_the_jobs_that_need_them_may_comment_sign_in_or_write_issues():
 def test_every_job_that_runs_pulumi_is_alone_on_its_stack():
     for workflow, name, job in pulumi_jobs():
         group = (job.get("concurrency") or load(workflow).get("concurrency") or {}).get("group", "")
-        assert "matrix.stack" in group or "pull_request.number" in group, f"{workflow}: {name}"
+        per_stack = ("matrix.stack", "pull_request.number", "matrix.number")  # matrix.number: the reaper's PR
+        assert any(key in group for key in per_stack), f"{workflow}: {name}"
     for workflow, name in [("deploy.yml", "up"), ("drift.yml", "drift")]:
         assert load(workflow)["jobs"][name]["concurrency"]["cancel-in-progress"] is False
     assert load("ephemeral.yml")["concurrency"]["cancel-in-progress"] is False

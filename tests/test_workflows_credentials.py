@@ -43,7 +43,8 @@ def test_secrets_appear_only_in_the_env_of_the_steps_that_run_pulumi_or_sign_in(
                 assert not SECRET.search(str(step.get("env", ""))), label
                 continue
             if workflow in OURS:
-                assert runs_pulumi(step) or "stacks.py deployed" in run, f"{label} holds a secret it does not use"
+                asks_the_backend = run.startswith("python3 deploy/ci/stacks.py ")  # deployed, expired, room
+                assert runs_pulumi(step) or asks_the_backend, f"{label} holds a secret it does not use"
             assert "pip install" not in run and "install-tools" not in run, label
 
 
@@ -67,6 +68,8 @@ def test_each_identity_is_a_github_environment_and_production_only_deploys():
         ("ephemeral.yml", "down"): "ephemeral",
         ("gitops.yml", "render"): "production",
         ("gitops.yml", "commit"): "gitops",  # a GitHub App's key: no cloud identity
+        ("ephemeral-reaper.yml", "expired"): "ephemeral",
+        ("ephemeral-reaper.yml", "down"): "ephemeral",
     }
     assert set(environments.values()) - {"gitops"} == {identity.environment for identity in IDENTITIES.values()}, (
         "every environment holds an identity tools/world/identities.py (and docs/operations.md) describes"
@@ -82,7 +85,7 @@ def test_kubelogin_signs_in_afresh_in_both_clouds_and_nothing_reads_an_az_sessio
             continue  # its providers write files and never sign in to a cluster: no kubelogin at all
         for step in filter(runs_pulumi, steps(job)):
             env = step_env(step)
-            matrix_job = "matrix" in str(job.get("strategy", ""))
+            matrix_job = "matrix.azure" in str(job)  # a matrix of deploy/stacks.json, with its clouds
             wanted = "matrix.azure == 'global' && 'workloadidentity' || 'spn'" if matrix_job else "workloadidentity"
             assert wanted in env["AAD_LOGIN_METHOD"], f"{workflow}: {name}"
             assert "AZURE_CLIENT_ID" in env["AZURE_CLIENT_ID"] and "AZURE_TENANT_ID" in env["AZURE_TENANT_ID"]
@@ -138,7 +141,8 @@ def test_no_cloud_secret_is_written_in_a_workflow():
 
 def test_the_ephemeral_environment_lives_as_long_as_its_pull_request():
     workflow = load("ephemeral.yml")
-    assert workflow["on"] == {"pull_request": {"types": ["opened", "reopened", "synchronize", "closed"]}}
+    types = ["opened", "reopened", "synchronize", "ready_for_review", "closed"]
+    assert workflow["on"] == {"pull_request": {"types": types}}
     up, down = workflow["jobs"]["up"], workflow["jobs"]["down"]
     runs = [s["run"] for s in steps(up) if "tools.ephemeral" in s.get("run", "")]
     assert [r.split()[3] for r in runs] == ["up", "check"]
@@ -185,3 +189,47 @@ def test_alibaba_cloud_signs_in_by_oidc_before_each_pulumi_step_that_reaches_it(
             assert f"http://127.0.0.1:{port.group(1)}/" in env["ALICLOUD_CREDENTIALS_URI"], label
         if "matrix.alibaba" in str(sign_in.get("if", "")):
             assert "matrix.alibaba &&" in step_env(job_steps[pulumis[0]])["ALIBABA_CLOUD_ROLE_ARN"], label
+
+
+def test_a_draft_pull_request_gets_no_environment_until_it_is_ready():
+    """N7: a full AKS + ACK environment per push of a draft costs money for code nobody asked to review yet."""
+    up = load("ephemeral.yml")["jobs"]["up"]
+    assert "!github.event.pull_request.draft" in up["if"]
+    assert "ready_for_review" in load("ephemeral.yml")["on"]["pull_request"]["types"]
+    assert "draft" not in load("ephemeral.yml")["jobs"]["down"]["if"], "a closed draft's stack still goes"
+
+
+def test_a_new_environment_waits_for_room_under_ephemeral_max_before_up():
+    job_steps = steps(load("ephemeral.yml")["jobs"]["up"])
+    runs = [s.get("run", "") for s in job_steps]
+    room = next(i for i, run in enumerate(runs) if "deploy/ci/stacks.py room" in run)
+    up = next(i for i, run in enumerate(runs) if "tools.ephemeral up" in run)
+    assert room < up
+    assert runs[room] == 'python3 deploy/ci/stacks.py room "$STACK" "$EPHEMERAL_MAX"'
+    assert job_steps[room]["env"]["EPHEMERAL_MAX"] == "${{ vars.EPHEMERAL_MAX || '3' }}"
+
+
+def test_the_reaper_takes_down_expired_pull_request_stacks_every_night_beside_no_other_operation_on_them():
+    """R5: a failed `down`, a pull request left open, an `up` killed by its limit: all leave a stack behind."""
+    reaper = load("ephemeral-reaper.yml")
+    assert "schedule" in reaper["on"] and reaper["permissions"] == {}
+    expired, down = reaper["jobs"]["expired"], reaper["jobs"]["down"]
+    listing = next(s for s in steps(expired) if s.get("id") == "expired")
+    assert listing["run"] == 'python3 deploy/ci/stacks.py expired "$TTL_HOURS"'
+    assert expired["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert down["strategy"]["matrix"] == "${{ fromJSON(needs.expired.outputs.matrix) }}"
+    assert down["if"] == "needs.expired.outputs.count != '0'"
+    assert down["strategy"]["max-parallel"] <= 2
+    assert down["environment"] == expired["environment"] == "ephemeral"
+    # The same concurrency group as ephemeral.yml's, per pull request: never beside its up or down.
+    assert down["concurrency"]["group"] == "ephemeral-pr-${{ matrix.number }}"
+    assert load("ephemeral.yml")["concurrency"]["group"] == "ephemeral-pr-${{ github.event.pull_request.number }}"
+    (run,) = [s["run"] for s in steps(down) if "tools.ephemeral" in s.get("run", "")]
+    (closed,) = [
+        s["run"] for s in steps(load("ephemeral.yml")["jobs"]["down"]) if "tools.ephemeral" in s.get("run", "")
+    ]
+    assert run == closed, "the reaper takes a stack down exactly as a closed pull request does"
+    assert (
+        step_env(next(s for s in steps(down) if runs_pulumi(s))).keys()
+        == step_env(next(s for s in steps(load("ephemeral.yml")["jobs"]["down"]) if runs_pulumi(s))).keys()
+    )
