@@ -233,3 +233,18 @@ def test_the_reaper_takes_down_expired_pull_request_stacks_every_night_beside_no
         step_env(next(s for s in steps(down) if runs_pulumi(s))).keys()
         == step_env(next(s for s in steps(load("ephemeral.yml")["jobs"]["down"]) if runs_pulumi(s))).keys()
     )
+
+
+def test_the_production_gate_says_which_github_plans_enforce_required_reviewers():
+    """R6: on a private Team repository `production` is only a branch rule; a private Free one has no environments."""
+    header = "\n".join(
+        line for line in (PROJECT_ROOT / ".github/workflows/deploy.yml").read_text().splitlines() if line[:1] == "#"
+    )
+    row = next(
+        line
+        for line in (PROJECT_ROOT / "docs/operations.md").read_text().splitlines()
+        if line.startswith("| `production`")
+    )
+    for text in (" ".join(header.split()), row):
+        assert "public repository or GitHub Enterprise" in text
+        assert "Team" in text and "Free" in text and "no environments" in text
