@@ -238,7 +238,9 @@ def test_the_reaper_takes_down_expired_pull_request_stacks_every_night_beside_no
 def test_the_production_gate_says_which_github_plans_enforce_required_reviewers():
     """R6: on a private Team repository `production` is only a branch rule; a private Free one has no environments."""
     header = "\n".join(
-        line for line in (PROJECT_ROOT / ".github/workflows/deploy.yml").read_text().splitlines() if line[:1] == "#"
+        line.lstrip("# ")
+        for line in (PROJECT_ROOT / ".github/workflows/deploy.yml").read_text().splitlines()
+        if line[:1] == "#"
     )
     row = next(
         line
