@@ -25,6 +25,7 @@ from tests.support.workflows import (
     steps,
 )
 
+SECRET_OR_TOKEN = re.compile(r"secrets\.|github\.token")
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 PACK_INSTALL = "python3 -m pip install --require-hashes -r policies/requirements.txt"
 MATRIX_FROM_STACKS = "${{ fromJSON(needs.stacks.outputs.matrix) }}"
@@ -160,6 +161,7 @@ def test_only_the_jobs_that_need_them_may_comment_sign_in_or_write_issues():
         ("ephemeral-reaper.yml", "down"): {"id-token"},
         ("preview.yml", "stacks"): set(),
         ("preview.yml", "preview"): {"id-token", "pull-requests"},
+        ("preview.yml", "previews"): set(),
     }
 
 
@@ -184,7 +186,12 @@ def test_preview_up_and_drift_take_their_matrix_from_stacks_json(workflow, job):
     assert jobs[job]["needs"] == "stacks" and jobs[job]["strategy"]["matrix"] == MATRIX_FROM_STACKS
     computed = jobs["stacks"]
     assert computed["runs-on"] == "ubuntu-latest" and computed["permissions"] == {"contents": "read"}
-    assert computed["outputs"] == {"matrix": "${{ steps.matrix.outputs.matrix }}"}
+    assert computed["outputs"] == {
+        "matrix": "${{ steps.matrix.outputs.matrix }}",
+        "count": "${{ steps.matrix.outputs.count }}",
+    }
+    # N3: GitHub refuses an empty matrix; a list with no stack for this deployer skips the job instead.
+    assert jobs[job]["if"].startswith("needs.stacks.outputs.count != '0'"), jobs[job].get("if")
     matrix_step = next(s for s in steps(computed) if s.get("id") == "matrix")
     assert matrix_step["run"] == "python3 deploy/ci/stacks.py matrix", "stdlib python3 on the hosted runner"
     assert [s.get("uses", "").split("@")[0] for s in steps(computed)] == ["actions/checkout", ""], "no installs"
@@ -304,3 +311,30 @@ def test_the_cli_version_is_the_one_the_sdk_is_locked_to():
     locked = re.search(r"^pulumi==(\S+)", (PROJECT_ROOT / "requirements.txt").read_text(), re.M)
     assert pin is not None and version.startswith(pin.group(1) + ".")
     assert locked is not None and locked.group(1) == version
+
+
+AGGREGATE_CASES = [
+    ("success", "success", 0),
+    ("skipped", "skipped", 0),  # a fork's pull request: no secrets, no preview
+    ("success", "skipped", 0),  # no stack for GitHub to preview
+    ("success", "failure", 1),
+    ("success", "cancelled", 1),
+    ("failure", "skipped", 1),
+]
+
+
+@pytest.mark.parametrize(("stacks_result", "preview_result", "rc"), AGGREGATE_CASES)
+def test_one_aggregate_check_reports_for_every_pull_request_forks_included(stacks_result, preview_result, rc):
+    """N5: a skipped matrix never reports its expanded names, so a required "preview <stack>" waits for ever."""
+    job = load("preview.yml")["jobs"]["previews"]
+    assert job["needs"] == ["stacks", "preview"] and job["if"] == "always()"
+    assert job["permissions"] == {"contents": "read"} and not SECRET_OR_TOKEN.search(str(job))
+    (step,) = steps(job)
+    result = subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        env={**os.environ, "STACKS_RESULT": stacks_result, "PREVIEW_RESULT": preview_result},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == rc, result.stdout
