@@ -250,3 +250,12 @@ def test_the_production_gate_says_which_github_plans_enforce_required_reviewers(
     for text in (" ".join(header.split()), row):
         assert "public repository or GitHub Enterprise" in text
         assert "Team" in text and "Free" in text and "no environments" in text
+
+
+def test_the_pull_request_environment_is_checked_by_the_policy_pack_installed_before_it():
+    """N9: the environments that prove a pull request meet the mandatory policies deploy.yml enforces."""
+    job_steps = steps(load("ephemeral.yml")["jobs"]["up"])
+    runs = [" ".join(s.get("run", "").split()) for s in job_steps]
+    install = runs.index("python3 -m pip install --require-hashes -r policies/requirements.txt")
+    up = next(i for i, run in enumerate(runs) if run.startswith("python -m tools.ephemeral up"))
+    assert install < up and "--policy-pack policies" in runs[up]
