@@ -242,3 +242,13 @@ def test_without_the_cli_each_answer_is_one_line_and_exit_code_2(tmp_path, args)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [result.stderr.strip()] and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: pulumi is not on the PATH")
+
+
+def test_the_shared_template_asks_the_shared_pool_for_one_smoke_job_per_pull_request():
+    """R5: each pull request's ClusterQueue on aks-kueue-dev's scalepool holds its smoke Job and no more, so a few
+    open pull requests cannot together queue more than the pool's five nodes."""
+    config = yaml_text.load((PROJECT_ROOT / "stacks/Pulumi.ephemeral-shared.yaml").read_text())["config"]
+    (queue,) = config["elastic-capacity:queues"]["clusterQueues"]
+    quota = {r["name"]: r["nominalQuota"] for r in queue["resourceGroups"][0]["flavors"][0]["resources"]}
+    smoke_cpu = 3 * 1.8  # smokeJob's default parallelism and cpu (docs/config-reference.md)
+    assert smoke_cpu <= float(quota["cpu"]) < 2 * smoke_cpu
