@@ -128,3 +128,14 @@ def test_shipped_stack_files_hold_no_per_stack_secrets_settings():
         if isinstance(document := yaml_text.load((PROJECT_ROOT / name).read_text()), dict)
     }
     assert not {name: keys for name, keys in held.items() if keys}
+
+
+def test_a_personal_stack_file_is_gitignored_and_never_tested_as_shipped():
+    """The quick start leaves stacks/Pulumi.dev-<you>-….yaml in a checkout until `pulumi stack rm`: the suite must
+    still pass there."""
+    from tests.support.stacks import PERSONAL, STACKS
+
+    probe = PROJECT_ROOT / "stacks" / "Pulumi.dev-newcomer-kind.yaml"
+    assert probe.match(PERSONAL) and probe not in STACKS
+    ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", str(probe)], cwd=PROJECT_ROOT, check=False)
+    assert ignored.returncode == 0
