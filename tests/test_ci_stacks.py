@@ -189,3 +189,66 @@ def test_a_backend_that_cannot_answer_fails_the_drift_job(tmp_path):
         "::error::pulumi stack select burst failed: error: [401]"
     )
     assert not (tmp_path / "out").exists()
+
+
+# --- Pull-request stacks: the reaper's list and the cap on live ones (R5) -------------------------------------------
+
+
+def fake_ephemeral_tools(tmp_path: Path, stacks: list[dict], open_numbers: list[int]) -> dict[str, str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pulumi").write_text(f"#!/bin/sh\ncat <<'EOF'\n{json.dumps(stacks)}\nEOF\n")
+    (bin_dir / "gh").write_text(f"#!/bin/sh\necho '{json.dumps([{'number': n} for n in open_numbers])}'\n")
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "GITHUB_OUTPUT": str(tmp_path / "out")}
+
+
+def test_the_reaper_takes_down_the_stacks_of_closed_pull_requests_and_those_left_too_long(tmp_path):
+    stacks = [
+        {"name": "acme/pr-1", "lastUpdate": "2999-01-01T00:00:00.000Z"},  # open and fresh: kept
+        {"name": "acme/pr-2", "lastUpdate": "2999-01-01T00:00:00.000Z"},  # closed: reaped
+        {"name": "acme/pr-3", "lastUpdate": "2020-01-01T00:00:00.000Z"},  # open, untouched for years: reaped
+        {"name": "acme/pr-4", "lastUpdate": "2020-01-01T00:00:00Z", "updateInProgress": True},  # running: kept
+        {"name": "acme/aks-kueue-dev", "lastUpdate": "2020-01-01T00:00:00Z"},  # not a pull request's: never
+    ]
+    env = fake_ephemeral_tools(tmp_path, stacks, [1, 3, 4])
+    result = run_stacks("expired", "72", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = (tmp_path / "out").read_text().splitlines()
+    assert json.loads(lines[0].removeprefix("matrix=")) == {
+        "include": [{"stack": "acme/pr-2", "number": 2}, {"stack": "acme/pr-3", "number": 3}]
+    }
+    assert lines[1] == "count=2"
+
+
+def test_a_new_pull_request_stack_is_refused_once_the_cap_is_reached_and_an_existing_one_is_not(tmp_path):
+    env = fake_ephemeral_tools(tmp_path, [{"name": "pr-1"}, {"name": "pr-2"}], [1, 2, 3])
+    refused = run_stacks("room", "pr-3", "2", env=env)
+    assert refused.returncode == 1
+    assert refused.stdout.startswith(
+        "::error::2 pull-request environments are live (pr-1, pr-2) and EPHEMERAL_MAX is 2"
+    )
+    assert run_stacks("room", "pr-2", "2", env=env).returncode == 0, "an existing stack is updated, never refused"
+    assert run_stacks("room", "pr-3", "3", env=env).returncode == 0
+
+
+@pytest.mark.parametrize("args", [["deployed", "burst"], ["expired", "72"], ["room", "pr-1", "3"]])
+def test_without_the_cli_each_answer_is_one_line_and_exit_code_2(tmp_path, args):
+    """N3: no traceback when the step that installs pulumi (or gh) did not run."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_stacks(*args, env={"PATH": str(empty)})
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [result.stderr.strip()] and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: pulumi is not on the PATH")
+
+
+def test_the_shared_template_asks_the_shared_pool_for_one_smoke_job_per_pull_request():
+    """R5: each pull request's ClusterQueue on aks-kueue-dev's scalepool holds its smoke Job and no more, so a few
+    open pull requests cannot together queue more than the pool's five nodes."""
+    config = yaml_text.load((PROJECT_ROOT / "stacks/Pulumi.ephemeral-shared.yaml").read_text())["config"]
+    (queue,) = config["elastic-capacity:queues"]["clusterQueues"]
+    quota = {r["name"]: r["nominalQuota"] for r in queue["resourceGroups"][0]["flavors"][0]["resources"]}
+    smoke_cpu = 3 * 1.8  # smokeJob's default parallelism and cpu (docs/config-reference.md)
+    assert smoke_cpu <= float(quota["cpu"]) < 2 * smoke_cpu

@@ -112,6 +112,9 @@ def test_the_operator_deploys_long_lived_stacks_from_this_repository_refreshes_r
         assert spec["refresh"] is True
         assert spec["continueResyncOnCommitMatch"] is True, "without it an unchanged commit is never re-applied"
         assert spec["resyncFrequencySeconds"] >= 60
+        # PKO retries a failed update after 10 s x 3^n, capped at 24 hours unless this is set (stack_controller.go,
+        # v2.9.0): drift correction would pause for hours after a few failures (a rotated key, an API error).
+        assert spec["retryMaxBackoffDurationSeconds"] <= spec["resyncFrequencySeconds"]
         assert "config" not in spec, "the config is the stack file's, read from the repository"
         assert (PROJECT_ROOT / "stacks" / f"Pulumi.{name}.yaml").is_file()
 

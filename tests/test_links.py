@@ -92,7 +92,7 @@ def broken(target: Path, anchor: str, named: str) -> str | None:
 
 def bad_url(url: str) -> str | None:
     parts = urlsplit(url)
-    if parts.scheme != "https":
+    if parts.scheme != "https" and parts.hostname != "127.0.0.1":  # a loopback server the job itself runs
         return f"{url}: not https"
     if not HOST.match(parts.netloc):
         return f"{url}: no well-formed host"

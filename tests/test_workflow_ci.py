@@ -30,7 +30,8 @@ def step(needle: str) -> tuple[int, dict[str, Any]]:
 
 
 def test_it_runs_on_pull_requests_pushes_to_main_and_by_hand_and_cancels_only_a_superseded_pull_request_run():
-    assert WORKFLOW["on"] == {"pull_request": None, "push": {"branches": ["main"]}, "workflow_dispatch": None}
+    push = {"branches": ["main"], "paths-ignore": ["gitops/**"]}  # gitops.yml's App-token pushes of renders
+    assert WORKFLOW["on"] == {"pull_request": None, "push": push, "workflow_dispatch": None}
     assert WORKFLOW["concurrency"] == {
         "group": "ci-${{ github.event.pull_request.number || github.ref }}",
         "cancel-in-progress": "${{ github.event_name == 'pull_request' }}",

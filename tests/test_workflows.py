@@ -16,7 +16,6 @@ from tests.support import PROJECT_ROOT
 from tests.support.workflows import (
     LOCK_INSTALL,
     OURS,
-    RENDERS,
     WORKFLOWS,
     all_jobs,
     load,
@@ -26,6 +25,7 @@ from tests.support.workflows import (
     steps,
 )
 
+SECRET_OR_TOKEN = re.compile(r"secrets\.|github\.token")
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 PACK_INSTALL = "python3 -m pip install --require-hashes -r policies/requirements.txt"
 MATRIX_FROM_STACKS = "${{ fromJSON(needs.stacks.outputs.matrix) }}"
@@ -48,6 +48,20 @@ ACTION_INPUTS = {
         "upsert",
         "cloud-url",
         "work-dir",
+        "github-token",
+    },
+    "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f": {
+        "name",
+        "path",
+        "if-no-files-found",
+        "include-hidden-files",
+        "retention-days",
+    },
+    "actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c": {"name", "path"},
+    "actions/create-github-app-token@1b10c78c7865c340bc4f6099eb2f838309f1e8c3": {
+        "client-id",
+        "private-key",
+        "permission-contents",
     },
 }
 
@@ -141,16 +155,21 @@ def test_only_the_jobs_that_need_them_may_comment_sign_in_or_write_issues():
         ("ephemeral.yml", "up"): {"id-token"},
         ("ephemeral.yml", "down"): {"id-token"},
         ("gitops.yml", "stacks"): set(),
-        ("gitops.yml", "render"): {"contents", "id-token"},
+        ("gitops.yml", "render"): {"id-token"},
+        ("gitops.yml", "commit"): set(),  # it pushes with a GitHub App's token, not GITHUB_TOKEN
+        ("ephemeral-reaper.yml", "expired"): set(),
+        ("ephemeral-reaper.yml", "down"): {"id-token"},
         ("preview.yml", "stacks"): set(),
         ("preview.yml", "preview"): {"id-token", "pull-requests"},
+        ("preview.yml", "previews"): set(),
     }
 
 
 def test_every_job_that_runs_pulumi_is_alone_on_its_stack():
     for workflow, name, job in pulumi_jobs():
         group = (job.get("concurrency") or load(workflow).get("concurrency") or {}).get("group", "")
-        assert "matrix.stack" in group or "pull_request.number" in group, f"{workflow}: {name}"
+        per_stack = ("matrix.stack", "pull_request.number", "matrix.number")  # matrix.number: the reaper's PR
+        assert any(key in group for key in per_stack), f"{workflow}: {name}"
     for workflow, name in [("deploy.yml", "up"), ("drift.yml", "drift")]:
         assert load(workflow)["jobs"][name]["concurrency"]["cancel-in-progress"] is False
     assert load("ephemeral.yml")["concurrency"]["cancel-in-progress"] is False
@@ -167,15 +186,18 @@ def test_preview_up_and_drift_take_their_matrix_from_stacks_json(workflow, job):
     assert jobs[job]["needs"] == "stacks" and jobs[job]["strategy"]["matrix"] == MATRIX_FROM_STACKS
     computed = jobs["stacks"]
     assert computed["runs-on"] == "ubuntu-latest" and computed["permissions"] == {"contents": "read"}
-    assert computed["outputs"] == {"matrix": "${{ steps.matrix.outputs.matrix }}"}
+    assert computed["outputs"] == {
+        "matrix": "${{ steps.matrix.outputs.matrix }}",
+        "count": "${{ steps.matrix.outputs.count }}",
+    }
+    # N3: GitHub refuses an empty matrix; a list with no stack for this deployer skips the job instead.
+    assert jobs[job]["if"].startswith("needs.stacks.outputs.count != '0'"), jobs[job].get("if")
     matrix_step = next(s for s in steps(computed) if s.get("id") == "matrix")
     assert matrix_step["run"] == "python3 deploy/ci/stacks.py matrix", "stdlib python3 on the hosted runner"
     assert [s.get("uses", "").split("@")[0] for s in steps(computed)] == ["actions/checkout", ""], "no installs"
 
 
-@pytest.mark.parametrize(
-    ("workflow", "job"), [("preview.yml", "preview"), ("deploy.yml", "up"), ("drift.yml", "drift")]
-)
+@pytest.mark.parametrize(("workflow", "job"), [("deploy.yml", "up"), ("drift.yml", "drift")])
 def test_a_stack_runs_on_its_runner_variable_and_fails_at_once_without_it(workflow, job, tmp_path):
     definition = load(workflow)["jobs"][job]
     assert definition["runs-on"] == RUNS_ON
@@ -196,6 +218,38 @@ def test_a_stack_runs_on_its_runner_variable_and_fails_at_once_without_it(workfl
     ]
 
 
+PREVIEW_VARIABLE = "vars[format('{0}_PREVIEW', matrix.runner)]"
+
+
+def test_a_pull_requests_preview_never_runs_on_a_runner_production_deploys_from():
+    """R2: PR code on a persistent self-hosted runner could leave a process or a hook for the next deploy."""
+    definition = load("preview.yml")["jobs"]["preview"]
+    assert definition["runs-on"] == RUNS_ON.replace("vars[matrix.runner]", PREVIEW_VARIABLE)
+    for workflow, job in [("deploy.yml", "up"), ("drift.yml", "drift")]:
+        assert PREVIEW_VARIABLE not in str(load(workflow)["jobs"][job]), f"{workflow} never uses a preview runner"
+    first = steps(definition)[0]
+    unset, same = f"!{PREVIEW_VARIABLE}", f"{PREVIEW_VARIABLE} == vars[matrix.runner]"
+    assert first["if"] == f"matrix.runner != 'hosted' && ({unset} || {same})"
+    assert first["env"] == {
+        "RUNNER_VARIABLE": "${{ matrix.runner }}_PREVIEW",
+        "DEPLOY_VARIABLE": "${{ matrix.runner }}",
+    }
+    result = subprocess.run(
+        ["bash", "-e", "-c", first["run"]],
+        env={**os.environ, "STACK": "multicloud", "RUNNER_VARIABLE": "FIXED_EGRESS_RUNNER_PREVIEW"}
+        | {"DEPLOY_VARIABLE": "FIXED_EGRESS_RUNNER"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "::error::multicloud previews pull requests on a self-hosted runner of its own: set the repository variable "
+        "FIXED_EGRESS_RUNNER_PREVIEW to the label of a runner that FIXED_EGRESS_RUNNER (deploy.yml, drift.yml) does "
+        "not name (docs/operations.md#runners)"
+    ]
+
+
 # --- What each workflow runs ---------------------------------------------------------------------------------------
 
 
@@ -209,7 +263,7 @@ def test_the_commands_each_workflow_runs():
     assert up["with"]["command"] == "up" and "comment-on-pr" not in up["with"]
     assert drift["with"] | {"refresh": True, "expect-no-changes": True} == drift["with"]
     assert load("preview.yml")["on"] == {"pull_request": {"branches": ["main"]}}
-    assert load("deploy.yml")["on"]["push"] == {"branches": ["main"]}
+    assert load("deploy.yml")["on"]["push"]["branches"] == ["main"]
     assert "schedule" in load("drift.yml")["on"]
     for step in (preview, up, drift):
         assert step["with"]["pulumi-version-file"] == "deploy/ci/pulumi-version"
@@ -244,7 +298,7 @@ def test_every_pulumi_job_installs_the_hash_checked_lock_and_the_tools_the_progr
     for workflow, name, job in pulumi_jobs():
         scripts = "\n".join(s.get("run", "") for s in steps(job))
         assert "python3 -m venv .venv\n" + LOCK_INSTALL in scripts, f"{workflow}: {name}"
-        assert ("deploy/ci/install-tools.sh" in scripts) == (workflow != RENDERS), f"{workflow}: {name}"
+        assert "deploy/ci/install-tools.sh" in scripts, f"{workflow}: {name}: kubelogin, and ack-ram-tool's sign-in"
     for path in WORKFLOWS:
         for install in re.findall(r"pip install[^\n]*", path.read_text()):
             assert "--require-hashes -r " in install, f"{path.name}: {install}"
@@ -257,3 +311,30 @@ def test_the_cli_version_is_the_one_the_sdk_is_locked_to():
     locked = re.search(r"^pulumi==(\S+)", (PROJECT_ROOT / "requirements.txt").read_text(), re.M)
     assert pin is not None and version.startswith(pin.group(1) + ".")
     assert locked is not None and locked.group(1) == version
+
+
+AGGREGATE_CASES = [
+    ("success", "success", 0),
+    ("skipped", "skipped", 0),  # a fork's pull request: no secrets, no preview
+    ("success", "skipped", 0),  # no stack for GitHub to preview
+    ("success", "failure", 1),
+    ("success", "cancelled", 1),
+    ("failure", "skipped", 1),
+]
+
+
+@pytest.mark.parametrize(("stacks_result", "preview_result", "rc"), AGGREGATE_CASES)
+def test_one_aggregate_check_reports_for_every_pull_request_forks_included(stacks_result, preview_result, rc):
+    """N5: a skipped matrix never reports its expanded names, so a required "preview <stack>" waits for ever."""
+    job = load("preview.yml")["jobs"]["previews"]
+    assert job["needs"] == ["stacks", "preview"] and job["if"] == "always()"
+    assert job["permissions"] == {"contents": "read"} and not SECRET_OR_TOKEN.search(str(job))
+    (step,) = steps(job)
+    result = subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        env={**os.environ, "STACKS_RESULT": stacks_result, "PREVIEW_RESULT": preview_result},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == rc, result.stdout

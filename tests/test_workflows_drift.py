@@ -48,12 +48,24 @@ def test_the_report_tells_a_skipped_stack_from_a_checked_one(tmp_path):
             drift_job("multicloud", "success", "success"),
             drift_job("burst", "success", "skipped"),
             drift_job("aks-kueue-dev", "failure", None),
+            {
+                "name": "drift aks-kueue-china",
+                "conclusion": "failure",
+                "steps": [{"name": "Check that the stack's self-hosted runner is configured", "conclusion": "failure"}],
+            },
         ]
     }
     result = subprocess.run(
         ["jq", "-r", jq_filter.group(1)], input=json.dumps(jobs), capture_output=True, text=True, check=True
     )
-    assert result.stdout.splitlines() == ["multicloud not-deployed", "burst success", "aks-kueue-dev failure"]
+    assert result.stdout.splitlines() == [
+        "multicloud not-deployed",
+        "burst success",
+        "aks-kueue-dev failure",
+        "aks-kueue-china no-runner",
+    ]
+    first = steps(load("drift.yml")["jobs"]["drift"])[0]
+    assert first["name"].startswith("Check that the stack"), "the step the report reads"
 
 
 def run_report(tmp_path: Path, jobs: str, open_issue: str) -> list[str]:
@@ -94,3 +106,16 @@ def test_a_clean_stack_closes_its_drift_issue_and_a_cancelled_or_undeployed_one_
     assert not [c for c in cancelled if c.startswith("issue c")]
     not_deployed = run_report(tmp_path / "not-deployed", "multicloud not-deployed", "3")
     assert not [c for c in not_deployed if c.startswith("issue")], "not even looked up: nothing was checked"
+
+
+def test_an_unset_runner_variable_is_reported_as_an_error_and_opens_no_drift_issue(tmp_path):
+    """N2: a configuration error is not drift; nothing was compared."""
+    log = tmp_path / "gh.log"
+    calls = run_report(tmp_path, "aks-kueue-china no-runner", "")
+    assert not [c for c in calls if c.startswith("issue")]
+    assert log.exists()
+
+
+def test_the_issue_body_does_not_claim_a_preview_fails_during_an_update():
+    """Pulumi Cloud lets a preview run while an update runs (pulumi/pulumi#8642)."""
+    assert "fails while an update" not in report_script()

@@ -1,7 +1,8 @@
 """Ephemeral environments: create a stack from a template, prove it works, and remove it again.
 
     python -m tools.ephemeral up    --stack pr-42 [--template stacks/Pulumi.ephemeral.yaml]
-                                    [--secret KEY=ENV_VAR ...] [--destroy-on-failure] [--destroy-attempts 2]
+                                    [--secret KEY=ENV_VAR ...] [--policy-pack DIR ...] [--destroy-on-failure]
+                                    [--destroy-attempts 2]
     python -m tools.ephemeral check --stack pr-42 [--template stacks/Pulumi.ephemeral.yaml] [--timeout 900]
                                     [--interval 15] [--destroy-on-failure] [--destroy-attempts 2]
     python -m tools.ephemeral down  --stack pr-42 [--template stacks/Pulumi.ephemeral.yaml] [--destroy-attempts 2]
@@ -296,6 +297,13 @@ def build_parser() -> argparse.ArgumentParser:
         "up", parents=[stack, on_failure, cleanup], help="create or update and deploy the stack", epilog=EXIT_CODES
     )
     up.add_argument(
+        "--policy-pack",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="run this policy pack (a directory) with the update, as deploy.yml does; may be repeated",
+    )
+    up.add_argument(
         "--secret",
         action="append",
         default=[],
@@ -325,7 +333,10 @@ def main(
     """Run one command; ``workspace`` and ``connect`` default to the real Automation API and Kubernetes client (one
     that may also submit the burst smoke Job)."""
     args = build_parser().parse_args(argv)
-    runner = Runner(workspace or AutomationWorkspace(), connect, destroy_attempts=args.destroy_attempts)
+    packs = tuple(str(Path(pack).resolve()) for pack in getattr(args, "policy_pack", []))
+    runner = Runner(
+        workspace or AutomationWorkspace(policy_packs=packs), connect, destroy_attempts=args.destroy_attempts
+    )
     path = args.template if args.template.is_absolute() else PROJECT_ROOT / args.template
     try:
         if args.command == "down":  # destroy needs no template; the stack's ESC imports come from it when at hand

@@ -26,11 +26,15 @@ class SecretNotSet(Exception):
 class AutomationStack:
     """:class:`~tools.ephemeral.Stack` over an Automation API stack; outputs and secrets stay out of the log."""
 
-    def __init__(self, stack: Any) -> None:
+    def __init__(self, stack: Any, policy_packs: tuple[str, ...] = ()) -> None:
         self.stack = stack
+        self.policy_packs = policy_packs
+        """Policy packs ``up`` runs, as deploy.yml's ``pulumi up --policy-pack``: a violation of a mandatory policy
+        fails the update."""
 
     def up(self, on_output: Say) -> None:
-        self.stack.up(on_output=on_output, on_error=on_output, show_secrets=False, suppress_outputs=True)
+        packs = {"policy_packs": list(self.policy_packs)} if self.policy_packs else {}
+        self.stack.up(on_output=on_output, on_error=on_output, show_secrets=False, suppress_outputs=True, **packs)
 
     def destroy(self, on_output: Say) -> None:
         self.stack.destroy(on_output=on_output, on_error=on_output, show_secrets=False, suppress_outputs=True)
@@ -76,21 +80,25 @@ class AutomationStack:
 class AutomationWorkspace:
     """:class:`~tools.ephemeral.Workspace` over the Automation API; stack files live in ``stackConfigDir``."""
 
-    def __init__(self, project_root: Path = PROJECT_ROOT) -> None:
+    def __init__(self, project_root: Path = PROJECT_ROOT, policy_packs: tuple[str, ...] = ()) -> None:
         self.root = project_root
+        self.policy_packs = policy_packs
         project = yaml_text.load((project_root / "Pulumi.yaml").read_text()) or {}
         self.config_dir = project_root / str(project.get("stackConfigDir") or ".")
 
     def create_or_select(self, stack: str) -> AutomationStack:
         from pulumi import automation
 
-        return AutomationStack(automation.create_or_select_stack(stack_name=stack, work_dir=str(self.root)))
+        selected = automation.create_or_select_stack(stack_name=stack, work_dir=str(self.root))
+        return AutomationStack(selected, self.policy_packs)
 
     def select(self, stack: str) -> AutomationStack | None:
         from pulumi import automation
 
         try:
-            return AutomationStack(automation.select_stack(stack_name=stack, work_dir=str(self.root)))
+            return AutomationStack(
+                automation.select_stack(stack_name=stack, work_dir=str(self.root)), self.policy_packs
+            )
         except automation.StackNotFoundError:
             return None
 

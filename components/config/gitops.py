@@ -30,6 +30,7 @@ GITIGNORE = (
     "/render/",
     "*.egg-info/",
     ".hypothesis/",
+    "/stacks/Pulumi.dev-*.yaml",
 )
 """The project's ``.gitignore``, pattern for pattern: the configuration reads no file, so a test holds the two equal."""
 PROJECT_DIRECTORIES = (

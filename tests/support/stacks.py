@@ -15,7 +15,10 @@ from tests.support import PROJECT_ROOT, run_cache
 from tools import render
 from tools.recording import Recording
 
-STACKS = sorted((PROJECT_ROOT / "stacks").glob("Pulumi.*.yaml"))
+PERSONAL = "Pulumi.dev-*.yaml"
+"""A developer's own stacks (the README's quick start copies a shipped file to one; .gitignore keeps them out of git):
+present in a checkout, never shipped, so never tested as shipped."""
+STACKS = sorted(p for p in (PROJECT_ROOT / "stacks").glob("Pulumi.*.yaml") if not p.match(PERSONAL))
 STACK_IDS = [path.name for path in STACKS]
 AKS_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-dev.yaml"
 CHINA_STACK = PROJECT_ROOT / "stacks/Pulumi.aks-kueue-china.yaml"

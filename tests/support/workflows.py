@@ -10,7 +10,7 @@ from components import yaml_text
 from tests.support import PROJECT_ROOT
 
 WORKFLOWS = sorted((PROJECT_ROOT / ".github/workflows").glob("*.yml"))
-OURS = ["deploy.yml", "drift.yml", "ephemeral.yml", "gitops.yml", "preview.yml"]
+OURS = ["deploy.yml", "drift.yml", "ephemeral-reaper.yml", "ephemeral.yml", "gitops.yml", "preview.yml"]
 """The cloud workflows; another one (e2e) is held only to the project-wide rules."""
 LOCK_INSTALL = ".venv/bin/python -m pip install --require-hashes -r requirements.txt"
 """How every workflow installs the program: the hash-checked runtime lock, into the .venv Pulumi.yaml names."""

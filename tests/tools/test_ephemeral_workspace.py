@@ -77,6 +77,24 @@ def test_the_real_stack_keeps_secrets_and_outputs_out_of_the_log():
     )
 
 
+def test_up_runs_the_policy_packs_it_is_given_and_destroy_none():
+    """N9: the pull-request environments are checked against the mandatory policies, as deploy.yml's up is."""
+    double = AutomationStackDouble()
+    ephemeral_workspace.AutomationStack(double, ("/repo/policies",)).up(print)
+    ephemeral_workspace.AutomationStack(double, ("/repo/policies",)).destroy(print)
+    assert double.calls[0][1]["policy_packs"] == ["/repo/policies"]
+    assert "policy_packs" not in double.calls[1][1]
+    ephemeral_workspace.AutomationStack(double).up(print)
+    assert "policy_packs" not in double.calls[2][1], "no pack asked for: the SDK's own default"
+
+
+def test_the_cli_hands_each_policy_pack_to_the_workspace_as_an_absolute_path():
+    from tools import ephemeral
+
+    args = ephemeral.build_parser().parse_args(["up", "--stack", "pr-1", "--policy-pack", "policies"])
+    assert args.policy_pack == ["policies"]
+
+
 KEY = "elastic-capacity:kubeconfig"
 KUBECONFIG = "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user: {token: s3cr3t-t0ken}\n"
 FAKE_CLI = """#!/bin/sh
