@@ -33,21 +33,6 @@ GITIGNORE = (
     "/stacks/Pulumi.dev-*.yaml",
 )
 """The project's ``.gitignore``, pattern for pattern: the configuration reads no file, so a test holds the two equal."""
-PROJECT_DIRECTORIES = (
-    ".ci",
-    ".github",
-    "components",
-    "deploy",
-    "docs",
-    "examples",
-    "policies",
-    "stacks",
-    "tests",
-    "tools",
-)
-"""The project's own top-level directories (a test holds them equal to what git tracks)."""
-SOURCE_DIRECTORIES = (".ci", ".github", "components", "policies", "stacks", "tests", "tools")
-"""Those holding the program, its checks and its stack files: nothing rendered belongs inside them."""
 
 
 def _ignored_by(pattern: str, parts: tuple[str, ...]) -> bool:
@@ -109,23 +94,6 @@ class GitOpsConfig(ConfigModel):
                     f"the project's .gitignore ignores it ({pattern!r}), so the render could not be committed; use a "
                     "directory git tracks, such as 'gitops'"
                 )
-        return value
-
-    @field_validator("render_to_directory")
-    @classmethod
-    @rule("gitops.not-the-projects-own")
-    def _not_the_projects_own(cls, value: str | None) -> str | None:
-        """The directory holds only the render: ``.github/workflows/gitops.yml`` deletes it before each render, so
-        one of the project's own top-level directories, or any directory inside its code and stack files, would be
-        deleted with it (and then committed deleted)."""
-        if value is None:
-            return None
-        parts = PurePosixPath(value).parts
-        if value in PROJECT_DIRECTORIES or parts[0] in SOURCE_DIRECTORIES:
-            raise ValueError(
-                f"the GitOps workflow deletes the directory before each render, and {parts[0]!r} holds the project's "
-                "own files; use a directory of its own, such as 'gitops'"
-            )
         return value
 
     @property

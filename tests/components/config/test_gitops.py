@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from components.config.gitops import GITIGNORE, PROJECT_DIRECTORIES, SOURCE_DIRECTORIES, GitOpsConfig
+from components.config.gitops import GITIGNORE, GitOpsConfig
 from tests.support import PROJECT_ROOT
 from tests.support.config import model_error_keys
 
@@ -33,22 +33,6 @@ def test_an_empty_directory_is_refused_naming_the_key():
 def test_a_directory_git_would_not_commit_is_refused_naming_the_key(directory):
     """The GitOps workflow commits the render with ``git add``, which fails on an ignored path."""
     assert model_error_keys(GitOpsConfig, {"renderToDirectory": directory}) == ["renderToDirectory"]
-
-
-@pytest.mark.parametrize(
-    "directory", ["docs", "deploy", "./examples/", "components/gitops", ".github/gitops", "stacks"]
-)
-def test_a_directory_of_the_projects_own_files_is_refused_naming_the_key(directory):
-    """The GitOps workflow deletes the directory before it renders: the project's own would go with it."""
-    assert model_error_keys(GitOpsConfig, {"renderToDirectory": directory}) == ["renderToDirectory"]
-
-
-def test_the_rule_holds_the_projects_top_level_directories():
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    tracked = subprocess.run(["git", "ls-files"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True)
-    directories = {Path(line).parts[0] for line in tracked.stdout.splitlines() if len(Path(line).parts) > 1}
-    assert set(PROJECT_DIRECTORIES) == directories and set(SOURCE_DIRECTORIES) <= directories
 
 
 def test_the_rule_holds_the_projects_gitignore():
