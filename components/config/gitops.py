@@ -51,7 +51,8 @@ class GitOpsConfig(ConfigModel):
 
     render_to_directory: Annotated[str, StringConstraints(min_length=1)] | None = None
     """A directory inside the project that git commits (relative, no ``..``, none that ``.gitignore`` names, such as
-    ``out`` or ``render``) under which the objects are written: per cluster one
+    ``out`` or ``render``; ``gitops`` or one below it for ``.github/workflows/gitops.yml``, whose pushes the other
+    workflows' triggers ignore only there) under which the objects are written: per cluster one
     directory per layer, `<dir>/<cluster>/<NN-layer>/` (10-kueue, 20-queues, 30-workloads), each object annotated
     with its layer's Argo CD sync wave, and one Flux Kustomization per layer in `<dir>/flux/<cluster>/`. Unset
     applies them. In this mode the readiness gate and the waiters are left out: they check a running cluster, which
