@@ -50,8 +50,9 @@ def test_the_project_kind_and_the_cli_are_installed_before_the_e2e_steps_run():
     cli, _ = step("pulumi/actions")
     kind, _ = step("kind-linux-amd64")
     last = len(steps(JOB)) - 1
-    assert steps(JOB)[last]["run"] == "python -m tools.e2e run"
-    assert max(install, cli, kind) < last
+    assert steps(JOB)[last]["run"] == "python -m tools.e2e run --policy-pack policies"
+    policy, _ = step("-r policies/requirements.txt")
+    assert max(install, cli, kind) < last and install < policy < last, "the pack's requirements go into the .venv"
 
 
 def test_kind_is_the_release_whose_node_image_the_e2e_steps_pin():

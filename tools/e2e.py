@@ -237,6 +237,8 @@ class EndToEnd:
     say: Say = dataclasses.field(default=lambda line: print(line, flush=True))
     passphrase: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(32))
     leftover_timeout_seconds: float = LEFTOVER_TIMEOUT_SECONDS
+    policy_packs: tuple[str, ...] = ()
+    """Policy packs ``up`` runs (``tools.ephemeral up --policy-pack``), as deploy.yml's: a mandatory violation fails."""
     poll_options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
@@ -258,7 +260,9 @@ class EndToEnd:
     def ephemeral(self, command: str) -> list[str]:
         argv = [sys.executable, "-m", "tools.ephemeral", command, "--stack", self.stack]
         argv += ["--template", str(self.template)]
-        extra = {"up": ["--secret", f"{SECRET_KEY}={KUBECONFIG_VARIABLE}"], "check": ["--timeout", CHECK_TIMEOUT]}
+        packs = [arg for pack in self.policy_packs for arg in ("--policy-pack", pack)]
+        up = ["--secret", f"{SECRET_KEY}={KUBECONFIG_VARIABLE}", *packs]
+        extra = {"up": up, "check": ["--timeout", CHECK_TIMEOUT]}
         return argv + extra.get(command, [])
 
     def run(self) -> int:
@@ -356,6 +360,9 @@ def main(argv: list[str] | None = None, *, runner: Runner = run_command) -> int:
     parser.add_argument("command", choices=("run",))
     parser.add_argument("--id", help="the run's id: stack and kind cluster e2e-<id> (default: the GitHub run)")
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help="default: %(default)s")
+    parser.add_argument(
+        "--policy-pack", action="append", default=[], metavar="DIR", help="a policy pack up runs (repeatable)"
+    )
     args = parser.parse_args(argv)
     run_id = args.id or default_run_id(os.environ)
     if not RUN_ID.match(run_id):
@@ -367,7 +374,7 @@ def main(argv: list[str] | None = None, *, runner: Runner = run_command) -> int:
         return USAGE
     workdir = Path(tempfile.mkdtemp(prefix="elastic-capacity-e2e-"))
     try:
-        return EndToEnd(run_id, args.template, workdir, runner).run()
+        return EndToEnd(run_id, args.template, workdir, runner, policy_packs=tuple(args.policy_pack)).run()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

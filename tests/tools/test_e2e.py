@@ -188,6 +188,13 @@ def test_a_passing_run_runs_every_command_in_order(tmp_path):
     assert "the stack holds 9 Kubernetes objects" in lines[6]
 
 
+def test_up_runs_the_policy_packs_the_run_is_given(tmp_path):
+    commands = FakeCommands(ApiServer())
+    code, lines = run(tmp_path, commands, policy_packs=("policies",))
+    ups = [argv for argv, _, _ in commands.calls if FakeCommands.step(argv) == "up"]
+    assert code == e2e.OK and [argv[-2:] for argv in ups] == [["--policy-pack", "policies"]], lines
+
+
 def test_the_kind_node_carries_the_label_the_smoke_job_selects(tmp_path):
     run(tmp_path, FakeCommands(ApiServer()))
     config = yaml_text.load((tmp_path / "kind.yaml").read_text())
