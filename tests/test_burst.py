@@ -97,15 +97,20 @@ def test_each_worker_gets_kueue_and_the_managers_identity_on_its_own_provider(bu
         assert f"{cluster}/{kind}.yaml" in manifests, "the manager's names on the worker"
 
 
-@pytest.mark.parametrize("worker", WORKERS)
-def test_a_worker_in_mainland_china_pulls_nothing_from_registry_k8s_io(burst, worker):
-    _, manifests = burst
-    images = [
+def job_images(manifests: dict[str, Any], worker: str) -> list[str]:
+    """The images of the Jobs the stack runs on ``worker`` (its readiness gate and probes)."""
+    return [
         container["image"]
         for name, obj in manifests.items()
         if name.startswith(f"ack-{worker}-k8s/") and obj["kind"] == "Job"
         for container in obj["spec"]["template"]["spec"]["containers"]
     ]
+
+
+@pytest.mark.parametrize("worker", WORKERS)
+def test_a_worker_in_mainland_china_pulls_nothing_from_registry_k8s_io(burst, worker):
+    _, manifests = burst
+    images = job_images(manifests, worker)
     plan, _ = burst
     [chart] = on(plan, CHART, f"ack-{worker}-k8s")
     images.append(chart["inputs"]["values"]["controllerManager"]["manager"]["image"]["repository"])
@@ -170,10 +175,5 @@ def test_a_worker_in_mainland_china_uses_daoclouds_recommended_prefix_form(burst
     """DaoCloud recommends the source's full name behind m.daocloud.io/ over the prefix-replacing hosts
     (https://github.com/DaoCloud/public-image-mirror#readme)."""
     _, manifests = burst
-    images = [
-        container["image"]
-        for name, obj in manifests.items()
-        if name.startswith(f"ack-{worker}-k8s/") and obj["kind"] == "Job"
-        for container in obj["spec"]["template"]["spec"]["containers"]
-    ]
+    images = job_images(manifests, worker)
     assert images and all(image.startswith("m.daocloud.io/registry.k8s.io/") for image in images), images

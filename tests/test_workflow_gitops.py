@@ -172,13 +172,18 @@ def run_clear_step(workspace: Path, stack: str) -> subprocess.CompletedProcess[s
     )
 
 
-def test_a_render_stack_gets_its_directory_cleared_and_named_for_the_commit(workspace):
+def clear_for_render_to(workspace: Path, directory: str) -> subprocess.CompletedProcess[str]:
+    """The clear step for aks-kueue-dev rendering to ``directory``."""
     edited_stack(
         AKS_STACK,
-        lambda c: c.update({"elastic-capacity:gitops": {"renderToDirectory": "./gitops/"}}),
+        lambda c: c.update({"elastic-capacity:gitops": {"renderToDirectory": directory}}),
         workspace / "stacks",
     )
-    result = run_clear_step(workspace, "aks-kueue-dev")
+    return run_clear_step(workspace, "aks-kueue-dev")
+
+
+def test_a_render_stack_gets_its_directory_cleared_and_named_for_the_commit(workspace):
+    result = clear_for_render_to(workspace, "./gitops/")
     assert result.returncode == 0, result.stderr
     assert (workspace / "github-output").read_text() == "dir=gitops\n"
     assert not (workspace / "gitops").exists()
@@ -248,12 +253,7 @@ def test_an_unchanged_render_commits_nothing(tmp_path):
 
 def test_a_render_directory_outside_gitops_is_refused_before_pulumi_runs(workspace):
     """Only gitops/ is ignored by the push triggers: a render elsewhere would start deploy.yml and gitops.yml again."""
-    edited_stack(
-        AKS_STACK,
-        lambda c: c.update({"elastic-capacity:gitops": {"renderToDirectory": "manifests/aks"}}),
-        workspace / "stacks",
-    )
-    result = run_clear_step(workspace, "aks-kueue-dev")
+    result = clear_for_render_to(workspace, "manifests/aks")
     assert result.returncode != 0
     refusal = "renderToDirectory is manifests/aks: gitops.yml commits only gitops/ or a directory under it"
     assert refusal in result.stderr

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,6 +198,19 @@ def test_preview_up_and_drift_take_their_matrix_from_stacks_json(workflow, job):
     assert [s.get("uses", "").split("@")[0] for s in steps(computed)] == ["actions/checkout", ""], "no installs"
 
 
+def runner_check_says(step: dict[str, Any], **variables: str) -> list[str]:
+    """What a job's runner check prints for multicloud with ``variables``, where it must fail (exit code 1)."""
+    result = subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        env={**os.environ, "STACK": "multicloud", **variables},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    return result.stdout.splitlines()
+
+
 @pytest.mark.parametrize(("workflow", "job"), [("deploy.yml", "up"), ("drift.yml", "drift")])
 def test_a_stack_runs_on_its_runner_variable_and_fails_at_once_without_it(workflow, job, tmp_path):
     definition = load(workflow)["jobs"][job]
@@ -204,15 +218,7 @@ def test_a_stack_runs_on_its_runner_variable_and_fails_at_once_without_it(workfl
     first = steps(definition)[0]
     assert first["if"] == "matrix.runner != 'hosted' && !vars[matrix.runner]"
     assert first["env"] == {"RUNNER_VARIABLE": "${{ matrix.runner }}"}
-    result = subprocess.run(
-        ["bash", "-e", "-c", first["run"]],
-        env={**os.environ, "STACK": "multicloud", "RUNNER_VARIABLE": "FIXED_EGRESS_RUNNER"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 1
-    assert result.stdout.splitlines() == [
+    assert runner_check_says(first, RUNNER_VARIABLE="FIXED_EGRESS_RUNNER") == [
         "::error::multicloud must run on a self-hosted runner: set the repository variable FIXED_EGRESS_RUNNER to its "
         "label (docs/operations.md#runners)"
     ]
@@ -234,16 +240,8 @@ def test_a_pull_requests_preview_never_runs_on_a_runner_production_deploys_from(
         "RUNNER_VARIABLE": "${{ matrix.runner }}_PREVIEW",
         "DEPLOY_VARIABLE": "${{ matrix.runner }}",
     }
-    result = subprocess.run(
-        ["bash", "-e", "-c", first["run"]],
-        env={**os.environ, "STACK": "multicloud", "RUNNER_VARIABLE": "FIXED_EGRESS_RUNNER_PREVIEW"}
-        | {"DEPLOY_VARIABLE": "FIXED_EGRESS_RUNNER"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 1
-    assert result.stdout.splitlines() == [
+    variables = {"RUNNER_VARIABLE": "FIXED_EGRESS_RUNNER_PREVIEW", "DEPLOY_VARIABLE": "FIXED_EGRESS_RUNNER"}
+    assert runner_check_says(first, **variables) == [
         "::error::multicloud previews pull requests on a self-hosted runner of its own: set the repository variable "
         "FIXED_EGRESS_RUNNER_PREVIEW to the label of a runner that FIXED_EGRESS_RUNNER (deploy.yml, drift.yml) does "
         "not name (docs/operations.md#runners)"
