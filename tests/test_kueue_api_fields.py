@@ -32,9 +32,6 @@ QUEUE_KINDS = [
 ]
 """The queue kinds of ``kueue.x-k8s.io/v1beta2``: every CRD but Workload, which Kueue makes per job."""
 UNREACHED: set[tuple[str, str]] = {
-    ("ResourceFlavor", "spec.nodeTaints[].timeAdded"),
-    ("ClusterQueue", "spec.concurrentAdmissionPolicy.migration.constraints.lastAcceptableFlavorName"),
-    ("ClusterQueue", "spec.concurrentAdmissionPolicy.migration.mode"),
     ("MultiKueueConfig", "spec.clusters"),
     ("MultiKueueConfig", "spec.quotaManagement"),
     ("MultiKueueCluster", "spec.clusterSource.clusterProfileRef.name"),

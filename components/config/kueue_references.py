@@ -104,12 +104,15 @@ MULTIKUEUE_SECRET = Wait(
     "https://github.com/kubernetes-sigs/kueue/issues/13238",
 )
 
+_MIGRATION = "spec.concurrentAdmissionPolicy.migration"
+
 REFERENCES: tuple[Reference, ...] = (
     Reference("ResourceFlavor", "spec.topologyName", "Topology"),
     Reference("Cohort", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
     Reference("ClusterQueue", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
     Reference("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].onFlavors[]", "ResourceFlavor"),
     Reference("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].name", "AdmissionCheck"),
+    Reference("ClusterQueue", f"{_MIGRATION}.constraints.lastAcceptableFlavorName", "ResourceFlavor"),
     Reference("AdmissionCheck", "spec.parameters.name", "ProvisioningRequestConfig", typed=True),
     Reference("AdmissionCheck", "spec.parameters.name", "MultiKueueConfig", typed=True),
     Reference("Cohort", "spec.parentName", "Cohort"),

@@ -21,6 +21,8 @@ from components.config.rules import rule
 FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/"
 ADMISSION_FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/admission_fair_sharing/"
 TOPOLOGY_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/"
+CONCURRENT_ADMISSION_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/concurrent_admission/"
+CONCURRENT_ADMISSION = "ConcurrentAdmission"
 
 
 @rule("kueue.manager-settings")
@@ -41,6 +43,25 @@ def require_manager_settings(kueue: KueueConfig, queues: QueuesConfig) -> None:
         raise RuleViolation(key, value, needs)
     _require_gate(kueue, "AdmissionFairSharing", scopes, ADMISSION_FAIR_SHARING_DOCS)
     _require_gate(kueue, "TopologyAwareScheduling", list(_topology_keys(queues)), TOPOLOGY_DOCS)
+    _require_concurrent_admission(kueue, list(_concurrent_admission_keys(queues)))
+
+
+@rule("kueue.concurrent-admission")
+def _require_concurrent_admission(kueue: KueueConfig, uses: list[tuple[str, object]]) -> None:
+    """The ClusterQueue field and its alpha gate ``ConcurrentAdmission`` came with Kueue 0.18
+    (https://github.com/kubernetes-sigs/kueue/blob/v0.18.0/pkg/features/kube_features.go; the 0.17.8 CRD has no
+    such field, so the API server would prune it). The gate is off by default in 0.18 and 0.19, and with it off the
+    scheduler ignores the policy."""
+    if not uses:
+        return
+    key, value = uses[0]
+    minor = tuple(int(part) for part in kueue.profile.minor.split("."))
+    if minor < (0, 18):
+        version = f"kueue.{kueue.version_key} is {kueue.installed_version}"
+        raise RuleViolation(key, value, f"it needs Kueue 0.18 or newer ({version}); {CONCURRENT_ADMISSION_DOCS}")
+    if kueue.feature_gates.get(CONCURRENT_ADMISSION) is not True:
+        allowed = f"it needs kueue.featureGates.{CONCURRENT_ADMISSION}: true (alpha, off by default)"
+        raise RuleViolation(key, value, f"{allowed}; {CONCURRENT_ADMISSION_DOCS}")
 
 
 @rule("kueue.gate")
@@ -81,3 +102,10 @@ def _topology_keys(queues: QueuesConfig) -> Iterator[tuple[str, object]]:
     for i, flavor in enumerate(queues.resource_flavors):
         if flavor.topology_name is not None:
             yield key_path("queues", "resourceFlavors", i, "topologyName"), flavor.topology_name
+
+
+def _concurrent_admission_keys(queues: QueuesConfig) -> Iterator[tuple[str, object]]:
+    for i, queue in enumerate(queues.cluster_queues):
+        if queue.concurrent_admission_policy is not None:
+            key = key_path("queues", "clusterQueues", i, "concurrentAdmissionPolicy")
+            yield key, _dump(queue.concurrent_admission_policy)
