@@ -106,7 +106,8 @@ class AdmissionFairSharingSettings(ConfigModel):
             raise RuleViolation("usageSamplingInterval", interval, "it must be greater than 0")
         for resource, weight in (self.resource_weights or {}).items():
             if weight < 0:
-                raise RuleViolation(key_path("resourceWeights", resource), weight, "weights are never negative")
+                # Kueue's field path: afsResourceWeightsPath.Key(resource), admissionFairSharing.resourceWeights[cpu].
+                raise RuleViolation(f"resourceWeights[{resource}]", weight, "a resource weight is never negative")
         return self
 
 
@@ -164,10 +165,12 @@ class WaitForPodsReadySettings(ConfigModel):
     v1beta2 has no ``enable``."""
 
     timeout: GoDuration
-    """How long after admission the pods may take to become ready; above 0: 0.17 and 0.18 exit on 0, and 0.19
-    replaces it with its default 30m (``SetDefaults_Configuration`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/defaults.go), so ``0s`` is refused at
-    every minor rather than read as a timeout it is not."""
+    """How long after admission the pods may take to become ready (a sign is refused: the manager refuses a negative
+    one). ``0s`` is what Kueue reads it as:
+    0.17 and 0.18 exit on it (``validateWaitForPodsReady``: "timeout: Required value"), so it is refused there; 0.19
+    replaces it with its default 30m before validating (``SetDefaults_Configuration`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/defaults.go), and an unset
+    ``recoveryTimeout`` with it, so it is accepted there with a warning saying so."""
     block_admission: bool | None = None
     """Admit nothing else until the workload's pods are ready (Kueue's default false)."""
     recovery_timeout: GoDuration | None = None
@@ -176,14 +179,9 @@ class WaitForPodsReadySettings(ConfigModel):
     requeuing_strategy: RequeuingStrategy | None = None
     """How evicted workloads are requeued."""
 
-    @model_validator(mode="after")
-    @rule("kueue-manager.timeout-set")
-    def _timeout_set(self) -> WaitForPodsReadySettings:
-        """``validateWaitForPodsReady`` in the manager's config validation (same in v0.17.8-v0.19.2): "timeout:
-        Required value"."""
-        if duration_seconds(self.timeout) <= 0:
-            raise RuleViolation("timeout", self.timeout, "it must be greater than 0 (Kueue 0.19 would read 0 as 30m)")
-        return self
+    @property
+    def timeout_is_zero(self) -> bool:
+        return duration_seconds(self.timeout) == 0
 
 
 class WorkloadRetention(ConfigModel):
@@ -280,6 +278,8 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
 
     - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind, and every
       label here has the default one; v0.17.8 and v0.18.6 take any number (:attr:`KueueProfile.custom_labels_max`).
+    - A ``waitForPodsReady.timeout`` of 0 stops the manager of 0.17 and 0.18; 0.19 reads it as 30m
+      (:func:`warnings` says so).
     - A ``waitForPodsReady`` block is ignored while the minor's ``DisableWaitForPodsReady`` gate is on (a gate of
       0.19 only: earlier gate tables do not know it).
     """
@@ -291,6 +291,13 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
             f"has the default ClusterQueue (validateCustomLabels in {VALIDATION_V0_19_2})"
         )
         raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+    wait = kueue.wait_for_pods_ready
+    if wait is not None and wait.timeout_is_zero and profile.wait_for_pods_ready_default is None:
+        allowed = (
+            f"Kueue {profile.minor}'s manager exits on a 0 timeout (validateWaitForPodsReady: timeout Required value; "
+            "only 0.19 reads 0 as its default 30m): write the timeout, e.g. 30m"
+        )
+        raise RuleViolation("waitForPodsReady.timeout", wait.timeout, allowed)
     if kueue.wait_for_pods_ready is not None and gates.get(DISABLE_WAIT_FOR_PODS_READY, False):
         allowed = (
             f"Kueue {profile.minor} ignores it while featureGates.{DISABLE_WAIT_FOR_PODS_READY} is true: set the gate "
@@ -298,3 +305,18 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
         )
         settings = kueue.wait_for_pods_ready.model_dump(by_alias=True, exclude_none=True)
         raise RuleViolation("waitForPodsReady", settings, allowed)
+
+
+def warnings(kueue: KueueConfig) -> list[tuple[str, str]]:
+    """``(key under kueue, message)`` for manager settings Kueue accepts as something other than what they say."""
+    wait = kueue.wait_for_pods_ready
+    if not kueue.install or wait is None or not wait.timeout_is_zero:
+        return []
+    default = kueue.profile.wait_for_pods_ready_default
+    also = "" if wait.recovery_timeout is not None else ", and the unset recoveryTimeout with it"
+    message = (
+        f"Kueue {kueue.profile.minor} reads timeout {wait.timeout} as its default {default}{also} "
+        "(SetDefaults_Configuration in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/"
+        f"defaults.go): write {default} to say so"
+    )
+    return [("waitForPodsReady.timeout", message)]

@@ -18,6 +18,7 @@ from pydantic import Field, model_validator
 from components.config import queues_naming, queues_presets, queues_rules
 from components.config.base import ConfigModel, DnsLabel, DnsSubdomain
 from components.config.environment import stack_file_only
+from components.config.kube import LabelKey
 from components.config.queues_checks import (
     AdmissionCheckConfig,
     ProvisioningCheckConfig,
@@ -63,6 +64,10 @@ class ExternalObjects(ConfigModel):
     """Topologies ResourceFlavors may name."""
     cluster_queues: list[DnsSubdomain] = Field(default_factory=list)
     """ClusterQueues LocalQueues may submit to."""
+    extended_resources: list[LabelKey] = Field(default_factory=list)
+    """Extended resources that nodes the stack does not manage advertise (an existing cluster's pools, a device
+    plugin installed elsewhere), such as ``foo.com/gpu``: quota of them is accepted on a stack with ``aks``, whose
+    own pools do not advertise them. Not a Kueue object: a declaration for the queue rules."""
 
 
 class QueueLints(ConfigModel):

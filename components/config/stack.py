@@ -17,6 +17,7 @@ from components.config import (
     feasibility,
     kueue_cluster,
     kueue_extension,
+    kueue_manager,
     kueue_rules,
     multikueue_rules,
     pool_flavors,
@@ -283,7 +284,9 @@ class StackConfig(ConfigModel):
             else []
         )
         pools = pool_flavors.warnings(self)
+        manager = [(f"kueue.{key}", message) for key, message in kueue_manager.warnings(self.kueue)]
         return [
+            *manager,
             *feasibility.warnings(self),
             *pools,
             *ack,

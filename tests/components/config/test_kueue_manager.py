@@ -58,7 +58,8 @@ def test_go_durations_are_read_as_the_manager_reads_them(text, seconds):
         ({"usageHalfLifeTime": "-1h"}, "usageHalfLifeTime"),
         ({"usageHalfLifeTime": "168 hours"}, "usageHalfLifeTime"),
         ({"usageHalfLifeTime": "168h", "usageSamplingInterval": "0s"}, "usageSamplingInterval"),
-        ({"usageHalfLifeTime": "168h", "resourceWeights": {"cpu": -1.0}}, "resourceWeights.cpu"),
+        ({"usageHalfLifeTime": "168h", "resourceWeights": {"cpu": -1.0}}, "resourceWeights[cpu]"),
+        ({"usageHalfLifeTime": "168h", "resourceWeights": {"nvidia.com/gpu": -1.0}}, "resourceWeights[nvidia.com/gpu]"),
         ({"usageSamplingInterval": "5m"}, "usageHalfLifeTime"),
     ],
 )
@@ -96,7 +97,6 @@ def test_a_transformation_renders_as_the_manager_reads_it():
 @pytest.mark.parametrize(
     ("settings", "key"),
     [
-        ({"timeout": "0s"}, "timeout"),
         ({"timeout": "-5m"}, "timeout"),
         ({"timeout": "5m", "recoveryTimeout": "-1m"}, "recoveryTimeout"),
         ({"timeout": "5m", "requeuingStrategy": {"timestamp": "Admission"}}, "requeuingStrategy.timestamp"),
@@ -169,3 +169,20 @@ def test_0_19_refuses_wait_for_pods_ready_that_its_disable_gate_would_ignore():
 def test_before_0_19_the_disable_gate_does_not_exist():
     gate = {"chartVersion": "0.18.6", "featureGates": {"DisableWaitForPodsReady": True}}
     assert error_keys_on_existing_cluster(kueue=gate) == ["elastic-capacity:kueue.featureGates.DisableWaitForPodsReady"]
+
+
+def test_a_0s_wait_for_pods_ready_timeout_on_0_19_is_accepted_warning_that_it_becomes_30m():
+    """``SetDefaults_Configuration`` (apis/config/v1beta2/defaults.go, v0.19.2) replaces a 0 timeout by 30m before
+    the manager validates, and an unset recoveryTimeout takes it."""
+    config = load_on_existing_cluster(kueue={"chartVersion": "0.19.2", "waitForPodsReady": {"timeout": "0s"}})
+    [(key, message)] = [(k, m) for k, m in config.warnings() if k.startswith("kueue.")]
+    assert key == "kueue.waitForPodsReady.timeout"
+    assert "reads timeout 0s as its default 30m, and the unset recoveryTimeout with it" in message
+    written = {"chartVersion": "0.19.2", "waitForPodsReady": {"timeout": "10m"}}
+    assert [k for k, _ in load_on_existing_cluster(kueue=written).warnings() if k.startswith("kueue.")] == []
+
+
+@pytest.mark.parametrize("version", ["0.17.8", "0.18.6"])
+def test_a_0s_wait_for_pods_ready_timeout_before_0_19_is_refused_as_the_manager_refuses_it(version):
+    kueue = {"chartVersion": version, "waitForPodsReady": {"timeout": "0"}}
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.waitForPodsReady.timeout"]
