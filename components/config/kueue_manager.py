@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from components.config import kueue_dra
 from components.config.base import ConfigModel, Int32, RuleViolation, key_path, matching, require_unique
 from components.config.kube import QUALIFIED_NAME_RULE, LabelKey, Quantity, is_qualified_name
+from components.config.kueue_dra import DeviceClassMapping
 from components.config.queues_quota import ResourceName
 from components.config.rules import rule
 
@@ -136,6 +138,11 @@ class ResourcesSettings(ConfigModel):
     """Resources whose name starts with one of these are not counted against quota."""
     transformations: list[ResourceTransformation] | None = None
     """Transformations, at most one per input resource."""
+    device_class_mappings: list[DeviceClassMapping] | None = None
+    """DeviceClasses of dynamic resource allocation counted as a quota resource each
+    (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_dra/); needs DRA on (``featureGates.KueueDRAIntegration``, on
+    by default from 0.18; ``DynamicResourceAllocation: true`` in 0.17). A mapping's ``name`` is a resource
+    ClusterQueues may hold quota of on a stack whose pools do not advertise it."""
 
     @model_validator(mode="after")
     @rule("kueue-manager.one-transformation-per-input")
@@ -143,6 +150,7 @@ class ResourcesSettings(ConfigModel):
         """``validateResourceTransformations`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
+        kueue_dra.require_mappings_apart(self.device_class_mappings or [])
         return self
 
 
@@ -278,6 +286,8 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
 
     - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind, and every
       label here has the default one; v0.17.8 and v0.18.6 take any number (:attr:`KueueProfile.custom_labels_max`).
+    - ``resources.deviceClassMappings`` and their gates
+      (:func:`components.config.kueue_dra.require_what_the_minor_accepts`).
     - A ``waitForPodsReady.timeout`` of 0 stops the manager of 0.17 and 0.18; 0.19 reads it as 30m
       (:func:`warnings` says so).
     - A ``waitForPodsReady`` block is ignored while the minor's ``DisableWaitForPodsReady`` gate is on (a gate of
@@ -291,6 +301,8 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
             f"has the default ClusterQueue (validateCustomLabels in {VALIDATION_V0_19_2})"
         )
         raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+    mappings = kueue.resources.device_class_mappings if kueue.resources is not None else None
+    kueue_dra.require_what_the_minor_accepts(mappings or [], profile, gates)
     wait = kueue.wait_for_pods_ready
     if wait is not None and wait.timeout_is_zero and profile.wait_for_pods_ready_default is None:
         allowed = (

@@ -152,7 +152,7 @@ def provided_elsewhere(config: StackConfig) -> dict[str, str]:
     for t, transformation in enumerate(resources.transformations or [] if resources else []):
         for output in transformation.outputs or {}:
             found.setdefault(output, key_path("kueue", "resources", "transformations", t, "outputs", output))
-    for m, mapping in enumerate(getattr(resources, "device_class_mappings", None) or [] if resources else []):
+    for m, mapping in enumerate(resources.device_class_mappings or [] if resources else []):
         found.setdefault(mapping.name, key_path("kueue", "resources", "deviceClassMappings", m, "name"))
     for e, resource in enumerate(config.queues.external.extended_resources):
         found.setdefault(resource, key_path("queues", "external", "extendedResources", e))

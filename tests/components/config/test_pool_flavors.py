@@ -209,3 +209,16 @@ def test_spot_warnings_say_what_eviction_does_to_admitted_jobs():
     first, last = load(stack([SPOT, CPU], flavors, [cpu_group("cpu", "spot")])).warnings()
     assert first[0] == at.format(0) and "put Spot flavors first" in first[1]
     assert last[0] == at.format(1) and "no on-demand flavor after it" in last[1]
+
+
+def test_an_extended_resource_a_dra_device_class_mapping_names_is_accepted():
+    """Kueue's dra/sample-dra-queues.yaml (v0.19.2): ``example.com/gpu`` is the name of a DeviceClass mapping."""
+    group = {"coveredResources": ["example.com/gpu"], "flavors": [
+        {"name": "cpu", "resources": [{"name": "example.com/gpu", "nominalQuota": "8"}]}]}  # fmt: skip
+    sections = stack([CPU], [{"name": "cpu", "pool": "cpu"}], [group])
+    mapping = {"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}
+    sections["kueue"] = {"resources": {"deviceClassMappings": [mapping]}}
+    load(sections)
+    del sections["kueue"]
+    with pytest.raises(ConfigError):
+        load(sections)
