@@ -73,6 +73,16 @@ def require_unique_names(queues: QueuesConfig) -> None:
             [f"{q.namespace}/{q.name}" for q in queues.local_queues],
             "LocalQueue names",
         ),
+        (
+            _keys("multiKueueConfigs", queues.multi_kueue_configs),
+            [c.name for c in queues.multi_kueue_configs],
+            "MultiKueueConfig names",
+        ),
+        (
+            _keys("multiKueueClusters", queues.multi_kueue_clusters),
+            [c.name for c in queues.multi_kueue_clusters],
+            "MultiKueueCluster names",
+        ),
     ]
     for keys, names, what in kinds:
         require_unique(names, keys.__getitem__, what)
@@ -121,6 +131,11 @@ def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
 
 
 @rule("queues.local-queue-targets")
+def require_configured_multikueue_clusters(queues: QueuesConfig) -> None:
+    """Every cluster a MultiKueueConfig lists is one of ``multiKueueClusters`` or external."""
+    _require_resolved(queues, "MultiKueueCluster")
+
+
 def require_local_queue_targets(queues: QueuesConfig) -> None:
     """Every LocalQueue points at a ClusterQueue of the stack or an external one, and lives in a namespace the stack
     creates or one declared as existing."""

@@ -260,3 +260,26 @@ def edited(base: dict[str, Any], *changes: tuple[str, Any]) -> dict[str, Any]:
 def queues_error_keys(section: dict[str, Any]) -> list[str]:
     """The full keys (``queues.…``) the ``queues`` section is rejected for."""
     return model_error_keys(QueuesConfig, section, "queues")
+
+
+MULTIKUEUE_OBJECTS: dict[str, Any] = {
+    "admissionChecks": [
+        {
+            "name": "dispatch",
+            "controllerName": "kueue.x-k8s.io/multikueue",
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "MultiKueueConfig", "name": "workers"},
+        }
+    ],
+    "multiKueueConfigs": [{"name": "workers", "clusters": ["onprem", "cloud"], "quotaManagement": "Manual"}],
+    "multiKueueClusters": [
+        {"name": "onprem", "clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "onprem-secret"}}},
+        {
+            "name": "cloud",
+            "clusterSource": {
+                "kubeConfig": {"locationType": "Path", "location": "/etc/multikueue/kubeconfigs/cloud.kubeconfig"}
+            },
+        },
+    ],
+}
+"""A MultiKueue manager's queue objects: a check, an ordered MultiKueueConfig and two clusters whose kubeconfigs the
+user provides, a Secret and a file (``quotaManagement`` needs Kueue 0.18)."""

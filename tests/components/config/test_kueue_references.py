@@ -17,7 +17,14 @@ from components.config.kueue_references import BY_KIND, KINDS, REFERENCES, confi
 from components.config.queues import QueuesConfig
 from components.manifests.queues import queue_manifests
 from tests.support import policy_references
-from tests.support.queues import CONCURRENT_ADMISSION, EVERY_KIND, GENERAL, edited, queues_error_keys
+from tests.support.queues import (
+    CONCURRENT_ADMISSION,
+    EVERY_KIND,
+    GENERAL,
+    MULTIKUEUE_OBJECTS,
+    edited,
+    queues_error_keys,
+)
 from tests.support.schemas import kueue_schemas
 
 VERSIONS = [profile.latest for profile in PROFILES.values()]
@@ -28,7 +35,7 @@ NOT_REFERENCES = {
     ("ClusterQueue", "spec.resourceGroups[].flavors[].resources[].name"): "a resource (cpu, memory), not an object",
     ("Cohort", "spec.resourceGroups[].flavors[].resources[].name"): "a resource (cpu, memory), not an object",
     ("MultiKueueCluster", "spec.clusterSource.clusterProfileRef.name"): "a ClusterProfile of the Cluster Inventory "
-    "API, which the stack's MultiKueueClusters never use (they name a kubeconfig Secret)",
+    "API, which another controller makes",
 }
 """Fields shaped like a reference that are not one, each with why."""
 NOT_WRITTEN_KINDS = {"Workload": "Kueue creates one per submitted job"}
@@ -152,7 +159,12 @@ def _attribute(key: str) -> str:
     return next(name for name, field in QueuesConfig.model_fields.items() if (field.alias or name) == key)
 
 
-SET_UPS = {"GENERAL": GENERAL, "EVERY_KIND": EVERY_KIND, "CONCURRENT_ADMISSION": CONCURRENT_ADMISSION}
+SET_UPS = {
+    "GENERAL": GENERAL,
+    "EVERY_KIND": EVERY_KIND,
+    "CONCURRENT_ADMISSION": CONCURRENT_ADMISSION,
+    "MULTIKUEUE_OBJECTS": MULTIKUEUE_OBJECTS,
+}
 
 
 def _planted() -> list[tuple[str, str, str]]:
@@ -160,8 +172,9 @@ def _planted() -> list[tuple[str, str, str]]:
     out = []
     for reference in REFERENCES:
         path = config_path(reference)
-        if path is None or BY_KIND[reference.target].any_name:
-            continue
+        target = BY_KIND[reference.target]
+        if path is None or target.any_name or not (target.names or target.elsewhere):
+            continue  # a name the stack never makes nor declares (a kubeconfig Secret the user provides)
         for name, base in SET_UPS.items():
             found = config_names(QueuesConfig.model_validate(base), path, reference)
             if found:
