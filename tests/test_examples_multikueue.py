@@ -1,4 +1,4 @@
-"""The MultiKueue gallery (examples/multikueue/): every stack renders one of Kueue v0.17.8's own MultiKueue set-ups
+"""The MultiKueue gallery (examples/multikueue/): every stack renders one of Kueue v0.19.2's own MultiKueue set-ups
 object for object, with the kubeconfig Secrets its MultiKueueClusters read, each only as a secret."""
 
 from __future__ import annotations
