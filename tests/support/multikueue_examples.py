@@ -1,7 +1,7 @@
 """Kueue's own MultiKueue set-ups, typed in from kubernetes-sigs/kueue at tag v0.19.2 (the files under
 ``site/static/examples/multikueue/``, the same at v0.17.8, and the ordered MultiKueueConfig of
-``site/content/en/docs/concepts/multikueue.md``): the oracle of examples/multikueue/. Python values written from the tag, as in
-:mod:`tests.support.kueue_examples`; quantities as upstream writes them."""
+``site/content/en/docs/concepts/multikueue.md``): the oracle of examples/multikueue/. Python values written from the
+tag, as in :mod:`tests.support.kueue_examples`; quantities as upstream writes them."""
 
 from __future__ import annotations
 
