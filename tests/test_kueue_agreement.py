@@ -247,6 +247,18 @@ def test_a_lint_refuses_what_kueue_accepts_and_opts_out(probe, version):
             validate_kueue(manifest, version)
 
 
+@pytest.mark.parametrize("probe", LINTS + DECLARED, ids=ids(LINTS + DECLARED))
+def test_a_refusal_stricter_than_kueue_names_the_key_that_lifts_it(probe):
+    """Issue 36: every over-strict refusal says how to lift it, by its full key."""
+    how, target = probe[6].split(":", 1)
+    if how == "lint":
+        key = f"queues.lints.{target}"
+    else:
+        key = "queues.existingNamespaces" if target == "existingNamespaces" else f"queues.external.{target}"
+    with pytest.raises(ConfigError, match=re.escape(key)):
+        load(queues_with(probe), VERSIONS[-1])
+
+
 @pytest.mark.parametrize("probe", DECLARED, ids=ids(DECLARED))
 def test_a_reference_to_an_object_made_elsewhere_is_accepted_once_declared(probe, version):
     where, value = probe[6].removeprefix("declare:"), probe[4]

@@ -238,5 +238,6 @@ def test_the_policy_packs_copy_is_the_table():
 
 
 def test_a_config_error_names_the_reference_and_what_resolves_it():
-    with pytest.raises(ValueError, match=r"made by the stack\) or external\.clusterQueues \[\] \(made elsewhere\)"):
+    made_elsewhere = r"made by the stack\) or queues\.external\.clusterQueues \[\] \(made elsewhere\)"
+    with pytest.raises(ValueError, match=made_elsewhere):
         QueuesConfig.model_validate(edited(GENERAL, ("localQueues.0.clusterQueue", "nowhere")))
