@@ -134,6 +134,11 @@ class ResourcesSettings(ConfigModel):
     """Which requested resources Kueue counts, and how it transforms them
     (https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/#Resources)."""
 
+    quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] | None = None
+    """``IgnoreUndeclared`` admits a workload's resources no ClusterQueue covers without quota (not with
+    ``excludeResourcePrefixes``); unset keeps Kueue's ``BlockUndeclared``. Kueue 0.18 or newer, with the
+    ``QuotaCheckStrategy`` gate (alpha and off in 0.18, beta and on in 0.19:
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/manage/administer_cluster_quotas.md)."""
     exclude_resource_prefixes: list[str] | None = None
     """Resources whose name starts with one of these are not counted against quota."""
     transformations: list[ResourceTransformation] | None = None
@@ -151,6 +156,10 @@ class ResourcesSettings(ConfigModel):
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
         kueue_dra.require_mappings_apart(self.device_class_mappings or [])
+        if self.quota_check_strategy == "IgnoreUndeclared" and self.exclude_resource_prefixes:
+            # validateQuotaCheckStrategy in the manager's config validation (v0.18.6, v0.19.2).
+            allowed = "excludeResourcePrefixes is not allowed with IgnoreUndeclared (it counts only covered resources)"
+            raise RuleViolation("quotaCheckStrategy", self.quota_check_strategy, allowed)
         return self
 
 
@@ -274,6 +283,7 @@ class MultiKueueManagerSettings(ConfigModel):
     """``multiKueue.dispatcherName``: from ``multiKueue.dispatcher``."""
 
 
+QUOTA_CHECK_STRATEGY = "QuotaCheckStrategy"
 DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
 """The gate, new in 0.19, under which the manager skips ``waitForPodsReady`` altogether (``Enabled`` in
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
@@ -286,6 +296,7 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
 
     - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind, and every
       label here has the default one; v0.17.8 and v0.18.6 take any number (:attr:`KueueProfile.custom_labels_max`).
+    - ``resources.quotaCheckStrategy`` from 0.18, behind its gate ``QuotaCheckStrategy``.
     - ``resources.deviceClassMappings`` and their gates
       (:func:`components.config.kueue_dra.require_what_the_minor_accepts`).
     - A ``waitForPodsReady.timeout`` of 0 stops the manager of 0.17 and 0.18; 0.19 reads it as 30m
@@ -301,6 +312,13 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
             f"has the default ClusterQueue (validateCustomLabels in {VALIDATION_V0_19_2})"
         )
         raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+    strategy = kueue.resources.quota_check_strategy if kueue.resources is not None else None
+    if strategy is not None and profile.minor == "0.17":
+        allowed = "it came with Kueue 0.18: the 0.17 manager exits on the unknown field"
+        raise RuleViolation("resources.quotaCheckStrategy", strategy, allowed)
+    if strategy is not None and not gates.get(QUOTA_CHECK_STRATEGY, False):
+        allowed = f"Kueue {profile.minor} ignores it unless featureGates.{QUOTA_CHECK_STRATEGY} is true"
+        raise RuleViolation("resources.quotaCheckStrategy", strategy, allowed)
     mappings = kueue.resources.device_class_mappings if kueue.resources is not None else None
     kueue_dra.require_what_the_minor_accepts(mappings or [], profile, gates)
     wait = kueue.wait_for_pods_ready

@@ -18,8 +18,9 @@ from components.config.kueue_manager import (
     duration_seconds,
 )
 from components.config.kueue_profiles import PROFILES
+from components.manifests.kueue_install import manager_config
 from tests.support.config import error_keys_on_existing_cluster, load_on_existing_cluster, model_error_keys
-from tests.support.kueue_sources import configuration_structs, source_dir
+from tests.support.kueue_sources import configuration_structs, source_dir, undecodable_keys
 
 
 @pytest.mark.parametrize(
@@ -186,3 +187,30 @@ def test_a_0s_wait_for_pods_ready_timeout_on_0_19_is_accepted_warning_that_it_be
 def test_a_0s_wait_for_pods_ready_timeout_before_0_19_is_refused_as_the_manager_refuses_it(version):
     kueue = {"chartVersion": version, "waitForPodsReady": {"timeout": "0"}}
     assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.waitForPodsReady.timeout"]
+
+
+def test_ignore_undeclared_quota_checks_on_0_19_reach_the_manager_as_it_decodes_them():
+    """tasks/manage/administer_cluster_quotas.md (v0.19.2), "Change quota check strategy for admission"."""
+    config = load_on_existing_cluster(kueue={"resources": {"quotaCheckStrategy": "IgnoreUndeclared"}})
+    written = manager_config(config.kueue)
+    assert written["resources"] == {"quotaCheckStrategy": "IgnoreUndeclared"}
+    assert undecodable_keys(written, "Configuration", configuration_structs("0.19.2")) == []
+
+
+@pytest.mark.parametrize(
+    ("kueue", "says"),
+    [
+        ({"chartVersion": "0.17.8", "resources": {"quotaCheckStrategy": "IgnoreUndeclared"}}, "came with Kueue 0.18"),
+        ({"chartVersion": "0.18.6", "resources": {"quotaCheckStrategy": "IgnoreUndeclared"}},
+         "featureGates.QuotaCheckStrategy is true"),
+        ({"resources": {"quotaCheckStrategy": "IgnoreUndeclared", "excludeResourcePrefixes": ["example.com/"]}},
+         "excludeResourcePrefixes is not allowed"),
+    ],
+    ids=["0.17", "0.18 gate off", "with excluded prefixes"],
+)  # fmt: skip
+def test_a_quota_check_strategy_the_manager_refuses_or_ignores_is_refused_naming_the_key(kueue, says):
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.resources.quotaCheckStrategy"]
+    with pytest.raises(Exception, match=says):
+        load_on_existing_cluster(kueue=kueue)
+    if kueue.get("chartVersion") == "0.18.6":
+        load_on_existing_cluster(kueue={**kueue, "featureGates": {"QuotaCheckStrategy": True}})
