@@ -221,7 +221,7 @@ class CustomMetricLabel(ConfigModel):
     """A Prometheus label ``custom_<name>`` on Kueue's queue metrics, its value read from a label or annotation of the
     queue object (https://kueue.sigs.k8s.io/docs/tasks/manage/observability/configure_custom_metric_labels/). Up to
     0.18 each label is on the ClusterQueue, LocalQueue and Cohort metrics, read from each object; from 0.19 a label
-    has one ``sourceKind``, which this program leaves at Kueue's default ``ClusterQueue``
+    has one ``sourceKind`` (Kueue's default ``ClusterQueue``), and ``Workload`` labels name their ``trackedValues``
     (``ControllerMetricsCustomLabel`` in
     https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/configuration_types.go)."""
 
@@ -233,6 +233,14 @@ class CustomMetricLabel(ConfigModel):
     """The object label to read instead of ``name``."""
     source_annotation_key: LabelKey | None = None
     """The object annotation to read instead; not with ``sourceLabelKey``."""
+    source_kind: Literal["ClusterQueue", "LocalQueue", "Cohort", "Workload"] | None = None
+    """Kueue 0.19 or newer: the kind whose objects the value is read from (Kueue's default ``ClusterQueue``);
+    ``Workload`` reads it from each workload, which Kueue copies from its job, onto
+    ``kueue_admitted_active_workloads``."""
+    tracked_values: list[str] | None = None
+    """Kueue 0.19 or newer: the values reported as they are, each once; any other is reported as
+    ``kueue.x-k8s.io/_UNTRACKED_VALUE_``. Required for ``Workload`` (1 to 12), at most 16 otherwise (none: any
+    value)."""
 
     @model_validator(mode="after")
     @rule("kueue-manager.one-source")
@@ -245,6 +253,15 @@ class CustomMetricLabel(ConfigModel):
         if self.source_label_key is None and self.source_annotation_key is None and not is_qualified_name(self.name):
             raise RuleViolation(
                 "name", self.name, f"without a source key it is read as a label key: {QUALIFIED_NAME_RULE}"
+            )
+        values = self.tracked_values or []
+        require_unique(values, lambda i: key_path("trackedValues", i), "tracked values")
+        if self.source_kind == "Workload" and not 1 <= len(values) <= 12:
+            allowed = "a Workload label needs 1 to 12 trackedValues (validateCustomLabels, v0.19.2)"
+            raise RuleViolation("trackedValues", values, allowed)
+        if self.source_kind != "Workload" and len(values) > 16:
+            raise RuleViolation(
+                "trackedValues", len(values), "at most 16 trackedValues (validateCustomLabels, v0.19.2)"
             )
         return self
 
@@ -284,6 +301,8 @@ class MultiKueueManagerSettings(ConfigModel):
 
 
 QUOTA_CHECK_STRATEGY = "QuotaCheckStrategy"
+WORKLOAD_LABELS_MAX, CUSTOM_LABELS_TOTAL_MAX = 2, 20
+"""``maxCustomLabelsPerSourceKind[Workload]`` and ``maxCustomLabels`` of v0.19.2's config validation."""
 DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
 """The gate, new in 0.19, under which the manager skips ``waitForPodsReady`` altogether (``Enabled`` in
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
@@ -294,8 +313,9 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
     """The manager-setting rules that differ by minor, read from ``profile`` and the effective ``gates``: raise
     :class:`RuleViolation` with the key relative to the ``kueue`` section.
 
-    - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind, and every
-      label here has the default one; v0.17.8 and v0.18.6 take any number (:attr:`KueueProfile.custom_labels_max`).
+    - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind (2 of
+      ``Workload``, 20 in all), ``sourceKind`` and ``trackedValues`` being 0.19's; v0.17.8 and v0.18.6 take any
+      number (:attr:`KueueProfile.custom_labels_max`).
     - ``resources.quotaCheckStrategy`` from 0.18, behind its gate ``QuotaCheckStrategy``.
     - ``resources.deviceClassMappings`` and their gates
       (:func:`components.config.kueue_dra.require_what_the_minor_accepts`).
@@ -306,12 +326,26 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
     """
     labels = kueue.metrics.custom_labels if kueue.metrics is not None else []
     most = profile.custom_labels_max
-    if most is not None and len(labels) > most:
-        allowed = (
-            f"Kueue {profile.minor}'s manager exits with more than {most} labels of one sourceKind, and each of these "
-            f"has the default ClusterQueue (validateCustomLabels in {VALIDATION_V0_19_2})"
-        )
-        raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+    if most is None:
+        for i, label in enumerate(labels):
+            for field, value in (("sourceKind", label.source_kind), ("trackedValues", label.tracked_values)):
+                if value is not None:
+                    allowed = f"it came with Kueue 0.19: the {profile.minor} manager exits on the unknown field"
+                    raise RuleViolation(key_path("metrics.customLabels", i, field), value, allowed)
+    else:
+        limits = {"Workload": WORKLOAD_LABELS_MAX}
+        kinds = [label.source_kind or "ClusterQueue" for label in labels]
+        for kind in sorted(set(kinds)):
+            limit = limits.get(kind, most)
+            if kinds.count(kind) > limit:
+                allowed = (
+                    f"Kueue {profile.minor}'s manager exits with more than {limit} labels of sourceKind {kind} "
+                    f"(validateCustomLabels in {VALIDATION_V0_19_2}; unset is ClusterQueue)"
+                )
+                raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+        if len(labels) > CUSTOM_LABELS_TOTAL_MAX:
+            allowed = f"the manager takes at most {CUSTOM_LABELS_TOTAL_MAX} custom labels in all"
+            raise RuleViolation("metrics.customLabels", len(labels), allowed)
     strategy = kueue.resources.quota_check_strategy if kueue.resources is not None else None
     if strategy is not None and profile.minor == "0.17":
         allowed = "it came with Kueue 0.18: the 0.17 manager exits on the unknown field"

@@ -18,9 +18,7 @@ from typing import Any
 
 TAG = "v0.19.2"
 UPSTREAM = f"https://github.com/kubernetes-sigs/kueue/blob/{TAG}/"
-"""Where every ``source`` below is, at the tag the gallery reproduces (an example whose page changed since, and which
-the program cannot say yet, keeps the tag it was typed from: :attr:`Example.tag`)."""
-EARLIER_TAG = "v0.17.8"
+"""Where every ``source`` below is, at the tag the gallery reproduces."""
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 
 Manifest = dict[str, Any]
@@ -756,9 +754,8 @@ OBJECT_RETENTION = Example(
     },
 )
 
-# site/content/en/docs/tasks/manage/observability/configure_custom_metric_labels.md (v0.17.8), "Example: label by
-# team", with the Configuration of "Configure custom labels". Kept at v0.17.8: v0.19.2's page adds a Workload label
-# (sourceKind, trackedValues), which the config model cannot say yet.
+# site/content/en/docs/tasks/manage/observability/configure_custom_metric_labels.md (v0.19.2), "Example: label by
+# team", with the Configuration of "Configure custom labels" (v0.19.2 adds the Workload label workload_type).
 CUSTOM_METRIC_LABELS = Example(
     MANAGE + "observability/configure_custom_metric_labels.md",
     [
@@ -776,10 +773,15 @@ CUSTOM_METRIC_LABELS = Example(
                 {"name": "team"},
                 {"name": "cost_center", "sourceLabelKey": "billing/cost-center"},
                 {"name": "budget", "sourceAnnotationKey": "billing.example.com/budget"},
+                {
+                    "name": "workload_type",
+                    "sourceKind": "Workload",
+                    "sourceLabelKey": "company.com/workload-type",
+                    "trackedValues": ["inference", "training"],
+                },
             ]
         },
     },
-    tag=EARLIER_TAG,
 )
 
 # site/static/examples/getting-started/quick-start-setup.yaml (v0.19.2, new since v0.17.8)

@@ -214,3 +214,54 @@ def test_a_quota_check_strategy_the_manager_refuses_or_ignores_is_refused_naming
         load_on_existing_cluster(kueue=kueue)
     if kueue.get("chartVersion") == "0.18.6":
         load_on_existing_cluster(kueue={**kueue, "featureGates": {"QuotaCheckStrategy": True}})
+
+
+WORKLOAD_TYPE = {
+    "name": "workload_type",
+    "sourceKind": "Workload",
+    "sourceLabelKey": "company.com/workload-type",
+    "trackedValues": ["inference", "training"],
+}
+"""The Workload label of configure_custom_metric_labels.md at v0.19.2."""
+
+
+def test_0_19_takes_workload_labels_with_their_tracked_values_as_the_manager_decodes_them():
+    labels = [*custom_labels(6), WORKLOAD_TYPE, {**WORKLOAD_TYPE, "name": "tier"}]
+    kueue = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": labels}}
+    written = manager_config(load_on_existing_cluster(kueue=kueue).kueue)
+    assert written["metrics"]["customLabels"][6] == WORKLOAD_TYPE
+    assert undecodable_keys(written, "Configuration", configuration_structs("0.19.2")) == []
+
+
+@pytest.mark.parametrize(
+    ("labels", "key"),
+    [
+        ([WORKLOAD_TYPE, {**WORKLOAD_TYPE, "name": "b"}, {**WORKLOAD_TYPE, "name": "c"}], "metrics.customLabels"),
+        ([{**WORKLOAD_TYPE, "trackedValues": []}], "metrics.customLabels[0].trackedValues"),
+        ([{**WORKLOAD_TYPE, "trackedValues": [f"v{i}" for i in range(13)]}], "metrics.customLabels[0].trackedValues"),
+        ([{"name": "team", "trackedValues": [f"v{i}" for i in range(17)]}], "metrics.customLabels[0].trackedValues"),
+        ([{**WORKLOAD_TYPE, "trackedValues": ["a", "a"]}], "metrics.customLabels[0].trackedValues[1]"),
+        ([{"name": "team", "sourceKind": "Job"}], "metrics.customLabels[0].sourceKind"),
+        ([{"name": "team"}, {"name": "team", "sourceKind": "Cohort"}], "metrics.customLabels[1].name"),
+    ],
+    ids=["three workload labels", "workload without values", "13 workload values", "17 values", "value twice",
+         "unknown kind", "name twice"],
+)  # fmt: skip
+def test_custom_labels_0_19_refuses_are_refused_naming_the_key(labels, key):
+    kueue = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": labels}}
+    assert error_keys_on_existing_cluster(kueue=kueue) == [f"elastic-capacity:kueue.{key}"]
+
+
+def test_0_19_takes_at_most_20_custom_labels_in_all():
+    labels = [{"name": f"{kind.lower()}{i}", "sourceKind": kind} for kind in ("ClusterQueue", "LocalQueue", "Cohort")
+              for i in range(6)] + [WORKLOAD_TYPE, {**WORKLOAD_TYPE, "name": "tier"}]  # fmt: skip
+    kueue = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": labels}}
+    load_on_existing_cluster(kueue=kueue)
+    kueue["metrics"]["customLabels"] = [*labels, {"name": "one_more", "sourceKind": "Cohort"}]
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.metrics.customLabels"]
+
+
+@pytest.mark.parametrize("version", ["0.17.8", "0.18.6"])
+def test_before_0_19_a_source_kind_or_tracked_values_is_refused_naming_the_version(version):
+    kueue = {"chartVersion": version, "featureGates": LABELS_ON, "metrics": {"customLabels": [WORKLOAD_TYPE]}}
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.metrics.customLabels[0].sourceKind"]
