@@ -1,4 +1,4 @@
-"""The Kueue gallery (examples/kueue/): every stack renders one of Kueue v0.17.8's own example set-ups field for
+"""The Kueue gallery (examples/kueue/): every stack renders one of Kueue v0.19.2's own example set-ups field for
 field, and the upstream set-ups Kueue refuses are refused by the program too, with the key that is wrong."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The MultiKueue gallery (examples/multikueue/): every stack renders one of Kueue v0.17.8's own MultiKueue set-ups
+"""The MultiKueue gallery (examples/multikueue/): every stack renders one of Kueue v0.19.2's own MultiKueue set-ups
 object for object, with the kubeconfig Secrets its MultiKueueClusters read, each only as a secret."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import pytest
 
 from tests.support import PROJECT_ROOT
 from tests.support.gallery import assert_renders_the_upstream_objects
+from tests.support.kueue_examples import EXAMPLES, GALLERY, REFUSED
 from tests.support.multikueue_examples import MULTIKUEUE_GALLERY
 from tests.support.stacks import of_type, rendered
 
@@ -57,3 +58,24 @@ def test_each_multikueue_cluster_reads_a_secret_the_stack_makes_in_kueues_namesp
     ]
     assert sorted(r["inputs"]["metadata"]["name"] for r in secrets) == sorted(MULTIKUEUE_GALLERY[name].secrets)
     assert all(r["inputs"]["stringData"] == "[secret]" for r in secrets)
+
+
+QUEUE_OBJECT_FILES = [
+    "admin/concurrent-admission-setup.yaml", "admin/minimal-cq.yaml", "admin/resource-flavor-empty.yaml",
+    "admin/resource-flavor-taints.yaml", "admin/resource-flavor-tolerations.yaml", "admin/shared-quota-setup.yaml",
+    "admin/single-clusterqueue-setup.yaml", "admission-fs/admission-fair-sharing-setup.yaml",
+    "dra/sample-dra-capacity-queues.yaml", "dra/sample-dra-counter-queues.yaml", "dra/sample-dra-queues.yaml",
+    "getting-started/quick-start-setup.yaml", "multikueue/multikueue-setup.yaml", "multikueue/tas/manager-setup.yaml",
+    "multikueue/tas/worker-setup.yaml", "provisioning/provisioning-setup.yaml", "sample-admission-check.yaml",
+    "serving-workloads/sample-hami.yaml", "tas/sample-gpu-queues.yaml", "tas/sample-queues.yaml",
+]  # fmt: skip
+"""Every file under ``site/static/examples/`` of kubernetes-sigs/kueue v0.19.2 that holds a Kueue object other than a
+Workload (listed from ``git ls-tree -r v0.19.2 site/static/examples`` and each file's kinds)."""
+
+
+def test_every_queue_object_example_of_kueue_v0_19_2_is_a_gallery_stack_or_refused_naming_its_key():
+    sources = {example.source for example in GALLERY.values()} | {
+        entry.example.source for entry in MULTIKUEUE_GALLERY.values()
+    }
+    sources |= {refused.source for refused in REFUSED}
+    assert [path for path in QUEUE_OBJECT_FILES if EXAMPLES + path not in sources] == []

@@ -28,9 +28,7 @@ from components import yaml_text
 from components.config.base import ConfigError
 from components.config.kueue_profiles import PROFILES
 from components.config.queues import QueuesConfig
-from components.config.queues_objects import ClusterQueueConfig
 from components.manifests.queues import queue_manifests
-from tests.support import PROJECT_ROOT
 from tests.support.cel import is_transition, schema_rules
 from tests.support.config import load_on_existing_cluster
 from tests.support.queues import DELETE, EVERY_KIND, EVERY_KIND_MANAGER, edited
@@ -47,7 +45,6 @@ KINDS = {
     "admissionChecks": "AdmissionCheck",
     "provisioningRequestConfigs": "ProvisioningRequestConfig",
 }
-FIELD_MAP = PROJECT_ROOT / "docs/kueue-api.md"
 ACCEPT = None
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 LEVELS = "levels"
@@ -60,10 +57,6 @@ SWAPPED = [{"name": "memory", "nominalQuota": "768Gi"}, {"name": "cpu", "nominal
 Probe = tuple[str, str, int, str, Any, str | None, str]
 VERSIONS = [profile.latest for profile in PROFILES.values()]
 """The newest verified patch of each supported minor, whose CRDs the tests read."""
-NOT_WRITTEN = {"ClusterQueue": {"concurrentAdmissionPolicy"}}
-"""Spec fields added after 0.17 that this program does not write: 0.18's alpha ConcurrentAdmission (its webhook checks
-in ``validateConcurrentAdmissionPolicy``, https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go)."""
-
 PROBES: list[Probe] = [
     # ResourceFlavor
     ("flavor without labels", "resourceFlavors", 0, "nodeLabels", {}, ACCEPT, ""),
@@ -254,6 +247,18 @@ def test_a_lint_refuses_what_kueue_accepts_and_opts_out(probe, version):
             validate_kueue(manifest, version)
 
 
+@pytest.mark.parametrize("probe", LINTS + DECLARED, ids=ids(LINTS + DECLARED))
+def test_a_refusal_stricter_than_kueue_names_the_key_that_lifts_it(probe):
+    """Issue 36: every over-strict refusal says how to lift it, by its full key."""
+    how, target = probe[6].split(":", 1)
+    if how == "lint":
+        key = f"queues.lints.{target}"
+    else:
+        key = "queues.existingNamespaces" if target == "existingNamespaces" else f"queues.external.{target}"
+    with pytest.raises(ConfigError, match=re.escape(key)):
+        load(queues_with(probe), VERSIONS[-1])
+
+
 @pytest.mark.parametrize("probe", DECLARED, ids=ids(DECLARED))
 def test_a_reference_to_an_object_made_elsewhere_is_accepted_once_declared(probe, version):
     where, value = probe[6].removeprefix("declare:"), probe[4]
@@ -277,30 +282,6 @@ def test_the_render_tool_exits_2_naming_the_key(probe, tmp_path, capsys):
     stack.write_text(yaml_text.dump({"config": config}, sort_keys=True))
     assert render.main([str(stack), "--out", str(tmp_path / "out")]) == 2
     assert f"queues.{section}[{index}].{key}" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("kind", sorted(set(KINDS.values())))
-def test_the_field_map_names_every_field_of_every_kind(kind, version):
-    """docs/kueue-api.md must keep up with the CRDs: each v1beta2 spec field of each kind is named under its kind,
-    but the fields of :data:`NOT_WRITTEN`, which the config model has no key for."""
-    schema = kueue_schemas(version)[("kueue.x-k8s.io/v1beta2", kind)]
-    fields = set((schema["properties"].get("spec") or schema)["properties"]) - {"apiVersion", "kind", "metadata"}
-    section = re.search(rf"^\*\*{kind}\*\* .*?(?=^\*\*|^#)", FIELD_MAP.read_text(), re.M | re.S)
-    assert section is not None, f"docs/kueue-api.md has no paragraph for {kind}"
-    assert {field for field in fields if f"`{field}`" not in section.group(0)} <= NOT_WRITTEN.get(kind, set())
-
-
-def test_the_fields_not_written_are_fields_of_later_minors_the_model_has_no_key_for():
-    added = {
-        field
-        for version in VERSIONS
-        for field in kueue_schemas(version)[("kueue.x-k8s.io/v1beta2", "ClusterQueue")]["properties"]["spec"][
-            "properties"
-        ]
-    } - set(kueue_schemas(VERSIONS[0])[("kueue.x-k8s.io/v1beta2", "ClusterQueue")]["properties"]["spec"]["properties"])
-    assert added == NOT_WRITTEN["ClusterQueue"]
-    aliases = {field.alias for field in ClusterQueueConfig.model_fields.values()}
-    assert added.isdisjoint(aliases)
 
 
 def test_every_create_time_cel_rule_of_the_queue_kinds_is_paired_with_a_config_rule(version):

@@ -77,6 +77,10 @@ def _step(node: Node, rest: str) -> tuple[Node, Node, str] | None:
             return None
         item = node.value[int(index.group(1))]
         return item, item, rest[index.end() :].removeprefix(".")
+    if isinstance(node, MappingNode) and rest.startswith("[") and (close := rest.find("]")) > 0:
+        # A map key as Kueue's field paths write it: `resourceWeights[nvidia.com/gpu]`.
+        name, after = rest[1:close], rest[close + 1 :].removeprefix(".")
+        return next(((k, v, after) for k, v in _entries(node) if k.value == name), None)
     if isinstance(node, MappingNode):
         # The longest key that starts the path: a map key may hold dots (`kubernetes.azure.com/agentpool`).
         for key_node, value_node in sorted(_entries(node), key=lambda entry: -len(entry[0].value)):

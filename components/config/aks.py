@@ -31,7 +31,7 @@ from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path
 from components.config.entra_id import EntraIdConfig
 from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
 from components.config.gpu import GPU_TAINT, MIG_INSTANCES, GpuPoolConfig, NvidiaConfig
-from components.config.kube import TAINT_EFFECTS, Labels, is_label_value, is_qualified_name
+from components.config.kube import TAINT_EFFECTS, LabelKey, Labels, is_label_value, is_qualified_name
 from components.config.rules import rule
 from components.config.vm_sizes import VM_SIZES, is_gpu_size
 from components.versions import KubernetesVersion
@@ -234,6 +234,10 @@ class UserPoolConfig(AksNodePoolConfig):
     gpu: GpuPoolConfig | None = None
     """GPU settings (ARM ``gpuProfile``, ``gpuInstanceProfile``) of a GPU ``vmSize`` (NC, ND ...). Unset on a GPU
     size: AKS's driver, no MIG, the ``sku=gpu:NoSchedule`` taint."""
+    extended_resources: list[LabelKey] = Field(default_factory=list)
+    """Extended resources the pool's nodes advertise beside the GPUs this program derives from ``vmSize`` and
+    ``gpu``: those of a device plugin the stack does not install (HAMi's ``nvidia.com/gpucores``, a vendor's
+    ``foo.com/gpu``). Not an ARM field: it tells the queue rules that quota of them on this pool's flavors is real."""
 
     @property
     def spot(self) -> bool:

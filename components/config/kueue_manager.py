@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from components.config import kueue_dra
 from components.config.base import ConfigModel, Int32, RuleViolation, key_path, matching, require_unique
 from components.config.kube import QUALIFIED_NAME_RULE, LabelKey, Quantity, is_qualified_name
+from components.config.kueue_dra import DeviceClassMapping
 from components.config.queues_quota import ResourceName
 from components.config.rules import rule
 
@@ -106,7 +108,8 @@ class AdmissionFairSharingSettings(ConfigModel):
             raise RuleViolation("usageSamplingInterval", interval, "it must be greater than 0")
         for resource, weight in (self.resource_weights or {}).items():
             if weight < 0:
-                raise RuleViolation(key_path("resourceWeights", resource), weight, "weights are never negative")
+                # Kueue's field path: afsResourceWeightsPath.Key(resource), admissionFairSharing.resourceWeights[cpu].
+                raise RuleViolation(f"resourceWeights[{resource}]", weight, "a resource weight is never negative")
         return self
 
 
@@ -131,10 +134,20 @@ class ResourcesSettings(ConfigModel):
     """Which requested resources Kueue counts, and how it transforms them
     (https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/#Resources)."""
 
+    quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] | None = None
+    """``IgnoreUndeclared`` admits a workload's resources no ClusterQueue covers without quota (not with
+    ``excludeResourcePrefixes``); unset keeps Kueue's ``BlockUndeclared``. Kueue 0.18 or newer, with the
+    ``QuotaCheckStrategy`` gate (alpha and off in 0.18, beta and on in 0.19:
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/manage/administer_cluster_quotas.md)."""
     exclude_resource_prefixes: list[str] | None = None
     """Resources whose name starts with one of these are not counted against quota."""
     transformations: list[ResourceTransformation] | None = None
     """Transformations, at most one per input resource."""
+    device_class_mappings: list[DeviceClassMapping] | None = None
+    """DeviceClasses of dynamic resource allocation counted as a quota resource each
+    (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_dra/); needs DRA on (``featureGates.KueueDRAIntegration``, on
+    by default from 0.18; ``DynamicResourceAllocation: true`` in 0.17). A mapping's ``name`` is a resource
+    ClusterQueues may hold quota of on a stack whose pools do not advertise it."""
 
     @model_validator(mode="after")
     @rule("kueue-manager.one-transformation-per-input")
@@ -142,6 +155,11 @@ class ResourcesSettings(ConfigModel):
         """``validateResourceTransformations`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
+        kueue_dra.require_mappings_apart(self.device_class_mappings or [])
+        if self.quota_check_strategy == "IgnoreUndeclared" and self.exclude_resource_prefixes:
+            # validateQuotaCheckStrategy in the manager's config validation (v0.18.6, v0.19.2).
+            allowed = "excludeResourcePrefixes is not allowed with IgnoreUndeclared (it counts only covered resources)"
+            raise RuleViolation("quotaCheckStrategy", self.quota_check_strategy, allowed)
         return self
 
 
@@ -164,10 +182,12 @@ class WaitForPodsReadySettings(ConfigModel):
     v1beta2 has no ``enable``."""
 
     timeout: GoDuration
-    """How long after admission the pods may take to become ready; above 0: 0.17 and 0.18 exit on 0, and 0.19
-    replaces it with its default 30m (``SetDefaults_Configuration`` in
-    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/defaults.go), so ``0s`` is refused at
-    every minor rather than read as a timeout it is not."""
+    """How long after admission the pods may take to become ready (a sign is refused: the manager refuses a negative
+    one). ``0s`` is what Kueue reads it as:
+    0.17 and 0.18 exit on it (``validateWaitForPodsReady``: "timeout: Required value"), so it is refused there; 0.19
+    replaces it with its default 30m before validating (``SetDefaults_Configuration`` in
+    https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/defaults.go), and an unset
+    ``recoveryTimeout`` with it, so it is accepted there with a warning saying so."""
     block_admission: bool | None = None
     """Admit nothing else until the workload's pods are ready (Kueue's default false)."""
     recovery_timeout: GoDuration | None = None
@@ -176,14 +196,9 @@ class WaitForPodsReadySettings(ConfigModel):
     requeuing_strategy: RequeuingStrategy | None = None
     """How evicted workloads are requeued."""
 
-    @model_validator(mode="after")
-    @rule("kueue-manager.timeout-set")
-    def _timeout_set(self) -> WaitForPodsReadySettings:
-        """``validateWaitForPodsReady`` in the manager's config validation (same in v0.17.8-v0.19.2): "timeout:
-        Required value"."""
-        if duration_seconds(self.timeout) <= 0:
-            raise RuleViolation("timeout", self.timeout, "it must be greater than 0 (Kueue 0.19 would read 0 as 30m)")
-        return self
+    @property
+    def timeout_is_zero(self) -> bool:
+        return duration_seconds(self.timeout) == 0
 
 
 class WorkloadRetention(ConfigModel):
@@ -206,7 +221,7 @@ class CustomMetricLabel(ConfigModel):
     """A Prometheus label ``custom_<name>`` on Kueue's queue metrics, its value read from a label or annotation of the
     queue object (https://kueue.sigs.k8s.io/docs/tasks/manage/observability/configure_custom_metric_labels/). Up to
     0.18 each label is on the ClusterQueue, LocalQueue and Cohort metrics, read from each object; from 0.19 a label
-    has one ``sourceKind``, which this program leaves at Kueue's default ``ClusterQueue``
+    has one ``sourceKind`` (Kueue's default ``ClusterQueue``), and ``Workload`` labels name their ``trackedValues``
     (``ControllerMetricsCustomLabel`` in
     https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/configuration_types.go)."""
 
@@ -218,6 +233,14 @@ class CustomMetricLabel(ConfigModel):
     """The object label to read instead of ``name``."""
     source_annotation_key: LabelKey | None = None
     """The object annotation to read instead; not with ``sourceLabelKey``."""
+    source_kind: Literal["ClusterQueue", "LocalQueue", "Cohort", "Workload"] | None = None
+    """Kueue 0.19 or newer: the kind whose objects the value is read from (Kueue's default ``ClusterQueue``);
+    ``Workload`` reads it from each workload, which Kueue copies from its job, onto
+    ``kueue_admitted_active_workloads``."""
+    tracked_values: list[str] | None = None
+    """Kueue 0.19 or newer: the values reported as they are, each once; any other is reported as
+    ``kueue.x-k8s.io/_UNTRACKED_VALUE_``. Required for ``Workload`` (1 to 12), at most 16 otherwise (none: any
+    value)."""
 
     @model_validator(mode="after")
     @rule("kueue-manager.one-source")
@@ -230,6 +253,15 @@ class CustomMetricLabel(ConfigModel):
         if self.source_label_key is None and self.source_annotation_key is None and not is_qualified_name(self.name):
             raise RuleViolation(
                 "name", self.name, f"without a source key it is read as a label key: {QUALIFIED_NAME_RULE}"
+            )
+        values = self.tracked_values or []
+        require_unique(values, lambda i: key_path("trackedValues", i), "tracked values")
+        if self.source_kind == "Workload" and not 1 <= len(values) <= 12:
+            allowed = "a Workload label needs 1 to 12 trackedValues (validateCustomLabels, v0.19.2)"
+            raise RuleViolation("trackedValues", values, allowed)
+        if self.source_kind != "Workload" and len(values) > 16:
+            raise RuleViolation(
+                "trackedValues", len(values), "at most 16 trackedValues (validateCustomLabels, v0.19.2)"
             )
         return self
 
@@ -268,6 +300,9 @@ class MultiKueueManagerSettings(ConfigModel):
     """``multiKueue.dispatcherName``: from ``multiKueue.dispatcher``."""
 
 
+QUOTA_CHECK_STRATEGY = "QuotaCheckStrategy"
+WORKLOAD_LABELS_MAX, CUSTOM_LABELS_TOTAL_MAX = 2, 20
+"""``maxCustomLabelsPerSourceKind[Workload]`` and ``maxCustomLabels`` of v0.19.2's config validation."""
 DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
 """The gate, new in 0.19, under which the manager skips ``waitForPodsReady`` altogether (``Enabled`` in
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
@@ -278,19 +313,55 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
     """The manager-setting rules that differ by minor, read from ``profile`` and the effective ``gates``: raise
     :class:`RuleViolation` with the key relative to the ``kueue`` section.
 
-    - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind, and every
-      label here has the default one; v0.17.8 and v0.18.6 take any number (:attr:`KueueProfile.custom_labels_max`).
+    - ``validateCustomLabels`` (v0.19.2, :data:`VALIDATION_V0_19_2`) takes at most 6 labels per source kind (2 of
+      ``Workload``, 20 in all), ``sourceKind`` and ``trackedValues`` being 0.19's; v0.17.8 and v0.18.6 take any
+      number (:attr:`KueueProfile.custom_labels_max`).
+    - ``resources.quotaCheckStrategy`` from 0.18, behind its gate ``QuotaCheckStrategy``.
+    - ``resources.deviceClassMappings`` and their gates
+      (:func:`components.config.kueue_dra.require_what_the_minor_accepts`).
+    - A ``waitForPodsReady.timeout`` of 0 stops the manager of 0.17 and 0.18; 0.19 reads it as 30m
+      (:func:`warnings` says so).
     - A ``waitForPodsReady`` block is ignored while the minor's ``DisableWaitForPodsReady`` gate is on (a gate of
       0.19 only: earlier gate tables do not know it).
     """
     labels = kueue.metrics.custom_labels if kueue.metrics is not None else []
     most = profile.custom_labels_max
-    if most is not None and len(labels) > most:
+    if most is None:
+        for i, label in enumerate(labels):
+            for field, value in (("sourceKind", label.source_kind), ("trackedValues", label.tracked_values)):
+                if value is not None:
+                    allowed = f"it came with Kueue 0.19: the {profile.minor} manager exits on the unknown field"
+                    raise RuleViolation(key_path("metrics.customLabels", i, field), value, allowed)
+    else:
+        limits = {"Workload": WORKLOAD_LABELS_MAX}
+        kinds = [label.source_kind or "ClusterQueue" for label in labels]
+        for kind in sorted(set(kinds)):
+            limit = limits.get(kind, most)
+            if kinds.count(kind) > limit:
+                allowed = (
+                    f"Kueue {profile.minor}'s manager exits with more than {limit} labels of sourceKind {kind} "
+                    f"(validateCustomLabels in {VALIDATION_V0_19_2}; unset is ClusterQueue)"
+                )
+                raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+        if len(labels) > CUSTOM_LABELS_TOTAL_MAX:
+            allowed = f"the manager takes at most {CUSTOM_LABELS_TOTAL_MAX} custom labels in all"
+            raise RuleViolation("metrics.customLabels", len(labels), allowed)
+    strategy = kueue.resources.quota_check_strategy if kueue.resources is not None else None
+    if strategy is not None and profile.minor == "0.17":
+        allowed = "it came with Kueue 0.18: the 0.17 manager exits on the unknown field"
+        raise RuleViolation("resources.quotaCheckStrategy", strategy, allowed)
+    if strategy is not None and not gates.get(QUOTA_CHECK_STRATEGY, False):
+        allowed = f"Kueue {profile.minor} ignores it unless featureGates.{QUOTA_CHECK_STRATEGY} is true"
+        raise RuleViolation("resources.quotaCheckStrategy", strategy, allowed)
+    mappings = kueue.resources.device_class_mappings if kueue.resources is not None else None
+    kueue_dra.require_what_the_minor_accepts(mappings or [], profile, gates)
+    wait = kueue.wait_for_pods_ready
+    if wait is not None and wait.timeout_is_zero and profile.wait_for_pods_ready_default is None:
         allowed = (
-            f"Kueue {profile.minor}'s manager exits with more than {most} labels of one sourceKind, and each of these "
-            f"has the default ClusterQueue (validateCustomLabels in {VALIDATION_V0_19_2})"
+            f"Kueue {profile.minor}'s manager exits on a 0 timeout (validateWaitForPodsReady: timeout Required value; "
+            "only 0.19 reads 0 as its default 30m): write the timeout, e.g. 30m"
         )
-        raise RuleViolation("metrics.customLabels", [label.name for label in labels], allowed)
+        raise RuleViolation("waitForPodsReady.timeout", wait.timeout, allowed)
     if kueue.wait_for_pods_ready is not None and gates.get(DISABLE_WAIT_FOR_PODS_READY, False):
         allowed = (
             f"Kueue {profile.minor} ignores it while featureGates.{DISABLE_WAIT_FOR_PODS_READY} is true: set the gate "
@@ -298,3 +369,18 @@ def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, ga
         )
         settings = kueue.wait_for_pods_ready.model_dump(by_alias=True, exclude_none=True)
         raise RuleViolation("waitForPodsReady", settings, allowed)
+
+
+def warnings(kueue: KueueConfig) -> list[tuple[str, str]]:
+    """``(key under kueue, message)`` for manager settings Kueue accepts as something other than what they say."""
+    wait = kueue.wait_for_pods_ready
+    if not kueue.install or wait is None or not wait.timeout_is_zero:
+        return []
+    default = kueue.profile.wait_for_pods_ready_default
+    also = "" if wait.recovery_timeout is not None else ", and the unset recoveryTimeout with it"
+    message = (
+        f"Kueue {kueue.profile.minor} reads timeout {wait.timeout} as its default {default}{also} "
+        "(SetDefaults_Configuration in https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/config/v1beta2/"
+        f"defaults.go): write {default} to say so"
+    )
+    return [("waitForPodsReady.timeout", message)]

@@ -43,7 +43,8 @@ class Kind:
     """The ``queues`` path of names of this kind the stack may name without making them."""
     any_name: bool = False
     """Every name a reference gives one is the stack's own and needs no declaring (Kueue makes a Cohort a
-    ClusterQueue names; only the stack's ``multiKueue`` section makes MultiKueueConfigs)."""
+    ClusterQueue names; a MultiKueueConfig a check names is the ``multiKueue`` section's or one of
+    ``queues.multiKueueConfigs``)."""
     max_length: int = SUBDOMAIN_MAX
 
 
@@ -91,8 +92,13 @@ KINDS: tuple[Kind, ...] = (
     Kind("ClusterQueue", ("clusterQueues[].name",), "clusterQueues[]", "external.clusterQueues[]"),
     Kind("LocalQueue", ("localQueues[].name",), "localQueues[]", max_length=LABEL_MAX),
     Kind("Secret"),
-    Kind("MultiKueueCluster"),
-    Kind("MultiKueueConfig", any_name=True, max_length=LABEL_MAX),
+    Kind(
+        "MultiKueueCluster",
+        ("multiKueueClusters[].name",),
+        "multiKueueClusters[]",
+        "external.multiKueueClusters[]",
+    ),
+    Kind("MultiKueueConfig", ("multiKueueConfigs[].name",), "multiKueueConfigs[]", any_name=True, max_length=LABEL_MAX),
 )
 """Every kind the stack makes that a reference may name, in the order :func:`creation_order` breaks ties by. A
 ``provisioningChecks`` entry is an AdmissionCheck and the ProvisioningRequestConfig it names (``configName``): that
@@ -104,12 +110,15 @@ MULTIKUEUE_SECRET = Wait(
     "https://github.com/kubernetes-sigs/kueue/issues/13238",
 )
 
+_MIGRATION = "spec.concurrentAdmissionPolicy.migration"
+
 REFERENCES: tuple[Reference, ...] = (
     Reference("ResourceFlavor", "spec.topologyName", "Topology"),
     Reference("Cohort", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
     Reference("ClusterQueue", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
     Reference("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].onFlavors[]", "ResourceFlavor"),
     Reference("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].name", "AdmissionCheck"),
+    Reference("ClusterQueue", f"{_MIGRATION}.constraints.lastAcceptableFlavorName", "ResourceFlavor"),
     Reference("AdmissionCheck", "spec.parameters.name", "ProvisioningRequestConfig", typed=True),
     Reference("AdmissionCheck", "spec.parameters.name", "MultiKueueConfig", typed=True),
     Reference("Cohort", "spec.parentName", "Cohort"),

@@ -134,39 +134,82 @@ def _fits_its_pool(index: int, flavor: ResourceFlavorConfig, pools: dict[str, Us
             raise RuleViolation(key_path(base, "tolerations"), [t.key for t in flavor.tolerations or []], allowed)
 
 
+EXTENDED_RESOURCE_SOURCES = (
+    "kueue.resources.transformations[].outputs (a resource a transformation makes), "
+    "kueue.resources.deviceClassMappings[].name (a DRA device class), "
+    "aks.userPools[].extendedResources (a device plugin on a pool the stack does not install) or "
+    "queues.external.extendedResources (nodes the stack does not manage)"
+)
+"""Where else an extended resource may come from: the keys that declare it, named in every refusal."""
+
+
+def provided_elsewhere(config: StackConfig) -> dict[str, str]:
+    """Extended resources that come from something other than a pool's nodes, each with the key saying so:
+    transformation outputs and DRA device class mappings (Kueue computes them from what pods request), and resources
+    of nodes the stack does not manage (``queues.external.extendedResources``)."""
+    found: dict[str, str] = {}
+    resources = config.kueue.resources
+    for t, transformation in enumerate(resources.transformations or [] if resources else []):
+        for output in transformation.outputs or {}:
+            found.setdefault(output, key_path("kueue", "resources", "transformations", t, "outputs", output))
+    for m, mapping in enumerate(resources.device_class_mappings or [] if resources else []):
+        found.setdefault(mapping.name, key_path("kueue", "resources", "deviceClassMappings", m, "name"))
+    for e, resource in enumerate(config.queues.external.extended_resources):
+        found.setdefault(resource, key_path("queues", "external", "extendedResources", e))
+    return found
+
+
+def advertised(aks: AksConfig, pool: UserPoolConfig) -> set[str]:
+    """What a pool's nodes advertise: the GPUs derived from its size and settings, and its declared resources."""
+    return set(pool_resources(aks, pool)) | set(pool.extended_resources)
+
+
 def _extended_quota_provided(config: StackConfig, aks: AksConfig) -> None:
-    """Quota of an extended resource only where a pool advertises it; a flavor with such quota on a pool that does
-    not is refused at the flavor's own ``pool`` (or ``agentpool`` label), naming the pools that do: the mistake is
-    the flavor's pool, not the resource."""
+    """Quota above 0 of an extended resource only where a pool advertises it, or where the stack says it comes from
+    elsewhere (:data:`EXTENDED_RESOURCE_SOURCES`); a flavor with such quota on a pool that does not is refused at the
+    flavor's own ``pool`` (or ``agentpool`` label), naming the pools that do: the mistake is the flavor's pool, not
+    the resource. Quota 0 asks nothing of any node: Kueue's groups list every covered resource on every flavor."""
     flavors = {flavor.name: flavor for flavor in config.queues.resource_flavors}
     flavor_index = {flavor.name: i for i, flavor in enumerate(config.queues.resource_flavors)}
     pools = {pool.name: pool for pool in aks.user_pools}
-    anywhere = {name for pool in aks.user_pools for name in pool_resources(aks, pool)}
+    anywhere = {name for pool in aks.user_pools for name in advertised(aks, pool)}
+    elsewhere = provided_elsewhere(config)
     holders = [("clusterQueues", i, queue.resource_groups) for i, queue in enumerate(config.queues.cluster_queues)]
     holders += [("cohorts", i, cohort.resource_groups) for i, cohort in enumerate(config.queues.cohorts)]
     for section, h, groups in holders:
         for g, group in enumerate(groups or []):
             for r, resource in enumerate(group.covered_resources):
-                if "/" not in resource:
+                asked = [flavor for flavor in group.flavors if quantity_value(flavor.resources[r].nominal_quota)]
+                if "/" not in resource or resource in elsewhere or not asked:
                     continue
                 key = key_path("queues", section, h, "resourceGroups", g, "coveredResources", r)
                 if resource not in anywhere:
-                    allowed = f"no pool of aks.userPools advertises it (they advertise {sorted(anywhere)})"
+                    allowed = (
+                        f"no pool of aks.userPools advertises it (they advertise {sorted(anywhere)}); if it comes "
+                        f"from elsewhere, declare it in {EXTENDED_RESOURCE_SOURCES}"
+                    )
                     raise RuleViolation(key, resource, allowed)
-                for flavor in group.flavors:
-                    pool = pools.get(flavor_pool(flavors[flavor.name]) or "") if flavor.name in flavors else None
-                    quota = flavor.resources[r].nominal_quota
-                    if pool is not None and quantity_value(quota) and resource not in pool_resources(aks, pool):
-                        written = flavors[flavor.name]
-                        field = "pool" if written.pool else key_path("nodeLabels", POOL_LABEL)
-                        where = key_path("queues", "resourceFlavors", flavor_index[flavor.name], field)
-                        offer = sorted(p.name for p in aks.user_pools if resource in pool_resources(aks, p))
-                        allowed = (
-                            f"flavor {flavor.name} has {resource} quota {quota} ({key_path(section, h)}), but pool "
-                            f"{pool.name}'s nodes do not advertise {resource}; pool {' or '.join(offer)} does: point "
-                            "the flavor at it"
-                        )
-                        raise RuleViolation(where, pool.name, allowed)
+                for flavor in asked:
+                    written = flavors.get(flavor.name)
+                    pool = pools.get(flavor_pool(written) or "") if written is not None else None
+                    if written is not None and pool is not None and resource not in advertised(aks, pool):
+                        quota = flavor.resources[r].nominal_quota
+                        _refuse_the_flavors_pool(aks, flavor_index[flavor.name], written, pool, resource, quota)
+
+
+def _refuse_the_flavors_pool(
+    aks: AksConfig, index: int, flavor: ResourceFlavorConfig, pool: UserPoolConfig, resource: str, quota: str
+) -> None:
+    field = "pool" if flavor.pool else key_path("nodeLabels", POOL_LABEL)
+    where = key_path("queues", "resourceFlavors", index, field)
+    offer = sorted(p.name for p in aks.user_pools if resource in advertised(aks, p))
+    listed = key_path("aks", "userPools", [p.name for p in aks.user_pools].index(pool.name), "extendedResources")
+    allowed = (
+        f"flavor {flavor.name} has {resource} quota {quota}, but pool {pool.name}'s nodes do not advertise it; pool "
+        f"{' or '.join(offer)} does: point the flavor at it, or, if a device plugin the stack does not install adds "
+        f"it to {pool.name}'s nodes, list it in {listed}"
+    )
+    raise RuleViolation(where, pool.name, allowed)
 
 
 def warnings(config: StackConfig) -> list[tuple[str, str]]:

@@ -18,11 +18,13 @@ from pydantic import Field, model_validator
 from components.config import queues_naming, queues_presets, queues_rules
 from components.config.base import ConfigModel, DnsLabel, DnsSubdomain
 from components.config.environment import stack_file_only
+from components.config.kube import LabelKey
 from components.config.queues_checks import (
     AdmissionCheckConfig,
     ProvisioningCheckConfig,
     ProvisioningRequestConfigConfig,
 )
+from components.config.queues_multikueue import MultiKueueClusterObject, MultiKueueConfigObject
 from components.config.queues_objects import (
     ClusterQueueConfig,
     CohortConfig,
@@ -63,6 +65,12 @@ class ExternalObjects(ConfigModel):
     """Topologies ResourceFlavors may name."""
     cluster_queues: list[DnsSubdomain] = Field(default_factory=list)
     """ClusterQueues LocalQueues may submit to."""
+    multi_kueue_clusters: list[DnsSubdomain] = Field(default_factory=list)
+    """MultiKueueClusters MultiKueueConfigs may list (e.g. those of the ``multiKueue`` section)."""
+    extended_resources: list[LabelKey] = Field(default_factory=list)
+    """Extended resources that nodes the stack does not manage advertise (an existing cluster's pools, a device
+    plugin installed elsewhere), such as ``foo.com/gpu``: quota of them is accepted on a stack with ``aks``, whose
+    own pools do not advertise them. Not a Kueue object: a declaration for the queue rules."""
 
 
 class QueueLints(ConfigModel):
@@ -119,6 +127,12 @@ class QueuesConfig(ConfigModel):
     """The ClusterQueues: quota per flavor, and the checks a workload passes before admission."""
     local_queues: list[LocalQueueConfig] = Field(default_factory=list)
     """The LocalQueues Jobs are submitted to, each in one of ``namespaces`` or ``existingNamespaces``."""
+    multi_kueue_configs: list[MultiKueueConfigObject] = Field(default_factory=list)
+    """MultiKueueConfigs, for MultiKueue AdmissionChecks of ``admissionChecks`` to name (a manager whose workers'
+    kubeconfigs are provided outside the stack; the ``multiKueue`` section builds a whole burst set-up instead)."""
+    multi_kueue_clusters: list[MultiKueueClusterObject] = Field(default_factory=list)
+    """MultiKueueClusters, each reading a kubeconfig the user provides (a Secret in Kueue's namespace or a file on the
+    manager's pod) or a ClusterProfile."""
     wait_until_active: WaitUntilActiveConfig = Field(default_factory=WaitUntilActiveConfig)
     """How ``pulumi up`` proves the queues can admit before it finishes."""
     lints: QueueLints = Field(default_factory=QueueLints)
@@ -178,6 +192,7 @@ class QueuesConfig(ConfigModel):
         queues_rules.require_configured_checks(self)
         queues_rules.require_configured_provisioning_configs(self)
         queues_rules.require_local_queue_targets(self)
+        queues_rules.require_configured_multikueue_clusters(self)
         return self
 
     @model_validator(mode="after")

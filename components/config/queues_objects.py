@@ -6,8 +6,9 @@ enforces it at admission time: a CEL rule (``x-kubernetes-validations``) or a sc
 Kueue's validating webhook. Checking them here makes a bad queue fail ``pulumi preview`` with the key that is wrong
 instead of failing ``pulumi up`` halfway through, and a Kueue upgrade becomes a diff of those CRDs and webhooks
 against the rules cited here. Every rule below is the same in v0.17.8, v0.18.6 and v0.19.2 (0.18 adds only the alpha
-ClusterQueue ``concurrentAdmissionPolicy`` and its webhook checks, a field this program does not write), so the
-links are to v0.19.2 and the rules need no Kueue version:
+ClusterQueue ``concurrentAdmissionPolicy`` and its webhook checks, which apply from 0.18 on, the field being refused
+below 0.18 by :mod:`components.config.kueue_rules`), so the links are to v0.19.2 and the rules need no Kueue
+version:
 
 - ResourceFlavor CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_resourceflavors.yaml
 - ProvisioningRequestConfig CRD: https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_provisioningrequestconfigs.yaml
@@ -26,9 +27,10 @@ rules, are in :mod:`components.config.queues_quota`. Rules between objects (name
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import AwareDatetime, Field, StringConstraints, field_serializer, model_validator
 
 from components.config.base import (
     DNS1123_SUBDOMAIN,
@@ -51,7 +53,7 @@ from components.config.kube import (
     Toleration,
     quantity_value,
 )
-from components.config.queues_policies import AdmissionScope, FlavorFungibility, Preemption
+from components.config.queues_policies import AdmissionScope, ConcurrentAdmissionPolicy, FlavorFungibility, Preemption
 from components.config.queues_quota import (
     ResourceGroup,
     require_groups_apart,
@@ -146,6 +148,22 @@ class WorkloadPriorityClassConfig(ConfigModel):
     """What the class is for (at most 2048 characters: the CRD's limit)."""
 
 
+class FlavorTaint(Taint):
+    """A taint of a ResourceFlavor's nodes: the core ``Taint`` with the time it was added, which the CRD keeps.
+
+    https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/node-v1/#NodeSpec
+    """
+
+    time_added: AwareDatetime | None = None
+    """When the taint was added, an RFC 3339 time with its zone (``2025-01-02T03:04:05Z``, the CRD's
+    ``format: date-time``); written in UTC to the second, as Kubernetes' ``metav1.Time`` writes it. Kueue copies it
+    and reads no time from it."""
+
+    @field_serializer("time_added")
+    def _rfc3339(self, value: datetime | None) -> str | None:
+        return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class ResourceFlavorConfig(ConfigModel):
     """A ResourceFlavor: which nodes a quota is for. On AKS, ``agentpool: <pool>`` selects one autoscaling pool.
 
@@ -161,7 +179,7 @@ class ResourceFlavorConfig(ConfigModel):
     node_labels: Labels = Field(default_factory=dict, max_length=8)
     """Labels of the flavor's nodes; Kueue adds them to the admitted pods' node selector (``spec.nodeLabels``, at most
     8: the CRD's ``maxProperties``)."""
-    node_taints: list[Taint] | None = Field(default=None, max_length=8)
+    node_taints: list[FlavorTaint] | None = Field(default=None, max_length=8)
     """Taints the flavor's nodes carry; workloads admitted on the flavor must tolerate them (``spec.nodeTaints``, at
     most 8)."""
     tolerations: list[Toleration] | None = Field(default=None, max_length=8)
@@ -291,6 +309,11 @@ class ClusterQueueConfig(Labelled):
     """The queue's weight in its cohort under fair sharing; needs ``kueue.fairSharing``."""
     admission_scope: AdmissionScope | None = None
     """Orders the queue's workloads by their LocalQueues' recent usage; needs ``kueue.admissionFairSharing``."""
+    concurrent_admission_policy: ConcurrentAdmissionPolicy | None = None
+    """Workloads try every flavor at once and may migrate to a more preferred one once running
+    (https://kueue.sigs.k8s.io/docs/concepts/concurrent_admission/): Kueue 0.18 or newer, with
+    ``kueue.featureGates.ConcurrentAdmission: true`` (alpha, off by default). Immutable once the queue exists (the
+    webhook refuses a change)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -337,6 +360,33 @@ class ClusterQueueConfig(Labelled):
                     key = key_path("admissionChecksStrategy", "admissionChecks", c, "onFlavors", o)
                     allowed = f"since Kueue 0.17.1 it must be a flavor of this queue {self.flavor_names}"
                     raise RuleViolation(key, flavor, allowed)
+        return self
+
+    @model_validator(mode="after")
+    @rule("queues-objects.concurrent-admission-rules")
+    def _concurrent_admission_rules(self) -> ClusterQueueConfig:
+        """``validateConcurrentAdmissionPolicy`` in
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go (same in v0.18.6),
+        which applies with the ``ConcurrentAdmission`` gate on, as the policy needs: one resource group of at most 16
+        flavors, a last acceptable flavor of this queue, and no ``StrictFIFO``."""
+        policy = self.concurrent_admission_policy
+        if policy is None:
+            return self
+        groups = self.resource_groups or []
+        if len(groups) != 1:
+            allowed = "concurrentAdmissionPolicy needs exactly one resource group"
+            raise RuleViolation("resourceGroups", len(groups), allowed)
+        if len(groups[0].flavors) > 16:
+            allowed = "concurrentAdmissionPolicy allows at most 16 flavors in its resource group"
+            raise RuleViolation("resourceGroups[0].flavors", len(groups[0].flavors), allowed)
+        constraints = policy.migration.constraints
+        last = constraints.last_acceptable_flavor_name if constraints else None
+        if last is not None and last not in self.flavor_names:
+            key = "concurrentAdmissionPolicy.migration.constraints.lastAcceptableFlavorName"
+            raise RuleViolation(key, last, f"it must be a flavor of this queue {self.flavor_names}")
+        if self.queueing_strategy == "StrictFIFO":
+            allowed = "concurrentAdmissionPolicy cannot be used with StrictFIFO; use BestEffortFIFO"
+            raise RuleViolation("queueingStrategy", self.queueing_strategy, allowed)
         return self
 
     @property

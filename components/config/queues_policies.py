@@ -1,9 +1,11 @@
-"""How a ClusterQueue chooses among workloads and flavors: preemption, flavor fungibility, admission scope.
+"""How a ClusterQueue chooses among workloads and flavors: preemption, flavor fungibility, admission scope, concurrent
+admission.
 
 Keys mirror the Kueue ``v1beta2`` API; each rule names the CEL rule of the ClusterQueue CRD
 (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml)
 and the webhook function (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go)
-that enforce it; both are the same in v0.17.8, v0.18.6 and v0.19.2.
+that enforce it; both are the same in v0.17.8, v0.18.6 and v0.19.2 (concurrent admission, which Kueue 0.18 added: in
+v0.18.6 and v0.19.2).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from components.config.base import ConfigModel, Int32, RuleViolation
+from components.config.base import ConfigModel, DnsSubdomain, Int32, RuleViolation
 from components.config.rules import rule
 
 
@@ -94,3 +96,49 @@ class AdmissionScope(ConfigModel):
 
     admission_mode: Literal["UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing"]
     """``UsageBasedAdmissionFairSharing`` admits first from the LocalQueues that used least lately."""
+
+
+class MigrationConstraints(ConfigModel):
+    """How far a workload admitted under a concurrent admission policy may migrate.
+
+    https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/#kueue-x-k8s-io-v1beta2-ConcurrentAdmissionMigrationConstraints
+    """
+
+    last_acceptable_flavor_name: DnsSubdomain | None = None
+    """The least preferred flavor (in the queue's flavor order) it may still migrate to; unset: any flavor more
+    preferred than the one it runs on. It must be a flavor of the queue (``validateConcurrentAdmissionPolicy``)."""
+
+
+class Migration(ConfigModel):
+    """Whether a running workload moves to a more preferred flavor when capacity appears there."""
+
+    mode: Literal["TryPreferredFlavors", "RetainFirstAdmission"]
+    """``TryPreferredFlavors`` keeps trying the more preferred flavors after admission and migrates;
+    ``RetainFirstAdmission`` stays on the first flavor admitted (the CRD requires the field)."""
+    constraints: MigrationConstraints | None = None
+    """Limits on the migration; only with mode ``TryPreferredFlavors`` (``validateConcurrentAdmissionPolicy``)."""
+
+    @model_validator(mode="after")
+    @rule("queues-policies.constraints-only-when-migrating")
+    def _constraints_only_when_migrating(self) -> Migration:
+        """``validateConcurrentAdmissionPolicy`` in
+        https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/webhooks/clusterqueue_webhook.go ("may only be set
+        when migration.mode is TryPreferredFlavors"; same in v0.18.6)."""
+        if self.constraints is not None and self.mode != "TryPreferredFlavors":
+            raise RuleViolation("constraints", _dumped(self.constraints), "only mode TryPreferredFlavors takes them")
+        return self
+
+
+class ConcurrentAdmissionPolicy(ConfigModel):
+    """Workloads pursue every flavor of the queue at once, start on the first that admits them and may migrate to a
+    more preferred one later (Kueue 0.18+, alpha gate ``ConcurrentAdmission``).
+
+    https://kueue.sigs.k8s.io/docs/concepts/concurrent_admission/
+    """
+
+    migration: Migration
+    """How admitted workloads migrate (the CRD requires the field)."""
+
+
+def _dumped(model: ConfigModel) -> object:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")

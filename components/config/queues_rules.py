@@ -73,6 +73,16 @@ def require_unique_names(queues: QueuesConfig) -> None:
             [f"{q.namespace}/{q.name}" for q in queues.local_queues],
             "LocalQueue names",
         ),
+        (
+            _keys("multiKueueConfigs", queues.multi_kueue_configs),
+            [c.name for c in queues.multi_kueue_configs],
+            "MultiKueueConfig names",
+        ),
+        (
+            _keys("multiKueueClusters", queues.multi_kueue_clusters),
+            [c.name for c in queues.multi_kueue_clusters],
+            "MultiKueueCluster names",
+        ),
     ]
     for keys, names, what in kinds:
         require_unique(names, keys.__getitem__, what)
@@ -89,8 +99,8 @@ def _require_resolved(queues: QueuesConfig, target: str) -> None:
     kind = BY_KIND[target]
     created = [name for path in kind.names for _, name in config_names(queues, path)]
     others = [name for _, name in config_names(queues, kind.elsewhere)] if kind.elsewhere else []
-    sections = "/".join(path.removesuffix("[].name").removesuffix("[]") for path in kind.names)
-    elsewhere = (kind.elsewhere or "").removesuffix("[]")
+    sections = "/".join(f"queues.{path.removesuffix('[].name').removesuffix('[]')}" for path in kind.names)
+    elsewhere = f"queues.{(kind.elsewhere or '').removesuffix('[]')}"
     allowed = f"it must be one of {sections} {created} (made by the stack) or {elsewhere} {others} (made elsewhere)"
     for reference in REFERENCES:
         path = config_path(reference)
@@ -121,6 +131,11 @@ def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
 
 
 @rule("queues.local-queue-targets")
+def require_configured_multikueue_clusters(queues: QueuesConfig) -> None:
+    """Every cluster a MultiKueueConfig lists is one of ``multiKueueClusters`` or external."""
+    _require_resolved(queues, "MultiKueueCluster")
+
+
 def require_local_queue_targets(queues: QueuesConfig) -> None:
     """Every LocalQueue points at a ClusterQueue of the stack or an external one, and lives in a namespace the stack
     creates or one declared as existing."""
@@ -142,13 +157,17 @@ def require_local_queue_namespaces_selected(queues: QueuesConfig) -> None:
         if selector is None:
             allowed = (
                 f"localQueues[{n}] ({local.namespace}/{local.name}) submits to it, but an unset namespaceSelector "
-                "selects no namespace; use {} for every namespace (or turn off lints.localQueueNamespaceSelected)"
+                "selects no namespace; use {} for every namespace (or turn off "
+                "queues.lints.localQueueNamespaceSelected)"
             )
             raise RuleViolation(key, None, allowed)
         if selector.decidable_by({NAMESPACE_NAME_LABEL}) and not selector.matches(
             {NAMESPACE_NAME_LABEL: local.namespace}
         ):
-            allowed = f"it must select namespace {local.namespace!r} of localQueues[{n}], which submits to it"
+            allowed = (
+                f"it must select namespace {local.namespace!r} of localQueues[{n}], which submits to it (or turn off "
+                "queues.lints.localQueueNamespaceSelected)"
+            )
             raise RuleViolation(key, selector.model_dump(by_alias=True, exclude_none=True), allowed)
 
 
@@ -163,7 +182,7 @@ def require_cohort_tree(queues: QueuesConfig) -> None:
         seen, current = {cohort.name}, cohort.parent_name
         while current in parents:
             if current in seen:
-                allowed = "cohorts form a tree (or turn off lints.cohortTree)"
+                allowed = "cohorts form a tree (or turn off queues.lints.cohortTree)"
                 raise RuleViolation(key_path("cohorts", i, "parentName"), cohort.parent_name, allowed)
             seen.add(current)
             current = parents[current]
@@ -198,6 +217,6 @@ def require_managed_resources_covered(queues: QueuesConfig) -> None:
                 if resource not in covered:
                     allowed = (
                         f"ClusterQueue {queue.name!r} gates flavors covering only {sorted(covered)} "
-                        "(or turn off lints.managedResourcesCovered)"
+                        "(or turn off queues.lints.managedResourcesCovered)"
                     )
                     raise RuleViolation(key_path(key, "managedResources", r), resource, allowed)

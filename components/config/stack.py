@@ -17,6 +17,7 @@ from components.config import (
     feasibility,
     kueue_cluster,
     kueue_extension,
+    kueue_manager,
     kueue_rules,
     multikueue_rules,
     pool_flavors,
@@ -256,6 +257,27 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
+    @rule("stack.multikueue-objects-apart-from-the-burst-section")
+    def _multikueue_objects_apart_from_the_burst_section(self) -> StackConfig:
+        """The ``multiKueue`` section makes its MultiKueueConfig and one MultiKueueCluster per worker: a queue object
+        of the same kind and name would be the same cluster object, applied by two resources that undo each other."""
+        burst = self.multi_kueue
+        if burst is None:
+            return self
+        if burst.multikueue_config in (names := [c.name for c in self.queues.multi_kueue_configs]):
+            key = key_path("queues", "multiKueueConfigs", names.index(burst.multikueue_config), "name")
+            allowed = "the multiKueue section makes a MultiKueueConfig of that name (multiKueue.configName)"
+            raise RuleViolation(key, burst.multikueue_config, allowed)
+        made = {burst.worker_cluster_name(worker) for worker in burst.workers}
+        for index, cluster in enumerate(self.queues.multi_kueue_clusters):
+            if cluster.name in made:
+                key = key_path("queues", "multiKueueClusters", index, "name")
+                allowed = f"the multiKueue section makes MultiKueueClusters {sorted(made)} for its workers: name "
+                allowed += "another, or list the section's in queues.external.multiKueueClusters"
+                raise RuleViolation(key, cluster.name, allowed)
+        return self
+
+    @model_validator(mode="after")
     @rule("stack.burst-has-its-manager-and-workers")
     def _burst_has_its_manager_and_workers(self) -> StackConfig:
         multikueue_rules.check(self)
@@ -283,7 +305,18 @@ class StackConfig(ConfigModel):
             else []
         )
         pools = pool_flavors.warnings(self)
+        manager = [(f"kueue.{key}", message) for key, message in kueue_manager.warnings(self.kueue)]
+        manager += [
+            (
+                key_path("queues", "multiKueueClusters", i, "clusterSource", "kubeConfig", "location"),
+                "the stack does not mount this kubeconfig: the file must be on the Kueue manager's pod (mounted under "
+                "/etc/multikueue/kubeconfigs/, https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/)",
+            )
+            for i, cluster in enumerate(self.queues.multi_kueue_clusters)
+            if (source := cluster.cluster_source.kube_config) is not None and source.location_type == "Path"
+        ]
         return [
+            *manager,
             *feasibility.warnings(self),
             *pools,
             *ack,

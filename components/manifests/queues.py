@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from components.config.kueue_references import REFERENCES, creation_order, manifest_names, self_references
 from components.config.queues import QueuesConfig
 from components.config.queues_checks import API_GROUP, AdmissionCheckConfig, ProvisioningRequestConfigConfig
+from components.config.queues_multikueue import MultiKueueClusterObject, MultiKueueConfigObject
 from components.config.queues_objects import (
     ClusterQueueConfig,
     CohortConfig,
@@ -90,6 +91,14 @@ def local_queue(queue: LocalQueueConfig) -> Manifest:
     return _object("LocalQueue", queue.name, spec, namespace=queue.namespace, labels=queue.labels)
 
 
+def multikueue_config(config: MultiKueueConfigObject) -> Manifest:
+    return _object("MultiKueueConfig", config.name, _fields(config, exclude={"name"}))
+
+
+def multikueue_cluster(cluster: MultiKueueClusterObject) -> Manifest:
+    return _object("MultiKueueCluster", cluster.name, _fields(cluster, exclude={"name"}))
+
+
 def references(manifest: Manifest) -> list[tuple[str, str]]:
     """The ``(kind, name)`` of every object ``manifest`` names, each once, as
     :data:`~components.config.kueue_references.REFERENCES` declares them."""
@@ -136,5 +145,7 @@ def queue_manifests(args: QueuesConfig, namespace_labels: dict[str, str] | None 
             *(cohort(spec) for spec in args.cohorts),
             *(cluster_queue(queue) for queue in args.cluster_queues),
             *(local_queue(queue) for queue in args.local_queues),
+            *(multikueue_config(config) for config in args.multi_kueue_configs),
+            *(multikueue_cluster(cluster) for cluster in args.multi_kueue_clusters),
         ]
     )

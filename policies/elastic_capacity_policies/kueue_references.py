@@ -8,6 +8,7 @@ REFERENCES: tuple[tuple[str, str, str], ...] = (
     ("ClusterQueue", "spec.resourceGroups[].flavors[].name", "ResourceFlavor"),
     ("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].onFlavors[]", "ResourceFlavor"),
     ("ClusterQueue", "spec.admissionChecksStrategy.admissionChecks[].name", "AdmissionCheck"),
+    ("ClusterQueue", "spec.concurrentAdmissionPolicy.migration.constraints.lastAcceptableFlavorName", "ResourceFlavor"),
     ("AdmissionCheck", "spec.parameters.name", "ProvisioningRequestConfig"),
     ("AdmissionCheck", "spec.parameters.name", "MultiKueueConfig"),
     ("Cohort", "spec.parentName", "Cohort"),

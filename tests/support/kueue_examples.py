@@ -1,4 +1,5 @@
-"""Kueue's own example set-ups, typed in from kubernetes-sigs/kueue at tag v0.17.8: the oracle of examples/kueue/.
+"""Kueue's own example set-ups, typed in from kubernetes-sigs/kueue at tag v0.19.2 (the example files are the same at
+v0.17.8, where the gallery was first typed from; the pages' objects were re-checked): the oracle of examples/kueue/.
 
 Each constant is one set-up as upstream writes it, from a file under ``site/static/examples/`` or the complete queue
 objects of a docs page under ``site/content/en/docs/``, and, where the set-up needs them, the manager Configuration
@@ -6,8 +7,8 @@ settings the page prescribes. Quantities are written as upstream writes them (``
 them canonically and with the CRD defaults applied. Nothing is copied from upstream YAML files into the repository:
 these are Python values, checked against the tag by hand.
 
-:data:`REFUSED` lists the upstream objects Kueue 0.17.8 itself refuses, with the config that expresses them, the key
-the program must name in its error and the Kueue rule behind it.
+:data:`REFUSED` lists the upstream objects Kueue itself refuses (0.17.8 to 0.19.2), with the config that expresses
+them, the key the program must name in its error and the Kueue rule behind it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-TAG = "v0.17.8"
+TAG = "v0.19.2"
 UPSTREAM = f"https://github.com/kubernetes-sigs/kueue/blob/{TAG}/"
 """Where every ``source`` below is, at the tag the gallery reproduces."""
 API_VERSION = "kueue.x-k8s.io/v1beta2"
@@ -34,9 +35,12 @@ class Example:
     """Top-level keys of the manager Configuration as the page writes them; of ``metrics`` only ``customLabels`` (the
     rest is the chart's). ``featureGates`` reach the manager as its ``--feature-gates`` flag."""
 
+    tag: str = TAG
+    """The tag ``source`` is read at."""
+
     @property
     def url(self) -> str:
-        return UPSTREAM + self.source
+        return f"https://github.com/kubernetes-sigs/kueue/blob/{self.tag}/{self.source}"
 
 
 def kueue(
@@ -88,10 +92,10 @@ ADMISSION_FAIR_SHARING = {
         "resourceWeights": {"cpu": 2.0, "memory": 1.0},
     }
 }
-"""The manager settings of site/content/en/docs/concepts/admission_fair_sharing.md (v0.17.8), "Example
+"""The manager settings of site/content/en/docs/concepts/admission_fair_sharing.md (v0.19.2), "Example
 configuration"."""
 
-# site/static/examples/admin/single-clusterqueue-setup.yaml (v0.17.8)
+# site/static/examples/admin/single-clusterqueue-setup.yaml (v0.19.2)
 SINGLE_CLUSTERQUEUE = Example(
     EXAMPLES + "admin/single-clusterqueue-setup.yaml",
     [
@@ -101,7 +105,7 @@ SINGLE_CLUSTERQUEUE = Example(
     ],
 )
 
-# site/static/examples/admin/shared-quota-setup.yaml (v0.17.8); the manager settings are the ones its header comment
+# site/static/examples/admin/shared-quota-setup.yaml (v0.19.2); the manager settings are the ones its header comment
 # prescribes.
 SHARED_QUOTA = Example(
     EXAMPLES + "admin/shared-quota-setup.yaml",
@@ -125,10 +129,10 @@ SHARED_QUOTA = Example(
     {"resources": {"transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": 1}}]}},
 )
 
-# site/static/examples/admin/resource-flavor-empty.yaml (v0.17.8)
+# site/static/examples/admin/resource-flavor-empty.yaml (v0.19.2)
 FLAVOR_EMPTY = Example(EXAMPLES + "admin/resource-flavor-empty.yaml", [DEFAULT_FLAVOR])
 
-# site/static/examples/admin/resource-flavor-taints.yaml (v0.17.8)
+# site/static/examples/admin/resource-flavor-taints.yaml (v0.19.2)
 FLAVOR_TAINTS = Example(
     EXAMPLES + "admin/resource-flavor-taints.yaml",
     [
@@ -143,7 +147,7 @@ FLAVOR_TAINTS = Example(
     ],
 )
 
-# site/static/examples/admin/resource-flavor-tolerations.yaml (v0.17.8)
+# site/static/examples/admin/resource-flavor-tolerations.yaml (v0.19.2)
 FLAVOR_TOLERATIONS = Example(
     EXAMPLES + "admin/resource-flavor-tolerations.yaml",
     [
@@ -158,7 +162,7 @@ FLAVOR_TOLERATIONS = Example(
     ],
 )
 
-# site/static/examples/admission-fs/admission-fair-sharing-setup.yaml (v0.17.8), with the manager settings of
+# site/static/examples/admission-fs/admission-fair-sharing-setup.yaml (v0.19.2), with the manager settings of
 # site/content/en/docs/concepts/admission_fair_sharing.md.
 ADMISSION_FAIR_SHARING_SETUP = Example(
     EXAMPLES + "admission-fs/admission-fair-sharing-setup.yaml",
@@ -180,7 +184,7 @@ ADMISSION_FAIR_SHARING_SETUP = Example(
     ADMISSION_FAIR_SHARING,
 )
 
-# site/static/examples/provisioning/provisioning-setup.yaml (v0.17.8)
+# site/static/examples/provisioning/provisioning-setup.yaml (v0.19.2)
 PROVISIONING = Example(
     EXAMPLES + "provisioning/provisioning-setup.yaml",
     [
@@ -226,7 +230,7 @@ PROVISIONING = Example(
     ],
 )
 
-# site/static/examples/sample-admission-check.yaml (v0.17.8)
+# site/static/examples/sample-admission-check.yaml (v0.19.2)
 ADMISSION_CHECK = Example(
     EXAMPLES + "sample-admission-check.yaml",
     [
@@ -250,7 +254,7 @@ ADMISSION_CHECK = Example(
     ],
 )
 
-# site/static/examples/serving-workloads/sample-hami.yaml (v0.17.8): its Kueue objects and Namespace, not the
+# site/static/examples/serving-workloads/sample-hami.yaml (v0.19.2): its Kueue objects and Namespace, not the
 # Deployment; the manager transformations are those of site/content/en/docs/tasks/run/using_hami.md.
 HAMI = Example(
     EXAMPLES + "serving-workloads/sample-hami.yaml",
@@ -312,7 +316,7 @@ TAS_TOPOLOGY = kueue(
 )
 TAS_FLAVOR_SPEC = {"nodeLabels": {"cloud.provider.com/node-group": "tas-group"}, "topologyName": "default"}
 
-# site/static/examples/tas/sample-queues.yaml (v0.17.8)
+# site/static/examples/tas/sample-queues.yaml (v0.19.2)
 TAS = Example(
     EXAMPLES + "tas/sample-queues.yaml",
     [
@@ -332,7 +336,7 @@ TAS = Example(
     ],
 )
 
-# site/static/examples/tas/sample-gpu-queues.yaml (v0.17.8)
+# site/static/examples/tas/sample-gpu-queues.yaml (v0.19.2)
 TAS_GPU = Example(
     EXAMPLES + "tas/sample-gpu-queues.yaml",
     [
@@ -366,7 +370,7 @@ COHORT_PAGE = DOCS + "concepts/cohort.md"
 X86 = kueue("ResourceFlavor", "x86", {"nodeLabels": {"cpu-arch": "x86"}})
 ARM = kueue("ResourceFlavor", "arm", {"nodeLabels": {"cpu-arch": "arm"}})
 
-# site/content/en/docs/tasks/manage/administer_cluster_quotas.md (v0.17.8), "Multiple ResourceFlavors setup"
+# site/content/en/docs/tasks/manage/administer_cluster_quotas.md (v0.19.2), "Multiple ResourceFlavors setup"
 MULTIPLE_FLAVORS = Example(
     ADMINISTER_QUOTAS,
     [
@@ -395,7 +399,7 @@ def team_queue(name: str, *groups: dict[str, Any]) -> Manifest:
     )
 
 
-# site/content/en/docs/tasks/manage/administer_cluster_quotas.md (v0.17.8), "Multiple ClusterQueues and borrowing
+# site/content/en/docs/tasks/manage/administer_cluster_quotas.md (v0.19.2), "Multiple ClusterQueues and borrowing
 # cohorts" (default-flavor from the page's single-ClusterQueue set-up)
 COHORT_BORROWING = Example(
     ADMINISTER_QUOTAS,
@@ -417,7 +421,7 @@ COHORT_BORROWING = Example(
     ],
 )
 
-# site/content/en/docs/tasks/manage/administer_cluster_quotas.md (v0.17.8), "Multiple ClusterQueue with dedicated and
+# site/content/en/docs/tasks/manage/administer_cluster_quotas.md (v0.19.2), "Multiple ClusterQueue with dedicated and
 # fallback flavors"
 COHORT_FLAVORS = Example(
     ADMINISTER_QUOTAS,
@@ -443,7 +447,7 @@ COHORT_FLAVORS = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), the first ClusterQueue ("ClusterQueue")
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), the first ClusterQueue ("ClusterQueue")
 CLUSTERQUEUE_PODS = Example(
     CLUSTER_QUEUE_PAGE,
     [
@@ -463,7 +467,7 @@ CLUSTERQUEUE_PODS = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "Resource Groups"
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), "Resource Groups"
 MULTI_GROUP_CLUSTERQUEUE = Example(
     CLUSTER_QUEUE_PAGE,
     [
@@ -489,7 +493,7 @@ MULTI_GROUP_CLUSTERQUEUE = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "Borrowing example"
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), "Borrowing example"
 COHORT_PAIR = Example(
     CLUSTER_QUEUE_PAGE,
     [
@@ -502,7 +506,7 @@ COHORT_PAIR = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "LendingLimit"
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), "LendingLimit"
 COHORT_LENDING = Example(
     CLUSTER_QUEUE_PAGE,
     [
@@ -511,7 +515,7 @@ COHORT_LENDING = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "Preemption"
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), "Preemption"
 PREEMPTION = Example(
     CLUSTER_QUEUE_PAGE,
     [
@@ -529,7 +533,7 @@ PREEMPTION = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "FlavorFungibility"
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), "FlavorFungibility"
 FLAVOR_FUNGIBILITY = Example(
     CLUSTER_QUEUE_PAGE,
     [
@@ -541,16 +545,16 @@ FLAVOR_FUNGIBILITY = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "StopPolicy"
+# site/content/en/docs/concepts/cluster_queue.md (v0.19.2), "StopPolicy"
 STOP_POLICY = Example(CLUSTER_QUEUE_PAGE, [kueue("ClusterQueue", "team-a-cq", {"stopPolicy": "Hold"})])
 
-# site/content/en/docs/concepts/cohort.md (v0.17.8), "Hello, Cohorts"
+# site/content/en/docs/concepts/cohort.md (v0.19.2), "Hello, Cohorts"
 COHORT_HELLO = Example(
     COHORT_PAGE,
     [kueue("Cohort", "hello-cohort"), kueue("ClusterQueue", "my-cluster-queue", {"cohortName": "hello-cohort"})],
 )
 
-# site/content/en/docs/concepts/cohort.md (v0.17.8), "Configuring Quotas"
+# site/content/en/docs/concepts/cohort.md (v0.19.2), "Configuring Quotas"
 COHORT_QUOTA = Example(
     COHORT_PAGE,
     [
@@ -563,7 +567,7 @@ COHORT_QUOTA = Example(
     ],
 )
 
-# site/content/en/docs/concepts/cohort.md (v0.17.8), "Hierarchical Cohorts"; fair sharing with its default
+# site/content/en/docs/concepts/cohort.md (v0.19.2), "Hierarchical Cohorts"; fair sharing with its default
 # preemption strategies, as site/content/en/docs/concepts/preemption.md ("Fair Sharing") writes them out.
 FAIR_SHARING = Example(
     COHORT_PAGE,
@@ -575,7 +579,7 @@ FAIR_SHARING = Example(
     {"fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}},
 )
 
-# site/content/en/docs/concepts/workload_priority_class.md (v0.17.8); the same object as in
+# site/content/en/docs/concepts/workload_priority_class.md (v0.19.2); the same object as in
 # site/content/en/docs/tasks/manage/run_job_with_workload_priority.md. The one kind without a spec.
 PRIORITIES = Example(
     DOCS + "concepts/workload_priority_class.md",
@@ -590,10 +594,10 @@ PRIORITIES = Example(
     ],
 )
 
-# site/content/en/docs/concepts/local_queue.md (v0.17.8)
+# site/content/en/docs/concepts/local_queue.md (v0.19.2)
 LOCAL_QUEUE = Example(DOCS + "concepts/local_queue.md", [local_queue("team-a", "team-a-queue", "cluster-queue")])
 
-# site/content/en/docs/concepts/admission_fair_sharing.md (v0.17.8), "LocalQueue configuration" and "Example
+# site/content/en/docs/concepts/admission_fair_sharing.md (v0.19.2), "LocalQueue configuration" and "Example
 # configuration"
 LOCAL_QUEUE_FAIR_SHARING = Example(
     DOCS + "concepts/admission_fair_sharing.md",
@@ -601,7 +605,7 @@ LOCAL_QUEUE_FAIR_SHARING = Example(
     ADMISSION_FAIR_SHARING,
 )
 
-# site/content/en/docs/concepts/topology.md (v0.17.8)
+# site/content/en/docs/concepts/topology.md (v0.19.2)
 TOPOLOGY = Example(
     DOCS + "concepts/topology.md",
     [
@@ -621,7 +625,7 @@ TOPOLOGY = Example(
     ],
 )
 
-# site/content/en/docs/concepts/admission_check/_index.md (v0.17.8)
+# site/content/en/docs/concepts/admission_check/_index.md (v0.19.2)
 ADMISSION_CHECK_PROVISIONING = Example(
     DOCS + "concepts/admission_check/_index.md",
     [
@@ -640,7 +644,7 @@ ADMISSION_CHECK_PROVISIONING = Example(
     ],
 )
 
-# site/content/en/docs/concepts/admission_check/provisioning_request.md (v0.17.8)
+# site/content/en/docs/concepts/admission_check/provisioning_request.md (v0.19.2)
 PROVISIONING_REQUEST_CONFIG = Example(
     DOCS + "concepts/admission_check/provisioning_request.md",
     [
@@ -657,7 +661,7 @@ PROVISIONING_REQUEST_CONFIG = Example(
     ],
 )
 
-# site/content/en/docs/tasks/manage/share_quotas_across_flavors.md (v0.17.8), "Assign different costs to different
+# site/content/en/docs/tasks/manage/share_quotas_across_flavors.md (v0.19.2), "Assign different costs to different
 # flavors"
 GPU_CREDITS = Example(
     DOCS + "tasks/manage/share_quotas_across_flavors.md",
@@ -688,8 +692,9 @@ GPU_CREDITS = Example(
 
 MANAGE = DOCS + "tasks/manage/"
 
-# site/content/en/docs/tasks/manage/setup_wait_for_pods_ready.md (v0.17.8), "Configure ClusterQueue quotas", with the
-# waitForPodsReady of "Enabling waitForPodsReady" (timestamp: Eviction, the default of its "Eviction | Creation").
+# site/content/en/docs/tasks/manage/setup_wait_for_pods_ready.md (v0.19.2), "Configure ClusterQueue quotas", with the
+# waitForPodsReady of "Configuring waitForPodsReady" (30m and 30m since v0.19.0; timestamp: Eviction, the default
+# of its "Eviction | Creation").
 WAIT_FOR_PODS_READY = Example(
     MANAGE + "setup_wait_for_pods_ready.md",
     [
@@ -706,8 +711,8 @@ WAIT_FOR_PODS_READY = Example(
     ],
     {
         "waitForPodsReady": {
-            "timeout": "10m",
-            "recoveryTimeout": "3m",
+            "timeout": "30m",
+            "recoveryTimeout": "30m",
             "blockAdmission": False,
             "requeuingStrategy": {
                 "timestamp": "Eviction",
@@ -719,7 +724,7 @@ WAIT_FOR_PODS_READY = Example(
     },
 )
 
-# site/content/en/docs/tasks/manage/setup_object_retention_policy.md (v0.17.8): the queues of scenarios A and B, with
+# site/content/en/docs/tasks/manage/setup_object_retention_policy.md (v0.19.2): the queues of scenarios A and B, with
 # the manager settings of "Example" / "Kueue Configuration".
 OBJECT_RETENTION = Example(
     MANAGE + "setup_object_retention_policy.md",
@@ -749,8 +754,8 @@ OBJECT_RETENTION = Example(
     },
 )
 
-# site/content/en/docs/tasks/manage/observability/configure_custom_metric_labels.md (v0.17.8), "Example: label by
-# team", with the Configuration of "Configure custom labels".
+# site/content/en/docs/tasks/manage/observability/configure_custom_metric_labels.md (v0.19.2), "Example: label by
+# team", with the Configuration of "Configure custom labels" (v0.19.2 adds the Workload label workload_type).
 CUSTOM_METRIC_LABELS = Example(
     MANAGE + "observability/configure_custom_metric_labels.md",
     [
@@ -768,6 +773,122 @@ CUSTOM_METRIC_LABELS = Example(
                 {"name": "team"},
                 {"name": "cost_center", "sourceLabelKey": "billing/cost-center"},
                 {"name": "budget", "sourceAnnotationKey": "billing.example.com/budget"},
+                {
+                    "name": "workload_type",
+                    "sourceKind": "Workload",
+                    "sourceLabelKey": "company.com/workload-type",
+                    "trackedValues": ["inference", "training"],
+                },
+            ]
+        },
+    },
+)
+
+# site/static/examples/getting-started/quick-start-setup.yaml (v0.19.2, new since v0.17.8)
+QUICK_START = Example(
+    EXAMPLES + "getting-started/quick-start-setup.yaml",
+    [
+        DEFAULT_FLAVOR,
+        cpu_memory_queue("cluster-queue", "default-flavor", 9, "9Gi"),
+        local_queue("default", "user-queue", "cluster-queue"),
+    ],
+)
+
+# site/static/examples/admin/concurrent-admission-setup.yaml (v0.19.2, new since v0.17.8), with the gate of
+# site/content/en/docs/concepts/concurrent_admission.md.
+CONCURRENT_ADMISSION = Example(
+    EXAMPLES + "admin/concurrent-admission-setup.yaml",
+    [
+        *(kueue("ResourceFlavor", name) for name in ("reservation", "on-demand", "spot")),
+        kueue(
+            "ClusterQueue",
+            "team-cluster-queue",
+            {
+                "namespaceSelector": {},
+                "concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}},
+                "resourceGroups": [
+                    group(
+                        ["cpu", "memory"],
+                        ("reservation", [quota("cpu", 4), quota("memory", "16Gi")]),
+                        ("on-demand", [quota("cpu", 8), quota("memory", "32Gi")]),
+                        ("spot", [quota("cpu", 16), quota("memory", "64Gi")]),
+                    )
+                ],
+            },
+        ),
+        local_queue("default", "team-queue", "team-cluster-queue"),
+    ],
+    {"featureGates": {"ConcurrentAdmission": True}},
+)
+
+
+def dra_queues(resource: str, amount: str) -> list[Manifest]:
+    """The objects of site/static/examples/dra/sample-dra*-queues.yaml (v0.19.2): one flavor, cpu, memory and the DRA
+    resource."""
+    return [
+        DEFAULT_FLAVOR,
+        kueue(
+            "ClusterQueue",
+            "cluster-queue",
+            {
+                "namespaceSelector": {},
+                "resourceGroups": [
+                    group(
+                        ["cpu", "memory", resource],
+                        ("default-flavor", [quota("cpu", 40), quota("memory", "200Gi"), quota(resource, amount)]),
+                    )
+                ],
+            },
+        ),
+        local_queue("default", "user-queue", "cluster-queue"),
+    ]
+
+
+DRA_SELECTOR = {"cel": {"expression": "device.driver == 'gpu.example.com'"}}
+# The three DRA set-ups of site/content/en/docs/tasks/manage/setup_dra.md (v0.19.2), each with its queues file: device
+# count, counter-based (partitionable devices) and capacity-based (consumable capacity, alpha).
+DRA_DEVICES = Example(
+    EXAMPLES + "dra/sample-dra-queues.yaml",
+    dra_queues("example.com/gpu", "8"),
+    {"resources": {"deviceClassMappings": [{"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}]}},
+)
+DRA_COUNTER = Example(
+    EXAMPLES + "dra/sample-dra-counter-queues.yaml",
+    dra_queues("gpu.memory", "800Gi"),
+    {
+        "resources": {
+            "deviceClassMappings": [
+                {
+                    "name": "gpu.memory",
+                    "deviceClassNames": ["gpu.example.com"],
+                    "sources": [
+                        {"counter": {"name": "memory", "driver": "gpu.example.com", "deviceSelector": DRA_SELECTOR}}
+                    ],
+                }
+            ]
+        }
+    },
+)
+DRA_CAPACITY = Example(
+    EXAMPLES + "dra/sample-dra-capacity-queues.yaml",
+    dra_queues("gpu.memory", "800Gi"),
+    {
+        "featureGates": {"KueueDRAIntegrationConsumableCapacity": True},
+        "resources": {
+            "deviceClassMappings": [
+                {
+                    "name": "gpu.memory",
+                    "deviceClassNames": ["gpu.example.com"],
+                    "sources": [
+                        {
+                            "capacity": {
+                                "name": "gpu.example.com/memory",
+                                "driver": "gpu.example.com",
+                                "deviceSelector": DRA_SELECTOR,
+                            }
+                        }
+                    ],
+                }
             ]
         },
     },
@@ -808,6 +929,11 @@ GALLERY: dict[str, Example] = {
     "wait-for-pods-ready": WAIT_FOR_PODS_READY,
     "object-retention": OBJECT_RETENTION,
     "custom-metric-labels": CUSTOM_METRIC_LABELS,
+    "quick-start": QUICK_START,
+    "concurrent-admission": CONCURRENT_ADMISSION,
+    "dra-devices": DRA_DEVICES,
+    "dra-counter": DRA_COUNTER,
+    "dra-capacity": DRA_CAPACITY,
 }
 """Every gallery stack, by the name in ``examples/kueue/Pulumi.<name>.yaml``, and the set-up it reproduces."""
 
@@ -835,7 +961,8 @@ NO_DEFAULT_QUEUES: dict[str, Any] = {
 """Queue sections that replace the program's default objects, so only the upstream ones remain."""
 
 REFUSED = [
-    # site/static/examples/admin/minimal-cq.yaml (v0.17.8): onFlavors names default-flavor, which the queue lacks.
+    # site/static/examples/admin/minimal-cq.yaml (v0.19.2, same at v0.17.8): onFlavors names default-flavor, which the
+    # queue lacks.
     Refused(
         "minimal-cq",
         EXAMPLES + "admin/minimal-cq.yaml",
@@ -863,8 +990,8 @@ REFUSED = [
         "queues.clusterQueues[0].admissionChecksStrategy.admissionChecks[0].onFlavors[0]",
         "validateAdmissionCheckOnFlavors in pkg/webhooks/clusterqueue_webhook.go (since Kueue 0.17.1)",
     ),
-    # site/content/en/docs/concepts/cluster_queue.md (v0.17.8), "BorrowingLimit": both queues cover cpu and memory
-    # but list quota for cpu alone.
+    # site/content/en/docs/concepts/cluster_queue.md (v0.19.2, same at v0.17.8), "BorrowingLimit": both queues cover cpu
+    # and memory but list quota for cpu alone.
     Refused(
         "cluster-queue-borrowing-limit",
         CLUSTER_QUEUE_PAGE,

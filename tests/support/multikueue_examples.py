@@ -1,12 +1,13 @@
-"""Kueue's own MultiKueue set-ups, typed in from kubernetes-sigs/kueue at tag v0.17.8 (the files under
-``site/static/examples/multikueue/``): the oracle of examples/multikueue/. Python values written from the tag, as in
-:mod:`tests.support.kueue_examples`; quantities as upstream writes them."""
+"""Kueue's own MultiKueue set-ups, typed in from kubernetes-sigs/kueue at tag v0.19.2 (the files under
+``site/static/examples/multikueue/``, the same at v0.17.8, and the ordered MultiKueueConfig of
+``site/content/en/docs/concepts/multikueue.md``): the oracle of examples/multikueue/. Python values written from the
+tag, as in :mod:`tests.support.kueue_examples`; quantities as upstream writes them."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from tests.support.kueue_examples import Example, Manifest, cpu_memory_queue, kueue, local_queue
+from tests.support.kueue_examples import DOCS, Example, Manifest, cpu_memory_queue, kueue, local_queue
 
 MULTIKUEUE = "site/static/examples/multikueue/"
 TOPOLOGY = kueue("Topology", "default", {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]})
@@ -34,6 +35,7 @@ class MultiKueueExample:
 
     example: Example
     secrets: tuple[str, ...] = ()
+    """The Secrets the stack makes; none where the MultiKueueClusters are queue objects reading the user's own."""
 
 
 MULTIKUEUE_GALLERY = {
@@ -67,6 +69,40 @@ MULTIKUEUE_GALLERY = {
         ),
         secrets=("worker1-secret", "worker2-secret"),
     ),
+    "setup-objects": MultiKueueExample(
+        Example(
+            MULTIKUEUE + "multikueue-setup.yaml",
+            [
+                kueue("ResourceFlavor", "default-flavor"),
+                cpu_memory_queue("cluster-queue", "default-flavor", 9, "36Gi", checks=("sample-multikueue",)),
+                local_queue("default", "user-queue", "cluster-queue"),
+                multikueue_check("sample-multikueue", "multikueue-test"),
+                kueue("MultiKueueConfig", "multikueue-test", {"clusters": ["multikueue-test-worker1"]}),
+                multikueue_cluster("multikueue-test-worker1", "worker1-secret"),
+            ],
+        )
+    ),
+    "tas-manager-objects": MultiKueueExample(
+        Example(
+            MULTIKUEUE + "tas/manager-setup.yaml",
+            [
+                TOPOLOGY,
+                TAS_FLAVOR,
+                kueue("MultiKueueConfig", "multikueue-config", {"clusters": ["worker1", "worker2"]}),
+                multikueue_check("multikueue-ac", "multikueue-config"),
+                multikueue_cluster("worker1", "worker1-secret"),
+                multikueue_cluster("worker2", "worker2-secret"),
+                cpu_memory_queue("cluster-queue", "tas-flavor", 16, "32Gi", checks=("multikueue-ac",)),
+                local_queue("default", "user-queue", "cluster-queue"),
+            ],
+        )
+    ),
+    "ordered-config": MultiKueueExample(
+        Example(
+            DOCS + "concepts/multikueue.md",
+            [kueue("MultiKueueConfig", "cost-optimized", {"clusters": ["worker-onprem", "worker-aws", "worker-gcp"]})],
+        )
+    ),
     "tas-worker": MultiKueueExample(
         Example(
             MULTIKUEUE + "tas/worker-setup.yaml",
@@ -79,5 +115,6 @@ MULTIKUEUE_GALLERY = {
         )
     ),
 }
-"""Every file of ``site/static/examples/multikueue/`` at v0.17.8 with Kueue objects; ``dev/`` holds kind cluster
-configs, a set-up script and a sample Job, none of which is a Kueue object."""
+"""Every file of ``site/static/examples/multikueue/`` at v0.19.2 with Kueue objects, the managers twice (built by the
+``multiKueue`` section, and as queue objects), and the ordered MultiKueueConfig of the concepts page; ``dev/`` holds
+kind cluster configs, a set-up script and a sample Job, none of which is a Kueue object."""

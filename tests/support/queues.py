@@ -216,6 +216,28 @@ EVERY_KIND: dict[str, Any] = {
 standalone ProvisioningRequestConfig with pod set updates, checks of any controller, external objects and an existing
 namespace, fair-sharing weights, an admission scope, stop policies, a queue without quota or namespace selector."""
 EVERY_KIND_MANAGER: dict[str, Any] = {"fairSharing": {}, "admissionFairSharing": {"usageHalfLifeTime": "168h"}}
+CONCURRENT_ADMISSION: dict[str, Any] = {
+    "resourceFlavors": [{"name": "reservation"}, {"name": "spot"}],
+    "clusterQueues": [
+        {
+            "name": "migrating",
+            "concurrentAdmissionPolicy": {
+                "migration": {"mode": "TryPreferredFlavors", "constraints": {"lastAcceptableFlavorName": "reservation"}}
+            },
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {"name": "reservation", "resources": [{"name": "cpu", "nominalQuota": "4"}]},
+                        {"name": "spot", "resources": [{"name": "cpu", "nominalQuota": "16"}]},
+                    ],
+                }
+            ],
+        }
+    ],
+}
+"""A ClusterQueue with Kueue 0.18's concurrent admission policy, which :data:`EVERY_KIND` (loaded at 0.17 too) cannot
+hold; its manager needs ``featureGates.ConcurrentAdmission: true``."""
 """The ``kueue`` settings :data:`EVERY_KIND`'s fair-sharing fields need."""
 
 
@@ -238,3 +260,26 @@ def edited(base: dict[str, Any], *changes: tuple[str, Any]) -> dict[str, Any]:
 def queues_error_keys(section: dict[str, Any]) -> list[str]:
     """The full keys (``queues.…``) the ``queues`` section is rejected for."""
     return model_error_keys(QueuesConfig, section, "queues")
+
+
+MULTIKUEUE_OBJECTS: dict[str, Any] = {
+    "admissionChecks": [
+        {
+            "name": "dispatch",
+            "controllerName": "kueue.x-k8s.io/multikueue",
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "MultiKueueConfig", "name": "workers"},
+        }
+    ],
+    "multiKueueConfigs": [{"name": "workers", "clusters": ["onprem", "cloud"], "quotaManagement": "Manual"}],
+    "multiKueueClusters": [
+        {"name": "onprem", "clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "onprem-secret"}}},
+        {
+            "name": "cloud",
+            "clusterSource": {
+                "kubeConfig": {"locationType": "Path", "location": "/etc/multikueue/kubeconfigs/cloud.kubeconfig"}
+            },
+        },
+    ],
+}
+"""A MultiKueue manager's queue objects: a check, an ordered MultiKueueConfig and two clusters whose kubeconfigs the
+user provides, a Secret and a file (``quotaManagement`` needs Kueue 0.18)."""

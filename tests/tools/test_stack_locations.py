@@ -21,6 +21,10 @@ CASES = {
         "23:5",
         "elastic-capacity:kueue.admissionFairSharing.usageHalfLifeTime: required key is missing",
     ),
+    "kueue-admission-fs-negative-weight": (
+        "26:9",
+        "elastic-capacity:kueue.admissionFairSharing.resourceWeights[nvidia.com/gpu]: -1.0 is not allowed",
+    ),
     "queues-admission-check-controller": (
         "47:9",
         "elastic-capacity:queues.admissionChecks[0].controllerName: required key is missing",
@@ -28,9 +32,10 @@ CASES = {
     "queues-managed-namespaces": ("26:3", "elastic-capacity:queues.localQueues[0].namespace: 'cas-kueue-demo'"),
 }
 """Case -> where its error points, and how the message begins there. A key in the file points at itself (a map key
-holding dots, a list item, a flow mapping's entry); a missing required key at the mapping that lacks it
-(``admissionFairSharing: {...}``, the list item ``- {name: sample-prov}``); a key only a preset fills at the section
-that names the preset (``elastic-capacity:queues: {preset: aks-walkthrough}``)."""
+holding dots, or written in brackets as Kueue's field paths write it, a list item, a flow mapping's entry); a missing
+required key at the mapping that lacks it (``admissionFairSharing: {...}``, the list item ``- {name: sample-prov}``); a
+key only a preset fills at the section that names the preset (``elastic-capacity:queues: {preset: aks-walkthrough}``).
+"""
 
 
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))

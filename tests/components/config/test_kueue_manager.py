@@ -18,8 +18,9 @@ from components.config.kueue_manager import (
     duration_seconds,
 )
 from components.config.kueue_profiles import PROFILES
+from components.manifests.kueue_install import manager_config
 from tests.support.config import error_keys_on_existing_cluster, load_on_existing_cluster, model_error_keys
-from tests.support.kueue_sources import configuration_structs, source_dir
+from tests.support.kueue_sources import configuration_structs, source_dir, undecodable_keys
 
 
 @pytest.mark.parametrize(
@@ -58,7 +59,8 @@ def test_go_durations_are_read_as_the_manager_reads_them(text, seconds):
         ({"usageHalfLifeTime": "-1h"}, "usageHalfLifeTime"),
         ({"usageHalfLifeTime": "168 hours"}, "usageHalfLifeTime"),
         ({"usageHalfLifeTime": "168h", "usageSamplingInterval": "0s"}, "usageSamplingInterval"),
-        ({"usageHalfLifeTime": "168h", "resourceWeights": {"cpu": -1.0}}, "resourceWeights.cpu"),
+        ({"usageHalfLifeTime": "168h", "resourceWeights": {"cpu": -1.0}}, "resourceWeights[cpu]"),
+        ({"usageHalfLifeTime": "168h", "resourceWeights": {"nvidia.com/gpu": -1.0}}, "resourceWeights[nvidia.com/gpu]"),
         ({"usageSamplingInterval": "5m"}, "usageHalfLifeTime"),
     ],
 )
@@ -96,7 +98,6 @@ def test_a_transformation_renders_as_the_manager_reads_it():
 @pytest.mark.parametrize(
     ("settings", "key"),
     [
-        ({"timeout": "0s"}, "timeout"),
         ({"timeout": "-5m"}, "timeout"),
         ({"timeout": "5m", "recoveryTimeout": "-1m"}, "recoveryTimeout"),
         ({"timeout": "5m", "requeuingStrategy": {"timestamp": "Admission"}}, "requeuingStrategy.timestamp"),
@@ -169,3 +170,98 @@ def test_0_19_refuses_wait_for_pods_ready_that_its_disable_gate_would_ignore():
 def test_before_0_19_the_disable_gate_does_not_exist():
     gate = {"chartVersion": "0.18.6", "featureGates": {"DisableWaitForPodsReady": True}}
     assert error_keys_on_existing_cluster(kueue=gate) == ["elastic-capacity:kueue.featureGates.DisableWaitForPodsReady"]
+
+
+def test_a_0s_wait_for_pods_ready_timeout_on_0_19_is_accepted_warning_that_it_becomes_30m():
+    """``SetDefaults_Configuration`` (apis/config/v1beta2/defaults.go, v0.19.2) replaces a 0 timeout by 30m before
+    the manager validates, and an unset recoveryTimeout takes it."""
+    config = load_on_existing_cluster(kueue={"chartVersion": "0.19.2", "waitForPodsReady": {"timeout": "0s"}})
+    [(key, message)] = [(k, m) for k, m in config.warnings() if k.startswith("kueue.")]
+    assert key == "kueue.waitForPodsReady.timeout"
+    assert "reads timeout 0s as its default 30m, and the unset recoveryTimeout with it" in message
+    written = {"chartVersion": "0.19.2", "waitForPodsReady": {"timeout": "10m"}}
+    assert [k for k, _ in load_on_existing_cluster(kueue=written).warnings() if k.startswith("kueue.")] == []
+
+
+@pytest.mark.parametrize("version", ["0.17.8", "0.18.6"])
+def test_a_0s_wait_for_pods_ready_timeout_before_0_19_is_refused_as_the_manager_refuses_it(version):
+    kueue = {"chartVersion": version, "waitForPodsReady": {"timeout": "0"}}
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.waitForPodsReady.timeout"]
+
+
+def test_ignore_undeclared_quota_checks_on_0_19_reach_the_manager_as_it_decodes_them():
+    """tasks/manage/administer_cluster_quotas.md (v0.19.2), "Change quota check strategy for admission"."""
+    config = load_on_existing_cluster(kueue={"resources": {"quotaCheckStrategy": "IgnoreUndeclared"}})
+    written = manager_config(config.kueue)
+    assert written["resources"] == {"quotaCheckStrategy": "IgnoreUndeclared"}
+    assert undecodable_keys(written, "Configuration", configuration_structs("0.19.2")) == []
+
+
+@pytest.mark.parametrize(
+    ("kueue", "says"),
+    [
+        ({"chartVersion": "0.17.8", "resources": {"quotaCheckStrategy": "IgnoreUndeclared"}}, "came with Kueue 0.18"),
+        ({"chartVersion": "0.18.6", "resources": {"quotaCheckStrategy": "IgnoreUndeclared"}},
+         "featureGates.QuotaCheckStrategy is true"),
+        ({"resources": {"quotaCheckStrategy": "IgnoreUndeclared", "excludeResourcePrefixes": ["example.com/"]}},
+         "excludeResourcePrefixes is not allowed"),
+    ],
+    ids=["0.17", "0.18 gate off", "with excluded prefixes"],
+)  # fmt: skip
+def test_a_quota_check_strategy_the_manager_refuses_or_ignores_is_refused_naming_the_key(kueue, says):
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.resources.quotaCheckStrategy"]
+    with pytest.raises(Exception, match=says):
+        load_on_existing_cluster(kueue=kueue)
+    if kueue.get("chartVersion") == "0.18.6":
+        load_on_existing_cluster(kueue={**kueue, "featureGates": {"QuotaCheckStrategy": True}})
+
+
+WORKLOAD_TYPE = {
+    "name": "workload_type",
+    "sourceKind": "Workload",
+    "sourceLabelKey": "company.com/workload-type",
+    "trackedValues": ["inference", "training"],
+}
+"""The Workload label of configure_custom_metric_labels.md at v0.19.2."""
+
+
+def test_0_19_takes_workload_labels_with_their_tracked_values_as_the_manager_decodes_them():
+    labels = [*custom_labels(6), WORKLOAD_TYPE, {**WORKLOAD_TYPE, "name": "tier"}]
+    kueue = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": labels}}
+    written = manager_config(load_on_existing_cluster(kueue=kueue).kueue)
+    assert written["metrics"]["customLabels"][6] == WORKLOAD_TYPE
+    assert undecodable_keys(written, "Configuration", configuration_structs("0.19.2")) == []
+
+
+@pytest.mark.parametrize(
+    ("labels", "key"),
+    [
+        ([WORKLOAD_TYPE, {**WORKLOAD_TYPE, "name": "b"}, {**WORKLOAD_TYPE, "name": "c"}], "metrics.customLabels"),
+        ([{**WORKLOAD_TYPE, "trackedValues": []}], "metrics.customLabels[0].trackedValues"),
+        ([{**WORKLOAD_TYPE, "trackedValues": [f"v{i}" for i in range(13)]}], "metrics.customLabels[0].trackedValues"),
+        ([{"name": "team", "trackedValues": [f"v{i}" for i in range(17)]}], "metrics.customLabels[0].trackedValues"),
+        ([{**WORKLOAD_TYPE, "trackedValues": ["a", "a"]}], "metrics.customLabels[0].trackedValues[1]"),
+        ([{"name": "team", "sourceKind": "Job"}], "metrics.customLabels[0].sourceKind"),
+        ([{"name": "team"}, {"name": "team", "sourceKind": "Cohort"}], "metrics.customLabels[1].name"),
+    ],
+    ids=["three workload labels", "workload without values", "13 workload values", "17 values", "value twice",
+         "unknown kind", "name twice"],
+)  # fmt: skip
+def test_custom_labels_0_19_refuses_are_refused_naming_the_key(labels, key):
+    kueue = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": labels}}
+    assert error_keys_on_existing_cluster(kueue=kueue) == [f"elastic-capacity:kueue.{key}"]
+
+
+def test_0_19_takes_at_most_20_custom_labels_in_all():
+    labels = [{"name": f"{kind.lower()}{i}", "sourceKind": kind} for kind in ("ClusterQueue", "LocalQueue", "Cohort")
+              for i in range(6)] + [WORKLOAD_TYPE, {**WORKLOAD_TYPE, "name": "tier"}]  # fmt: skip
+    kueue = {"chartVersion": "0.19.2", "featureGates": LABELS_ON, "metrics": {"customLabels": labels}}
+    load_on_existing_cluster(kueue=kueue)
+    kueue["metrics"]["customLabels"] = [*labels, {"name": "one_more", "sourceKind": "Cohort"}]
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.metrics.customLabels"]
+
+
+@pytest.mark.parametrize("version", ["0.17.8", "0.18.6"])
+def test_before_0_19_a_source_kind_or_tracked_values_is_refused_naming_the_version(version):
+    kueue = {"chartVersion": version, "featureGates": LABELS_ON, "metrics": {"customLabels": [WORKLOAD_TYPE]}}
+    assert error_keys_on_existing_cluster(kueue=kueue) == ["elastic-capacity:kueue.metrics.customLabels[0].sourceKind"]

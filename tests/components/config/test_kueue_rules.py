@@ -83,3 +83,29 @@ def test_with_its_manager_setting_the_queue_setting_is_accepted(section, kueue):
 def test_without_an_install_the_clusters_own_manager_is_not_second_guessed():
     config = load_on_existing_cluster(queues=queues(clusterQueue={"fairSharing": WEIGHT}), kueue={"install": False})
     assert config.queues.cluster_queues[0].fair_sharing is not None
+
+
+CONCURRENT_QUEUES = queues(clusterQueue={"concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors"}}})
+CONCURRENT_KEY = "elastic-capacity:queues.clusterQueues[0].concurrentAdmissionPolicy"
+
+
+def test_a_concurrent_admission_policy_on_kueue_0_17_is_refused_naming_the_key_and_the_version():
+    kueue = {"chartVersion": "0.17.8"}
+    assert error_keys_on_existing_cluster(queues=CONCURRENT_QUEUES, kueue=kueue) == [CONCURRENT_KEY]
+    with pytest.raises(Exception, match=r"Kueue 0\.18 or newer \(kueue\.chartVersion is 0\.17\.8\)"):
+        load_on_existing_cluster(queues=CONCURRENT_QUEUES, kueue=kueue)
+
+
+@pytest.mark.parametrize("gates", [{}, {"ConcurrentAdmission": False}])
+def test_a_concurrent_admission_policy_without_its_gate_is_refused_naming_the_gate(gates):
+    kueue = {"featureGates": gates}
+    assert error_keys_on_existing_cluster(queues=CONCURRENT_QUEUES, kueue=kueue) == [CONCURRENT_KEY]
+    with pytest.raises(Exception, match=r"kueue\.featureGates\.ConcurrentAdmission: true"):
+        load_on_existing_cluster(queues=CONCURRENT_QUEUES, kueue=kueue)
+
+
+@pytest.mark.parametrize("version", ["0.18.6", "0.19.2"])
+def test_a_concurrent_admission_policy_with_its_gate_on_kueue_0_18_or_later_is_accepted(version):
+    kueue = {"chartVersion": version, "featureGates": {"ConcurrentAdmission": True}}
+    config = load_on_existing_cluster(queues=CONCURRENT_QUEUES, kueue=kueue)
+    assert config.queues.cluster_queues[0].concurrent_admission_policy is not None

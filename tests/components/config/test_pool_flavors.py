@@ -105,7 +105,55 @@ def test_gpu_quota_needs_a_pool_that_advertises_the_resource():
     group = {"coveredResources": ["cpu", "nvidia.com/gpu"], "flavors": [quota("spot"), quota("gpu", "1")]}
     load(stack([SPOT, GPU], flavors, [group]))
     key = "elastic-capacity:queues.clusterQueues[0].resourceGroups[0].coveredResources[1]"
-    assert stack_error_keys(stack([SPOT], flavors[:1], [{**group, "flavors": [quota("spot")]}])) == [key], "no pool"
+    assert stack_error_keys(stack([SPOT], flavors[:1], [{**group, "flavors": [quota("spot", "1")]}])) == [key], "none"
+
+
+def test_quota_0_of_an_extended_resource_no_pool_advertises_is_accepted():
+    """docs/capacity.md: only quota above 0 asks a node for the resource; Kueue's groups list every covered resource
+    on every flavor, at 0 where the flavor has none."""
+    group = {"coveredResources": ["cpu", "nvidia.com/gpu"], "flavors": [quota("spot", "0")]}
+    load(stack([SPOT], [{"name": "spot", "pool": "cpuspot"}], [group]))
+
+
+FOO_GPU = {"coveredResources": ["cpu", "foo.com/gpu"], "flavors": [{"name": "cpu", "resources": [
+    {"name": "cpu", "nominalQuota": "8"}, {"name": "foo.com/gpu", "nominalQuota": "4"}]}]}  # fmt: skip
+"""The ``foo.com/gpu`` ClusterQueue of Kueue's concepts/cluster_queue.md (v0.19.2): a resource of a device plugin."""
+
+
+def test_quota_of_an_extended_resource_no_pool_advertises_is_refused_naming_every_key_that_declares_it():
+    with pytest.raises(ConfigError) as caught:
+        load(stack([CPU], [{"name": "cpu", "pool": "cpu"}], [FOO_GPU]))
+    assert caught.value.keys == ["elastic-capacity:queues.clusterQueues[0].resourceGroups[0].coveredResources[1]"]
+    for key in ("kueue.resources.transformations[].outputs", "kueue.resources.deviceClassMappings[].name",
+                "aks.userPools[].extendedResources", "queues.external.extendedResources"):  # fmt: skip
+        assert key in str(caught.value)
+
+
+def test_an_extended_resource_a_pool_declares_is_quota_on_its_flavors_and_only_there():
+    load(stack([{**CPU, "extendedResources": ["foo.com/gpu"]}], [{"name": "cpu", "pool": "cpu"}], [FOO_GPU]))
+    pools = [CPU, {**SPOT, "extendedResources": ["foo.com/gpu"]}]
+    with pytest.raises(ConfigError) as caught:
+        load(stack(pools, [{"name": "cpu", "pool": "cpu"}], [FOO_GPU]))
+    assert caught.value.keys == ["elastic-capacity:queues.resourceFlavors[0].pool"]
+    assert "list it in aks.userPools[0].extendedResources" in str(caught.value)
+
+
+def test_an_extended_resource_of_nodes_the_stack_does_not_manage_is_declared_external():
+    sections = stack([CPU], [{"name": "cpu", "pool": "cpu"}], [FOO_GPU])
+    sections["queues"]["external"] = {"extendedResources": ["foo.com/gpu"]}
+    load(sections)
+
+
+def test_an_extended_resource_a_transformation_of_the_stack_makes_is_accepted():
+    """Kueue's serving-workloads/sample-hami.yaml (v0.19.2): HAMi's per-device requests, multiplied by the GPU
+    count, become ``nvidia.com/total-gpucores`` and ``total-gpumem`` before quota is counted."""
+    group = {"coveredResources": ["nvidia.com/total-gpucores"], "flavors": [
+        {"name": "cpu", "resources": [{"name": "nvidia.com/total-gpucores", "nominalQuota": "200"}]}]}  # fmt: skip
+    sections = stack([CPU], [{"name": "cpu", "pool": "cpu"}], [group])
+    transformation = {"input": "nvidia.com/gpucores", "multiplyBy": "nvidia.com/gpu", "strategy": "Replace",
+                      "outputs": {"nvidia.com/total-gpucores": "1"}}  # fmt: skip
+    sections["kueue"] = {"resources": {"transformations": [transformation]}}
+    load(sections)
 
 
 @pytest.mark.parametrize(
@@ -161,3 +209,16 @@ def test_spot_warnings_say_what_eviction_does_to_admitted_jobs():
     first, last = load(stack([SPOT, CPU], flavors, [cpu_group("cpu", "spot")])).warnings()
     assert first[0] == at.format(0) and "put Spot flavors first" in first[1]
     assert last[0] == at.format(1) and "no on-demand flavor after it" in last[1]
+
+
+def test_an_extended_resource_a_dra_device_class_mapping_names_is_accepted():
+    """Kueue's dra/sample-dra-queues.yaml (v0.19.2): ``example.com/gpu`` is the name of a DeviceClass mapping."""
+    group = {"coveredResources": ["example.com/gpu"], "flavors": [
+        {"name": "cpu", "resources": [{"name": "example.com/gpu", "nominalQuota": "8"}]}]}  # fmt: skip
+    sections = stack([CPU], [{"name": "cpu", "pool": "cpu"}], [group])
+    mapping = {"name": "example.com/gpu", "deviceClassNames": ["gpu.example.com"]}
+    sections["kueue"] = {"resources": {"deviceClassMappings": [mapping]}}
+    load(sections)
+    del sections["kueue"]
+    with pytest.raises(ConfigError):
+        load(sections)

@@ -121,3 +121,55 @@ def test_good_variants_pass(changes):
 def test_v1beta1_keys_are_refused_with_their_v1beta2_names():
     with pytest.raises(ValueError, match="v1beta2 renamed it cohortName"):
         QueuesConfig.model_validate(edited(GENERAL, ("clusterQueues.1.cohort", "shared-cohort")))
+
+
+CONCURRENT = {"migration": {"mode": "TryPreferredFlavors"}}
+TWO_FLAVORS = {"coveredResources": ["cpu"], "flavors": [
+    {"name": "reservation", "resources": [{"name": "cpu", "nominalQuota": "4"}]},
+    {"name": "spot", "resources": [{"name": "cpu", "nominalQuota": "16"}]}]}  # fmt: skip
+SEVENTEEN_FLAVORS = {"coveredResources": ["cpu"], "flavors": [
+    {"name": f"f{i}", "resources": [{"name": "cpu", "nominalQuota": "1"}]} for i in range(17)]}  # fmt: skip
+
+
+def concurrent_section(policy: dict[str, Any] = CONCURRENT, **queue: Any) -> dict[str, Any]:
+    groups = queue.pop("resourceGroups", [TWO_FLAVORS])
+    names = sorted({flavor["name"] for group in groups for flavor in group["flavors"]})
+    return {
+        "resourceFlavors": [{"name": name} for name in names],
+        "clusterQueues": [{"name": "cq", "resourceGroups": groups, "concurrentAdmissionPolicy": policy, **queue}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [
+        (concurrent_section(resourceGroups=[TWO_FLAVORS, {"coveredResources": ["memory"], "flavors": [
+            {"name": "other", "resources": [{"name": "memory", "nominalQuota": "1Gi"}]}]}]),
+         "clusterQueues[0].resourceGroups"),
+        (concurrent_section(resourceGroups=[SEVENTEEN_FLAVORS]), "clusterQueues[0].resourceGroups[0].flavors"),
+        (concurrent_section({"migration": {"mode": "TryPreferredFlavors",
+                                           "constraints": {"lastAcceptableFlavorName": "on-demand"}}}),
+         "clusterQueues[0].concurrentAdmissionPolicy.migration.constraints.lastAcceptableFlavorName"),
+        (concurrent_section({"migration": {"mode": "RetainFirstAdmission",
+                                           "constraints": {"lastAcceptableFlavorName": "spot"}}}),
+         "clusterQueues[0].concurrentAdmissionPolicy.migration.constraints"),
+        (concurrent_section(queueingStrategy="StrictFIFO"), "clusterQueues[0].queueingStrategy"),
+        (concurrent_section({"migration": {}}), "clusterQueues[0].concurrentAdmissionPolicy.migration.mode"),
+    ],
+    ids=["two groups", "17 flavors", "last flavor not the queue's", "constraints without migration",
+         "StrictFIFO", "no mode"],
+)  # fmt: skip
+def test_a_concurrent_admission_policy_kueues_webhook_refuses_is_refused_naming_the_key(section, key):
+    assert queues_error_keys(section) == [f"queues.{key}"]
+
+
+def test_a_concurrent_admission_policy_kueue_accepts_is_accepted():
+    policy = {"migration": {"mode": "TryPreferredFlavors", "constraints": {"lastAcceptableFlavorName": "spot"}}}
+    QueuesConfig.model_validate(concurrent_section(policy))
+    QueuesConfig.model_validate(concurrent_section({"migration": {"mode": "RetainFirstAdmission"}}))
+
+
+def test_a_taint_time_without_a_zone_is_refused_naming_the_key():
+    taint = {"key": "spot", "effect": "NoExecute", "timeAdded": "2025-01-02T03:04:05"}
+    section = {"resourceFlavors": [{"name": "spot", "nodeTaints": [taint]}]}
+    assert queues_error_keys(section) == ["queues.resourceFlavors[0].nodeTaints[0].timeAdded"]

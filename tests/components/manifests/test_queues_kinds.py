@@ -127,3 +127,53 @@ def test_created_namespaces_carry_the_labels_kueue_selects_them_by():
         {"name": "team-a", "labels": {"kueue-managed": "true"}},
         {"name": "team-b", "labels": {"kueue-managed": "true"}},
     ]
+
+
+def concurrent_queue(**policy_changes) -> dict:
+    """Kueue's admin/concurrent-admission-setup.yaml (v0.19.2): three flavors, most preferred first."""
+    flavors = [("reservation", 4, "16Gi"), ("on-demand", 8, "32Gi"), ("spot", 16, "64Gi")]
+    return {
+        "resourceFlavors": [{"name": name} for name, _, _ in flavors],
+        "clusterQueues": [
+            {
+                "name": "team-cluster-queue",
+                "concurrentAdmissionPolicy": {"migration": {"mode": "TryPreferredFlavors", **policy_changes}},
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu", "memory"],
+                        "flavors": [
+                            {"name": name, "resources": [{"name": "cpu", "nominalQuota": str(cpu)},
+                                                         {"name": "memory", "nominalQuota": memory}]}
+                            for name, cpu, memory in flavors
+                        ],
+                    }
+                ],
+            }
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("version", ["0.18.6", "0.19.2"])
+def test_a_concurrent_admission_policy_reaches_the_cluster_queue_and_passes_its_crd(version):
+    constraints = {"constraints": {"lastAcceptableFlavorName": "on-demand"}}
+    manifests = queue_manifests(QueuesConfig.model_validate(concurrent_queue(**constraints)))
+    [queue] = [m for m in manifests if m["kind"] == "ClusterQueue"]
+    assert queue["spec"]["concurrentAdmissionPolicy"] == {
+        "migration": {"mode": "TryPreferredFlavors", "constraints": {"lastAcceptableFlavorName": "on-demand"}}
+    }
+    for manifest in manifests:
+        validate_kueue(manifest, version)
+
+
+def test_a_flavor_taint_keeps_the_time_it_was_added_in_utc_to_the_second():
+    taints = [
+        {"key": "spot", "value": "true", "effect": "NoExecute", "timeAdded": "2025-01-02T04:04:05.5+01:00"},
+        {"key": "gpu", "effect": "NoSchedule"},
+    ]
+    section = {"resourceFlavors": [{"name": "spot", "nodeTaints": taints}]}
+    [flavor] = queue_manifests(QueuesConfig.model_validate(section))
+    assert flavor["spec"]["nodeTaints"] == [
+        {"key": "spot", "value": "true", "effect": "NoExecute", "timeAdded": "2025-01-02T03:04:05Z"},
+        {"key": "gpu", "effect": "NoSchedule"},
+    ]
+    validate_kueue(flavor)
