@@ -31,6 +31,8 @@ class SmokeJob(pulumi.ComponentResource):
     ) -> None:
         """On a ``target`` that renders for a GitOps controller, the Job is only registered, without ``suspend``
         (:func:`~components.manifests.jobs.smoke_job`): nothing here can wait for it on the cluster."""
+        if args.namespace is None or args.local_queue is None:
+            raise ValueError("SmokeJob takes the loader's targeted Job (StackConfig.smoke_job_targeted)")
         on_cluster = pulumi.ResourceOptions.merge(target.on(WORKLOADS), opts)
         super().__init__("elastic-capacity:kueue:SmokeJob", name, None, on_cluster)
         manifest = jobs.smoke_job(args, rendered=not target.live)

@@ -122,12 +122,15 @@ def _active(kind: str, plural: str, name: str) -> Probe:
 
 def _job_probes(config: StackConfig) -> list[Probe]:
     job = config.smoke_job
-    where = f"{job.namespace}/{job.name}"
     hint = "" if job.enabled else " (smokeJob.enabled is false in this stack: nothing submits the Job)"
+    namespace = job.namespace
+    if namespace is None:  # disabled, and the stack has no single LocalQueue to submit it to
+        return [Probe(f"Job {job.name} complete", lambda _cluster: (False, f"no namespace to look in{hint}"))]
+    where = f"{namespace}/{job.name}"
 
     def observe(cluster: Cluster) -> JobObservation:
         try:
-            return JobObserver(cluster).observe(job.namespace, job.name)
+            return JobObserver(cluster).observe(namespace, job.name)
         except Exception as error:
             if is_not_found(error):
                 raise LookupError(f"Job {where} does not exist{hint}") from None
@@ -162,7 +165,7 @@ def _job_probes(config: StackConfig) -> list[Probe]:
     if config.queues.uses_provisioning_requests:
         probes.append(Probe(f"ProvisioningRequest of Job {where} Provisioned", provisioned))
     if job.pool:
-        ran_on_pool = _ran_on_pool(job.namespace, job.name, job.pool)
+        ran_on_pool = _ran_on_pool(namespace, job.name, job.pool)
         probes.append(Probe(f"Pods of Job {where} ran on nodes of pool {job.pool}", ran_on_pool))
     return probes
 

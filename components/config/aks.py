@@ -2,9 +2,10 @@
 
 Defaults reproduce Azure's walkthrough "Provision capacity for Kueue batch jobs with the cluster autoscaler on AKS"
 (https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler; the AKS team's example
-manifests: https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): ``eastus2``, one system node,
-and one autoscaling user pool ``scalepool`` (``Standard_D4s_v3``, 1..5 nodes) that the Kueue ResourceFlavor selects
-through the ``agentpool`` label AKS stamps on every node. The walkthrough's fixed names (resource group
+manifests: https://github.com/Azure/AKS/tree/master/examples/kueue-and-ray-on-aks): ``eastus2`` and one system node.
+Its autoscaling user pool ``scalepool`` (``Standard_D4s_v3``, 1..5 nodes), which the Kueue ResourceFlavor selects
+through the ``agentpool`` label AKS stamps on every node, is no silent default: a stack writes ``userPools`` or names
+it with ``preset: aks-walkthrough`` (:data:`POOL_PRESETS`). The walkthrough's fixed names (resource group
 ``kueue-cas-demo``, cluster ``kueue-cas``) would make a second stack in the same subscription fail, because
 azure-native does not adopt a resource that exists (https://github.com/pulumi/pulumi-azure-native/pull/303): unset
 names derive from the stack name instead (:func:`default_names`). Keys and enumerations mirror the ARM API that
@@ -27,9 +28,18 @@ from components.config.aks_maintenance import (
     MaintenanceWindowConfig,
 )
 from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
-from components.config.base import PROJECT, ConfigModel, RuleViolation, key_path, matching, require_unique
+from components.config.base import (
+    PROJECT,
+    ConfigModel,
+    MisplacedKey,
+    MissingKey,
+    RuleViolation,
+    key_path,
+    matching,
+    require_unique,
+)
 from components.config.entra_id import EntraIdConfig
-from components.config.environment import SUFFIX_MAX, stack_slug, suffixed
+from components.config.environment import SUFFIX_MAX, stack_slug, suffixed, validating_resolved
 from components.config.gpu import GPU_TAINT, MIG_INSTANCES, GpuPoolConfig, NvidiaConfig
 from components.config.kube import TAINT_EFFECTS, LabelKey, Labels, is_label_value, is_qualified_name
 from components.config.rules import rule
@@ -58,6 +68,18 @@ SPOT_TAINT = f"{SPOT_LABEL}=spot:NoSchedule"
 ``nodeTaints`` and ``nodeLabels`` anyway, so a program that left them out would differ from the pool it reads back
 (https://github.com/kubernetes-sigs/cluster-api-provider-azure/issues/3976)."""
 
+WALKTHROUGH_POOL = "scalepool"
+"""The autoscaling user pool the walkthrough adds, which its ResourceFlavor selects."""
+PoolPresetName = Literal["aks-walkthrough"]
+"""The names ``aks.preset`` takes: the keys of :data:`POOL_PRESETS`."""
+POOL_PRESETS: dict[str, list[dict[str, Any]]] = {
+    "aks-walkthrough": [
+        # az aks nodepool add --name scalepool --node-vm-size Standard_D4s_v3 --node-count 1 --min-count 1
+        # --max-count 5 --enable-cluster-autoscaler
+        {"name": WALKTHROUGH_POOL, "vmSize": "Standard_D4s_v3", "initialCount": 1, "minCount": 1, "maxCount": 5}
+    ]
+}
+"""Every ``aks.preset`` by name, as the ``userPools`` it writes."""
 WALKTHROUGH_NAMES = ("kueue-cas-demo", "kueue-cas")
 """The walkthrough's ``RG=kueue-cas-demo`` and ``CLUSTER=kueue-cas``: the names of a section validated outside any
 stack (a stack always derives its own)."""
@@ -210,20 +232,19 @@ class UserPoolConfig(AksNodePoolConfig):
     Every user pool autoscales: ProvisioningRequests only work through the cluster autoscaler.
     """
 
-    name: PoolName = "scalepool"
-    """The pool's name (ARM ``name``): also the value of the ``agentpool`` label a ResourceFlavor selects it by."""
+    name: PoolName = WALKTHROUGH_POOL
+    """The pool's name (ARM ``name``): also the value of the ``agentpool`` label a ResourceFlavor selects it by.
+    Unset: the walkthrough's ``scalepool``."""
     vm_size: VmSize = "Standard_D4s_v3"
-    """The VM size of every node (ARM ``vmSize``); the walkthrough's ``--node-vm-size Standard_D4s_v3``: 4 vCPUs, so
-    three 1800m pods need more than one node."""
+    """The VM size of every node (ARM ``vmSize``), which decides what one pod can request. Unset: the walkthrough's
+    ``Standard_D4s_v3`` (4 vCPUs, so three 1800m pods need more than one node)."""
     min_count: NodeCount = 1
-    """The autoscaler's lower bound (ARM ``minCount``); the walkthrough's ``--min-count 1``. 0 also works and costs
-    nothing while idle."""
+    """The autoscaler's lower bound (ARM ``minCount``). 0 also works and costs nothing while idle."""
     max_count: Annotated[int, Field(ge=1, le=MAX_POOL_NODES)] = 5
-    """The autoscaler's upper bound (ARM ``maxCount``); the walkthrough's ``--max-count 5``. The real ceiling:
-    larger requests fail with ``CapacityIsNotFound``."""
+    """The autoscaler's upper bound (ARM ``maxCount``). The real ceiling: larger requests fail with
+    ``CapacityIsNotFound``."""
     initial_count: NodeCount = 1
-    """Nodes at creation (ARM ``count``; the walkthrough's ``--node-count 1``); afterwards the autoscaler owns the
-    count."""
+    """Nodes at creation (ARM ``count``); afterwards the autoscaler owns the count."""
     eviction_policy: Literal["Delete", "Deallocate"] | None = None
     """With ``priority: Spot``, ARM ``scaleSetEvictionPolicy``: what Azure does to an evicted node. Unset: ``Delete``,
     AKS's default, which the autoscaler can replace; ``Deallocate`` keeps the stopped VM (and its disk cost) in the
@@ -376,9 +397,12 @@ class AksConfig(ConfigModel):
     refused)."""
     system_pool: SystemPoolConfig = Field(default_factory=SystemPoolConfig)
     """The system pool, inline in the cluster (ARM ``agentPoolProfiles[0]``, mode ``System``)."""
-    user_pools: list[UserPoolConfig] = Field(default_factory=lambda: [UserPoolConfig()], min_length=1)
+    preset: PoolPresetName | None = None
+    """Named user pools instead of ``userPools``: ``aks-walkthrough`` writes the walkthrough's ``scalepool``
+    (``Standard_D4s_v3``, 1 node at creation, autoscaling 1..5). Either this or ``userPools``, never both."""
+    user_pools: list[UserPoolConfig] = Field(min_length=1)
     """Autoscaling pools for batch jobs, each an ARM agent pool of mode ``User``. At least one: without one no
-    ProvisioningRequest can ever be satisfied."""
+    ProvisioningRequest can ever be satisfied. Written, or the pools of ``preset``."""
     nvidia: NvidiaConfig = Field(default_factory=NvidiaConfig)
     """The NVIDIA device plugin or GPU Operator the stack installs by Helm when a user pool has GPUs."""
     autoscaler_profile: AutoscalerProfileConfig = Field(default_factory=AutoscalerProfileConfig)
@@ -419,6 +443,30 @@ class AksConfig(ConfigModel):
         idle = {AUTO_UPGRADE_SCHEDULE: self.upgrade_channel == "none"}
         idle[NODE_OS_UPGRADE_SCHEDULE] = self.node_os_upgrade_channel in ("None", "Unmanaged")
         return {name: window for name, window in self.maintenance.windows().items() if not idle[name]}
+
+    @model_validator(mode="before")
+    @classmethod
+    @rule("aks.user-pools-or-preset")
+    def _user_pools_or_preset(cls, data: Any, info: ValidationInfo) -> Any:
+        """A stack writes its user pools or names a preset of them, never both: the cluster's pools are what its
+        file says, not the walkthrough's by omission, and a pool written beside a preset would replace the preset's
+        without a word. A section validated outside any stack gets the walkthrough's, as it gets its names."""
+        if not isinstance(data, dict) or validating_resolved(info):
+            return data
+        written = "userPools" in data or "user_pools" in data
+        preset = data.get("preset")
+        if preset is None and not written:
+            if (info.context or {}).get("stack") is None:
+                return {**data, "userPools": POOL_PRESETS["aks-walkthrough"]}
+            allowed = (
+                "write the autoscaling pools batch jobs run on, or aks.preset: aks-walkthrough for the walkthrough's"
+            )
+            raise MissingKey("userPools", f"{allowed} scalepool (Standard_D4s_v3, 1..5 nodes)")
+        if isinstance(preset, str) and preset in POOL_PRESETS:
+            if written:
+                raise MisplacedKey("userPools", f"aks.preset {preset!r} writes the user pools: drop one of the two")
+            return {**data, "userPools": POOL_PRESETS[preset]}
+        return data
 
     @model_validator(mode="before")
     @classmethod

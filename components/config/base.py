@@ -100,6 +100,16 @@ class MisplacedKey(RuleViolation):
         self.args = (f"{key}: {self.problem}",)
 
 
+class MissingKey(RuleViolation):
+    """A key a stack must write (no default would be right for everyone): the message says it is unset and what
+    to write, instead of quoting a ``None`` the user never wrote."""
+
+    def __init__(self, key: str, allowed: str) -> None:
+        super().__init__(key, None, allowed)
+        self.problem = f"it is not set; {allowed}"
+        self.args = (f"{key}: {self.problem}",)
+
+
 class Problem(tuple[str, str]):
     """One broken rule: a ``(key, message)`` pair (the full key; the bad value and what is allowed) that carries the
     id of its rule as :attr:`rule`, so every caller that unpacks or compares the pair keeps working."""

@@ -140,14 +140,17 @@ def load_stack_config(
 
 
 def resolved(given: StackConfig, context: Mapping[str, Any]) -> StackConfig:
-    """``given`` as the components build it (:func:`~components.config.environment_rules.resolve`, run once: physical
-    names with ``environment.nameSuffix``, the environment's defaults; :func:`~components.config.pool_flavors.resolve`:
-    flavors given their pool's label and tolerations), validated again as a whole, so every rule
-    holds for the names and values that reach the cloud too. Only the keys written or resolved are passed on: a rule
-    that tells a written key from a default sees the same difference. A name too long for the suffix is a
-    :class:`ConfigError` at its key."""
+    """``given`` as the components build it, validated again as a whole, so every rule holds for the names and
+    values that reach the cloud too: the smoke Job given its LocalQueue and pool
+    (:meth:`~components.config.stack.StackConfig.smoke_job_targeted`), then
+    :func:`~components.config.environment_rules.resolve`, run once (physical names with ``environment.nameSuffix``,
+    the environment's defaults), then :func:`~components.config.pool_flavors.resolve` (flavors given their pool's
+    label and tolerations). Only the keys written or resolved are passed on: a rule that tells a written key from a
+    default sees the same difference. A name too long for the suffix is a :class:`ConfigError` at its key."""
     try:
-        tree = pool_flavors.resolve(environment_rules.resolve(given))
+        job = given.smoke_job_targeted()
+        targeted = given if job == given.smoke_job else given.model_copy(update={"smoke_job": job})
+        tree = pool_flavors.resolve(environment_rules.resolve(targeted))
     except RuleViolation as violation:
         raise ConfigError([(f"{PROJECT}:{violation.key}", violation.problem)], rule=violation.rule) from None
     return StackConfig.model_validate(

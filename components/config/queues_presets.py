@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic.fields import FieldInfo
 
-from components.config.aks import POOL_LABEL
+from components.config.aks import POOL_LABEL, WALKTHROUGH_POOL
 from components.config.base import MisplacedKey
 
 PresetName = Literal["aks-walkthrough"]
@@ -37,8 +37,6 @@ WALKTHROUGH_NAMESPACE = "cas-kueue-demo"
 """The article's queue manifest creates its own namespace rather than reusing the Ray example's ``ray``."""
 WALKTHROUGH_LOCAL_QUEUE = "cas-local-queue"
 """The LocalQueue the article's Job ``kueue-cas-job`` is submitted to (the smoke Job's default)."""
-WALKTHROUGH_POOL = "scalepool"
-"""The autoscaling user pool the article adds, which its ResourceFlavor selects."""
 
 PRESETS: dict[PresetName, dict[str, Any]] = {
     AKS_WALKTHROUGH: {

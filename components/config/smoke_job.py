@@ -6,11 +6,16 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from components.config.base import ConfigModel, DnsLabel, RuleViolation
+from components.config.base import ConfigModel, DnsLabel, MissingKey, RuleViolation
 from components.config.kube import LabelKey, Quantity
-from components.config.queues_presets import WALKTHROUGH_LOCAL_QUEUE, WALKTHROUGH_NAMESPACE, WALKTHROUGH_POOL
 from components.config.registries import PinnedImage, Source
 from components.config.rules import rule
+
+SMOKE_JOB_WITHOUT_QUEUES = (
+    "the stack creates no LocalQueue: name queues.preset aks-walkthrough, whose LocalQueue the smoke Job then uses, "
+    "or write queues.localQueues"
+)
+"""What a smoke Job is told on a stack with no queue objects."""
 
 
 class SmokeJobConfig(ConfigModel):
@@ -26,15 +31,16 @@ class SmokeJobConfig(ConfigModel):
     """Off by default: it scales a pool up and holds ``pulumi up`` until the Job completes."""
     name: DnsLabel = "kueue-cas-job"
     """The Job's name; a new name (or any other change) replaces the Job and waits again."""
-    namespace: DnsLabel = WALKTHROUGH_NAMESPACE
-    """The Job's namespace: the namespace of ``localQueue``. The default is the article's, which
-    ``queues.preset: aks-walkthrough`` creates; with queues of your own, name one of their namespaces."""
-    local_queue: DnsLabel = WALKTHROUGH_LOCAL_QUEUE
+    namespace: DnsLabel | None = None
+    """The Job's namespace: the namespace of ``localQueue``. Unset: the namespace of the LocalQueue it is submitted
+    to."""
+    local_queue: DnsLabel | None = None
     """The LocalQueue the Job is submitted to (label ``kueue.x-k8s.io/queue-name``), one of ``queues.localQueues``.
-    The default is the LocalQueue of ``queues.preset: aks-walkthrough``."""
-    pool: DnsLabel | None = WALKTHROUGH_POOL
-    """The node pool the pods select through the ``agentpool`` label AKS puts on every node; ``null`` selects no
-    node, for a cluster without AKS pools (kind, minikube, k3d: the ``local`` stack)."""
+    Unset: the stack's only LocalQueue in ``namespace`` (``queues.preset: aks-walkthrough`` has one); with several,
+    name one."""
+    pool: DnsLabel | None = None
+    """The AKS user pool the pods select through the ``agentpool`` label AKS puts on every node. Unset: the stack's
+    only user pool (with several, name one); without ``aks`` (kind, minikube, k3d: the ``local`` stack) no pool."""
     parallelism: int = Field(default=3, ge=1, le=100)
     """Pods running at once (Job ``spec.parallelism``); at most ``completions``."""
     completions: int = Field(default=3, ge=1, le=100)
@@ -67,10 +73,42 @@ class SmokeJobConfig(ConfigModel):
             )
         return self
 
+    def targeting(
+        self, local_queues: list[tuple[str, str]], pools: list[str] | None, *, key: str = "smokeJob"
+    ) -> SmokeJobConfig:
+        """The Job with its namespace, LocalQueue and pool: as written, or the stack's only candidate of each among
+        ``local_queues`` (``(namespace, name)``) and the AKS user ``pools`` (None without AKS); a missing or
+        ambiguous one is refused under ``key``, naming the candidates."""
+        matching = [
+            (ns, name) for ns, name in local_queues if self.namespace in (None, ns) and self.local_queue in (None, name)
+        ]
+        if len(matching) != 1:
+            candidates = sorted(f"{ns}/{name}" for ns, name in (matching or local_queues))
+            if not local_queues:
+                allowed = SMOKE_JOB_WITHOUT_QUEUES
+            elif not matching:
+                allowed = f"it must be one of queues.localQueues {candidates}"
+            else:
+                allowed = f"name the LocalQueue it is submitted to, one of {candidates}"
+            if self.local_queue is None:
+                raise MissingKey(f"{key}.localQueue", allowed)
+            raise RuleViolation(f"{key}.localQueue", self.local_queue, allowed)
+        ((namespace, local_queue),) = matching
+        pool = self.pool
+        if pools is not None:
+            if pool is None and len(pools) == 1:
+                pool = pools[0]
+            if pool not in pools:
+                allowed = f"it must name an autoscaling pool of aks.userPools: {pools}"
+                if pool is None:
+                    raise MissingKey(f"{key}.pool", allowed)
+                raise RuleViolation(f"{key}.pool", pool, allowed)
+        return self.model_copy(update={"namespace": namespace, "local_queue": local_queue, "pool": pool})
+
     def named_with(self, suffix: str) -> SmokeJobConfig:
         """The Job in the suffixed namespace, submitted to the suffixed LocalQueue (see ``queues_naming``); its own
         name needs no suffix, its namespace is the stack's alone."""
-        if not suffix:
+        if not suffix or self.namespace is None or self.local_queue is None:
             return self
         return self.model_copy(update={"namespace": self.namespace + suffix, "local_queue": self.local_queue + suffix})
 

@@ -51,11 +51,6 @@ from components.config.smoke_job import SmokeJobConfig
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
 
-SMOKE_JOB_WITHOUT_QUEUES = (
-    f"the stack creates no LocalQueue: name queues.preset {AKS_WALKTHROUGH}, whose LocalQueue is the smoke Job's "
-    "default, or write queues.localQueues"
-)
-"""What a smoke Job is told on a stack with no queue objects."""
 _EXAMPLE_REGION = {True: "chinanorth3", False: "eastus2"}
 
 
@@ -241,20 +236,23 @@ class StackConfig(ConfigModel):
     @model_validator(mode="after")
     @rule("stack.smoke-job-targets-a-local-queue-and-pool")
     def _smoke_job_targets_a_local_queue_and_pool(self) -> StackConfig:
-        job = self.smoke_job
-        if not job.enabled:
-            return self
-        queues = {(q.namespace, q.name) for q in self.queues.local_queues}
-        if (job.namespace, job.local_queue) not in queues:
-            allowed = sorted(f"{ns}/{name}" for ns, name in queues)
-            fix = f"it must be one of queues.localQueues {allowed}" if allowed else SMOKE_JOB_WITHOUT_QUEUES
-            raise RuleViolation("smokeJob.localQueue", job.local_queue, fix)
-        pools = [p.name for p in self.aks.user_pools] if self.aks is not None else None
-        if pools is not None and job.pool not in pools:
-            raise RuleViolation(
-                "smokeJob.pool", job.pool, f"it must name an autoscaling pool of aks.userPools: {pools}"
-            )
+        """An enabled smoke Job is submitted to one of the stack's LocalQueues and, on AKS, runs on one of its user
+        pools: written, or the only one there is (:meth:`SmokeJobConfig.targeting`)."""
+        if self.smoke_job.enabled:
+            self.smoke_job_targeted()
         return self
+
+    def smoke_job_targeted(self) -> SmokeJobConfig:
+        """The smoke Job with its namespace, LocalQueue and pool filled in from the stack's objects; a disabled Job
+        without a target keeps its unset ones (nothing submits it)."""
+        queues = [(q.namespace, q.name) for q in self.queues.local_queues]
+        pools = [p.name for p in self.aks.user_pools] if self.aks is not None else None
+        try:
+            return self.smoke_job.targeting(queues, pools)
+        except RuleViolation:
+            if self.smoke_job.enabled:
+                raise
+            return self.smoke_job
 
     @model_validator(mode="after")
     @rule("stack.multikueue-objects-apart-from-the-burst-section")

@@ -172,7 +172,7 @@ def test_an_existing_ack_worker_whose_credential_names_a_private_endpoint_fails_
 
     monkeypatch.setattr(mock_cloud.ProgramMocks, "_answer", private)
     sections = {
-        "aks": {},
+        "aks": {"preset": "aks-walkthrough"},
         **WALKTHROUGH,
         "ack": {"existingClusters": [ack_data.existing_cluster("shared")]},
         "multiKueue": {"workers": [{"cluster": "shared"}]},

@@ -60,7 +60,9 @@ def run_sections(run_program, sections: dict[str, Any]) -> Recording:
 
 @pytest.fixture(scope="module")
 def aks_stack() -> Recording:
-    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True}}))
+    config = load_stack_config(
+        as_config({"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH, "smokeJob": {"enabled": True}})
+    )
     return mock_runtime.run(lambda: deploy(config), {})
 
 
@@ -73,7 +75,7 @@ def test_the_smoke_job_waits_for_the_pools_it_targets_and_for_active_queues(aks_
 
 
 def test_kueue_waits_neither_for_pools_nor_for_the_crd_without_provisioning_checks(run_program):
-    recording = run_sections(run_program, {"aks": {}, "queues": WITHOUT_PROVISIONING})
+    recording = run_sections(run_program, {"aks": {"preset": "aks-walkthrough"}, "queues": WITHOUT_PROVISIONING})
     assert not recording.depends_on(recording.one(CHART), recording.one(AGENT_POOL))
     assert [job.name for job in recording.by_type(GATE)] == ["kueue-ready"]
 
@@ -103,7 +105,7 @@ def test_the_activation_waiter_ships_its_provider_by_value(aks_stack):
 
 def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
     queues = {"preset": AKS_WALKTHROUGH, "waitUntilActive": {"onInactive": "warn", "timeoutSeconds": 60}}
-    recording = run_sections(run_program, {"aks": {}, "queues": queues})
+    recording = run_sections(run_program, {"aks": {"preset": "aks-walkthrough"}, "queues": queues})
     waiter = recording.one(WAITER)
     assert (waiter.inputs["onInactive"], waiter.inputs["timeoutSeconds"]) == ("warn", 60)
     assert recording.by_type(CRD_WAIT) == [], "a missing CRD must warn, not hold Kueue back until a deadline"
@@ -111,7 +113,7 @@ def test_a_stack_may_accept_inactive_checks_with_a_warning(run_program):
 
 def test_kueue_without_queue_objects_has_no_activation_waiter(run_program):
     """Nothing to prove Active: a waiter over no objects would only cost a cluster read on every up."""
-    recording = run_sections(run_program, {"aks": {}})
+    recording = run_sections(run_program, {"aks": {"preset": "aks-walkthrough"}})
     assert recording.by_type(WAITER) == []
     assert recording.by_type("kubernetes:helm.sh/v4:Chart"), "Kueue itself is installed"
 
@@ -382,7 +384,11 @@ def test_without_provisioning_checks_the_smoke_job_still_waits_for_its_pool(run_
     """Kueue then starts without waiting for the pools, so the Job needs its own edge to the pool it targets."""
     recording = run_sections(
         run_program,
-        {"aks": {}, "queues": WITHOUT_PROVISIONING, "smokeJob": {"enabled": True, "localQueue": "plain"}},
+        {
+            "aks": {"preset": "aks-walkthrough"},
+            "queues": WITHOUT_PROVISIONING,
+            "smokeJob": {"enabled": True, "localQueue": "plain"},
+        },
     )
     pool = recording.one(AGENT_POOL)
     assert not recording.depends_on(recording.one(CHART), pool)
@@ -394,7 +400,12 @@ def test_render_to_directory_hands_every_kubernetes_object_to_a_rendering_provid
     """Acceptance: the chart included, every object's provider renders, no provider holds a kubeconfig, and nothing
     waits for a cluster only the GitOps controller reaches."""
     ack = ack_data.section([ack_data.workload()], clusters=[ack_data.cluster(nodePool=ack_data.POOL)])
-    sections = {"aks": {"entraId": {}}, **WALKTHROUGH, "smokeJob": {"enabled": True}, "ack": ack}
+    sections = {
+        "aks": {"preset": "aks-walkthrough", "entraId": {}},
+        **WALKTHROUGH,
+        "smokeJob": {"enabled": True},
+        "ack": ack,
+    }
     recording = run_sections(run_program, {**sections, "gitops": {"renderToDirectory": "gitops"}})
     providers = recording.by_type("pulumi:providers:kubernetes")
     rendering = {"alwaysRender": "true"}

@@ -45,7 +45,7 @@ def preview(sections: dict[str, Any]) -> Recording:
 
 @pytest.mark.parametrize(("version", "minor"), [("1.35", (1, 35)), ("1.36", (1, 36)), ("1.37", (1, 37))])
 def test_a_new_aks_clusters_gate_runs_the_kubectl_of_its_minor(version, minor):
-    images = gate_images(preview({"aks": {"kubernetesVersion": version}}))
+    images = gate_images(preview({"aks": {"preset": "aks-walkthrough", "kubernetesVersion": version}}))
     assert images == {name: {f"registry.k8s.io/kubectl:{kubectl_tag(minor)}"} for name in GATE_JOBS}
     assert kubectl_tag(minor).startswith(f"v{version}.")
 
@@ -58,7 +58,7 @@ def test_an_unchanged_stack_previews_the_same_jobs_whatever_the_catalogue_does_a
     runs = []
     for version, catalogue in (("1.35", TODAY), ("1.35", LATER), ("1.36", LATER)):
         monkeypatch.setattr(mock_cloud, "AKS_OFFERED_VERSIONS", catalogue)
-        runs.append(preview({"aks": {"kubernetesVersion": version}}))
+        runs.append(preview({"aks": {"preset": "aks-walkthrough", "kubernetesVersion": version}}))
     first, second, upgraded = runs
     for name in GATE_JOBS:
         assert second.one(JOB, name).inputs == first.one(JOB, name).inputs, name

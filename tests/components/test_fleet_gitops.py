@@ -16,7 +16,7 @@ from tools import mock_runtime
 
 CHART = "kubernetes:helm.sh/v4:Chart"
 SECTIONS = {
-    "aks": {},
+    "aks": {"preset": "aks-walkthrough"},
     **WALKTHROUGH,
     "smokeJob": {"enabled": True},
     "ack": ack_data.section([ack_data.workload()], clusters=[ack_data.cluster(nodePool=ack_data.POOL)]),

@@ -21,7 +21,7 @@ KUBECONFIG_CLUSTER = {
 
 
 def test_kueue_starts_after_the_pools_and_the_crd_they_serve_when_queues_need_provisioning_requests(run_program):
-    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH}))
+    config = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH}))
     recording = run_program(lambda: deploy(config))
     chart, pool, wait = recording.one(CHART), recording.one(AGENT_POOL), recording.one(CRD_WAIT, "kueue-crd-wait")
     assert recording.depends_on(chart, pool)

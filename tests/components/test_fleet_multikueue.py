@@ -34,7 +34,7 @@ CLUSTER = "kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster"
 POLICY = "kubernetes:scheduling.alibabacloud.com/v1alpha1:ResourcePolicy"
 GATE = "kubernetes:batch/v1:Job"
 SECTIONS: dict[str, Any] = {
-    "aks": {},
+    "aks": {"preset": "aks-walkthrough"},
     **WALKTHROUGH,  # as the shipped burst stack: the walkthrough's own queues beside the burst set-up
     "kueue": {"chartVersion": "0.17.8", "imageRepository": "mcr.microsoft.com/oss/v2/kueue/kueue"},
     "ack": {"clusters": [ack_data.cluster(name, nodePool=ack_data.POOL) for name in ("hz", "bj")]},
@@ -175,7 +175,7 @@ def test_a_worker_whose_scheduler_cannot_run_the_acs_policy_fails_up_naming_the_
 
 def test_a_kubeconfig_worker_gets_its_secret_from_the_stacks_secret_and_nothing_on_the_worker():
     sections = {
-        "aks": {},
+        "aks": {"preset": "aks-walkthrough"},
         "multiKueue": {"workers": [{"source": "kubeconfig", "name": "w1", "secretName": "worker1-secret"}]},
         "multiKueueKubeconfigs": {"w1": WORKER_KUBECONFIG},
     }
@@ -191,7 +191,7 @@ def test_a_kubeconfig_worker_gets_its_secret_from_the_stacks_secret_and_nothing_
 
 def test_an_aks_worker_is_reached_through_its_own_provider_without_acs_placement():
     sections = {
-        "aks": {},
+        "aks": {"preset": "aks-walkthrough"},
         "multiKueue": {
             "workers": [{"source": "aks", "resourceGroupName": "rg", "clusterName": "gpu", "clusterQueue": "team-gpu"}]
         },
@@ -240,7 +240,7 @@ def test_a_stack_without_the_section_has_no_burst_set_up():
 def test_an_ephemeral_stacks_kubeconfig_worker_keeps_its_secret_under_its_suffixed_name():
     sections = {
         "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
-        "aks": {},
+        "aks": {"preset": "aks-walkthrough"},
         "multiKueue": {"workers": [{"source": "kubeconfig", "name": "w1", "secretName": "worker1-secret"}]},
         "multiKueueKubeconfigs": {"w1": WORKER_KUBECONFIG},
     }

@@ -26,7 +26,7 @@ CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 QUEUES_ACTIVE = "pulumi-python:dynamic/kueue:QueuesActive"
 VERSION = "0.19.6-aks.0.4.4"
 KUEUE_EXTENSION = {"install": "aks-extension", "extension": {"version": VERSION, "acceptPreview": True}}
-NEW_AKS = {"aks": {"location": "eastus"}, "kueue": KUEUE_EXTENSION, **WALKTHROUGH}
+NEW_AKS = {"aks": {"preset": "aks-walkthrough", "location": "eastus"}, "kueue": KUEUE_EXTENSION, **WALKTHROUGH}
 EXISTING_AKS = {
     "existingCluster": {"source": "aks", "resourceGroupName": "platform", "clusterName": "shared"},
     "kueue": KUEUE_EXTENSION,
@@ -65,7 +65,7 @@ def test_the_extension_is_the_documented_request_pinned_and_no_chart_is_installe
 
 
 def test_the_chart_install_registers_no_extension():
-    recording = deployed({"aks": {"location": "eastus"}, **WALKTHROUGH})
+    recording = deployed({"aks": {"preset": "aks-walkthrough", "location": "eastus"}, **WALKTHROUGH})
     assert recording.one(CHART) and not recording.by_type(EXTENSION)
 
 

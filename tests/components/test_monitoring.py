@@ -96,7 +96,11 @@ def test_on_aks_the_monitor_also_waits_for_the_metrics_add_on_to_serve_its_crd_a
 
 def test_neither_another_collector_nor_a_rendered_cluster_waits_for_the_add_on(operator, run_program):
     assert not operator.by_type(METRICS_ADDON_CRD)
-    sections = {"aks": {}, **WALKTHROUGH, "monitoring": {"collector": "azure-managed-prometheus"}}
+    sections = {
+        "aks": {"preset": "aks-walkthrough"},
+        **WALKTHROUGH,
+        "monitoring": {"collector": "azure-managed-prometheus"},
+    }
     rendered = run_program(lambda: deploy(load_stack_config(as_config({**sections, "gitops": GITOPS}))))
     assert the_monitor(rendered, "azmonitoring.coreos.com") and not rendered.by_type(METRICS_ADDON_CRD)
 

@@ -26,7 +26,7 @@ MIRROR = {"imageRepository": "k8s.m.daocloud.io/kueue/kueue", "probeImage": "k8s
 CONFIG = load_stack_config(
     as_config(
         {
-            "aks": {},
+            "aks": {"preset": "aks-walkthrough"},
             "ack": {"clusters": [ack_data.cluster(name, nodePool=ack_data.POOL) for name in ("hz", "bj")]},
             "multiKueue": {
                 "workers": [{"cluster": "hz", **MIRROR}, {"cluster": "bj", **MIRROR}],

@@ -71,7 +71,9 @@ def load(burst: dict[str, Any] | None = None, existing: bool = False, **sections
     )
     worker = {key: value for key, value in WORKER_CONFIG.items() if not existing or key not in MIRROR}
     return load_stack_config(
-        as_config({"aks": {}, "ack": ack, "multiKueue": burst or {"workers": [worker]}, **sections})
+        as_config(
+            {"aks": {"preset": "aks-walkthrough"}, "ack": ack, "multiKueue": burst or {"workers": [worker]}, **sections}
+        )
     )
 
 

@@ -15,11 +15,12 @@ from components.job_wait import JobCompletionProvider
 from components.kube_wait import QUEUE_NAME_LABEL
 from components.manifests.jobs import FLUX_FORCE, smoke_job
 from components.smoke_job import SmokeJob
+from tests.support.config import ARTICLE_SMOKE_TARGET
 from tests.support.targets import live_target, rendering_target
 from tools import mock_runtime
 from tools.recording import REDACTED, Recording
 
-CONFIG = SmokeJobConfig(enabled=True, timeout_seconds=900)
+CONFIG = SmokeJobConfig(enabled=True, timeout_seconds=900, **ARTICLE_SMOKE_TARGET)
 JOB = "kubernetes:batch/v1:Job"
 WAITER = "pulumi-python:dynamic/kueue:JobCompletion"
 

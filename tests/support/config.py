@@ -61,3 +61,7 @@ def load_on_existing_cluster(**sections: Any) -> StackConfig:
 def error_keys_on_existing_cluster(**sections: Any) -> list[str]:
     """The keys the loader rejects ``sections`` for, in a stack whose Kueue target is :data:`ON_EXISTING_CLUSTER`."""
     return stack_error_keys({**ON_EXISTING_CLUSTER, **sections}, KUBECONFIG_SECRET)
+
+
+ARTICLE_SMOKE_TARGET = {"namespace": "cas-kueue-demo", "local_queue": "cas-local-queue", "pool": "scalepool"}
+"""Where the article's Job goes (the walkthrough preset's LocalQueue and pool): what the loader targets it to."""

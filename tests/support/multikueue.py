@@ -34,7 +34,12 @@ WORKER_KUBECONFIG = yaml_text.dump(
 def stack(**changes: Any) -> dict[str, Any]:
     """An AKS manager on Kubernetes 1.35 with Kueue 0.17.8 and the walkthrough's queues (as the shipped burst stack),
     and one ACK worker with a node pool and a public API; a change to ``None`` leaves its section out."""
-    sections: dict[str, Any] = {"aks": {}, **WALKTHROUGH, "ack": {"clusters": [WORKER]}, "multiKueue": BURST}
+    sections: dict[str, Any] = {
+        "aks": {"preset": "aks-walkthrough"},
+        **WALKTHROUGH,
+        "ack": {"clusters": [WORKER]},
+        "multiKueue": BURST,
+    }
     sections.update(changes)
     return {section: value for section, value in sections.items() if value is not None}
 
@@ -42,7 +47,7 @@ def stack(**changes: Any) -> dict[str, Any]:
 def kubeconfig_stack(**changes: Any) -> dict[str, Any]:
     """A manager whose one worker is given by kubeconfig, as in Kueue's own MultiKueue guide."""
     sections: dict[str, Any] = {
-        "aks": {},
+        "aks": {"preset": "aks-walkthrough"},
         "multiKueue": {"workers": [{"source": "kubeconfig", "name": "w1"}]},
         "multiKueueKubeconfigs": {"w1": WORKER_KUBECONFIG},
     }

@@ -20,7 +20,7 @@ def pools(*overrides: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_defaults_reproduce_the_walkthrough() -> None:
-    aks = load_stack_config(as_config({"aks": {}})).aks
+    aks = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}})).aks
     assert aks is not None
     assert (aks.location, aks.resource_group.name, aks.resource_group.create) == ("eastus2", "kueue-cas-demo", True)
     assert (aks.cluster_name, aks.effective_dns_prefix) == ("kueue-cas", "kueue-cas")
@@ -42,7 +42,7 @@ def test_defaults_reproduce_the_walkthrough() -> None:
 def test_secure_defaults_outside_production() -> None:
     """What every stack gets unless it opts out: a NetworkPolicy engine and a window per upgrade channel. Entra ID and
     the Standard tier are production's defaults (``test_environment_rules``); the API server stays reachable."""
-    aks = load_stack_config(as_config({"aks": {}})).aks
+    aks = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}})).aks
     assert aks is not None
     assert aks.network.effective_policy == "calico"
     assert sorted(aks.maintenance.windows()) == ["aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"]
@@ -239,7 +239,7 @@ def test_errors_name_the_bad_value_and_what_is_allowed() -> None:
 
 def test_a_derived_dns_prefix_is_refused_at_the_cluster_name_saying_where_it_comes_from() -> None:
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {"clusterName": "kueue_cas"}}))
+        load_stack_config(as_config({"aks": {"preset": "aks-walkthrough", "clusterName": "kueue_cas"}}))
     [(key, message)] = caught.value.problems
     assert key == "elastic-capacity:aks.clusterName"
     assert "'kueue_cas' is not allowed; dnsPrefix is unset, so it is derived from clusterName" in message
@@ -259,8 +259,8 @@ def test_an_ephemeral_suffix_that_pushes_the_derived_dns_prefix_past_54_names_th
 
 
 def test_unset_names_derive_from_the_stack_so_two_stacks_never_collide() -> None:
-    team_a = load_stack_config(as_config({"aks": {}}), stack="team-a").aks
-    team_b = load_stack_config(as_config({"aks": {}}), stack="team-b").aks
+    team_a = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}}), stack="team-a").aks
+    team_b = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}}), stack="team-b").aks
     assert team_a is not None and team_b is not None
     assert (team_a.resource_group.name, team_a.cluster_name, team_a.effective_dns_prefix) == (
         "kueue-cas-team-a-rg",
@@ -271,16 +271,21 @@ def test_unset_names_derive_from_the_stack_so_two_stacks_never_collide() -> None
 
 
 def test_a_stack_name_azure_would_refuse_becomes_a_valid_name_with_room_for_a_suffix() -> None:
-    aks = load_stack_config(as_config({"aks": {}}), stack="Org.Team_" + "x" * 80).aks
+    aks = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}}), stack="Org.Team_" + "x" * 80).aks
     assert aks is not None and aks.cluster_name.startswith("kueue-cas-org-team-x")
     longest = aks.cluster_name + "-abcdefgh"
     AksConfig.model_validate({"clusterName": longest, "dnsPrefix": longest})
 
 
 def test_names_the_stack_file_sets_are_kept_whatever_the_stack() -> None:
-    aks = load_stack_config(as_config({"aks": {"resourceGroup": {"name": "rg"}, "clusterName": "c"}}), stack="s").aks
+    aks = load_stack_config(
+        as_config({"aks": {"preset": "aks-walkthrough", "resourceGroup": {"name": "rg"}, "clusterName": "c"}}),
+        stack="s",
+    ).aks
     assert aks is not None and (aks.resource_group.name, aks.cluster_name) == ("rg", "c")
-    group_only = load_stack_config(as_config({"aks": {"resourceGroup": {"create": False, "name": "g"}}}), stack="s")
+    group_only = load_stack_config(
+        as_config({"aks": {"preset": "aks-walkthrough", "resourceGroup": {"create": False, "name": "g"}}}), stack="s"
+    )
     assert group_only.aks is not None and group_only.aks.cluster_name == "kueue-cas-s"
 
 

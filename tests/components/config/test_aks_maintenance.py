@@ -20,7 +20,7 @@ from tests.support.config import as_config, stack_error_keys
 
 
 def maintenance(section: dict[str, Any]) -> AksMaintenanceConfig:
-    aks = load_stack_config(as_config({"aks": {"maintenance": section}})).aks
+    aks = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough", "maintenance": section}})).aks
     assert aks is not None
     return aks.maintenance
 
@@ -74,7 +74,7 @@ def test_a_window_takes_every_field():
     ],
 )
 def test_each_field_refuses_what_aks_refuses_naming_the_key(field, bad):
-    section = {"aks": {"maintenance": {"nodeOsUpgrade": {field: bad}}}}
+    section = {"aks": {"preset": "aks-walkthrough", "maintenance": {"nodeOsUpgrade": {field: bad}}}}
     assert stack_error_keys(section) == [f"elastic-capacity:aks.maintenance.nodeOsUpgrade.{field}"]
 
 

@@ -38,6 +38,9 @@ SUFFIX = "-c1cec5"
 
 
 def load(kind: str, **sections: Any) -> StackConfig:
+    """The stack; an ``aks`` section that writes no pools gets the walkthrough's (``aks.preset``)."""
+    if "aks" in sections and "userPools" not in sections["aks"]:
+        sections["aks"] = {"preset": "aks-walkthrough", **sections["aks"]}
     return load_stack_config(as_config({"environment": {"kind": kind}, **sections}), stack=STACK)
 
 
@@ -66,15 +69,19 @@ def test_the_derived_suffix_is_the_one_these_tests_expect():
 @pytest.mark.parametrize(
     ("kind", "sections", "key"),
     [
-        ("production", {"aks": {}, "smokeJob": {"enabled": True}}, "smokeJob.enabled"),
-        ("production", {"aks": {"deleteUnreachable": True}}, "aks.deleteUnreachable"),
+        ("production", {"aks": {"preset": "aks-walkthrough"}, "smokeJob": {"enabled": True}}, "smokeJob.enabled"),
+        ("production", {"aks": {"preset": "aks-walkthrough", "deleteUnreachable": True}}, "aks.deleteUnreachable"),
         ("production", {"ack": ack(deletionProtection=False)}, "ack.clusters[0].deletionProtection"),
-        ("ephemeral", {"aks": {"deleteUnreachable": False}}, "aks.deleteUnreachable"),
+        ("ephemeral", {"aks": {"preset": "aks-walkthrough", "deleteUnreachable": False}}, "aks.deleteUnreachable"),
         ("ephemeral", {"ack": ack(deletionProtection=True)}, "ack.clusters[0].deletionProtection"),
-        ("ephemeral", {"aks": {"clusterName": "c" * 50}}, "aks.clusterName"),
-        ("ephemeral", {"aks": {"dnsPrefix": "d" * 50}}, "aks.dnsPrefix"),
-        ("ephemeral", {"aks": {"resourceGroup": {"name": "g" * 85}}}, "aks.resourceGroup.name"),
-        ("ephemeral", {"aks": {}, "queues": LONG_NAMESPACE}, "queues.namespaces[0]"),
+        ("ephemeral", {"aks": {"preset": "aks-walkthrough", "clusterName": "c" * 50}}, "aks.clusterName"),
+        ("ephemeral", {"aks": {"preset": "aks-walkthrough", "dnsPrefix": "d" * 50}}, "aks.dnsPrefix"),
+        (
+            "ephemeral",
+            {"aks": {"preset": "aks-walkthrough", "resourceGroup": {"name": "g" * 85}}},
+            "aks.resourceGroup.name",
+        ),
+        ("ephemeral", {"aks": {"preset": "aks-walkthrough"}, "queues": LONG_NAMESPACE}, "queues.namespaces[0]"),
         ("ephemeral", {"ack": ack(name="a" * 60)}, "ack.clusters[0].name"),
     ],
 )
@@ -88,7 +95,11 @@ def test_the_production_error_says_what_to_do_instead():
 
 
 def test_the_same_settings_are_fine_on_a_dev_stack():
-    sections = {"aks": {"deleteUnreachable": True}, **WALKTHROUGH, "smokeJob": {"enabled": True}}
+    sections = {
+        "aks": {"preset": "aks-walkthrough", "deleteUnreachable": True},
+        **WALKTHROUGH,
+        "smokeJob": {"enabled": True},
+    }
     config = load("dev", **sections, ack=ack(deletionProtection=False))
     assert config.aks is not None and config.aks.delete_unreachable
 
@@ -136,7 +147,11 @@ def test_an_existing_resource_group_keeps_its_name():
 
 @pytest.mark.parametrize("kind", ["dev", "production"])
 def test_other_kinds_keep_every_name_and_default(kind):
-    sections = {"aks": {"resourceGroup": {"name": "rg"}, "clusterName": "c"}, **WALKTHROUGH, "ack": ack()}
+    sections = {
+        "aks": {"preset": "aks-walkthrough", "resourceGroup": {"name": "rg"}, "clusterName": "c"},
+        **WALKTHROUGH,
+        "ack": ack(),
+    }
     config = load(kind, **sections)
     assert config.aks is not None and (config.aks.resource_group.name, config.aks.cluster_name) == ("rg", "c")
     assert config.aks.dns_prefix is None and not config.aks.delete_unreachable
@@ -262,7 +277,7 @@ def test_an_ephemeral_burst_set_up_gets_the_suffix_on_its_objects_and_its_origin
     worker = ack_data.cluster("worker", nodePool=ack_data.POOL, deletionProtection=False)
     sections = {
         "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
-        "aks": {},
+        "aks": {"preset": "aks-walkthrough"},
         "ack": {"clusters": [worker]},
         "multiKueue": {"workers": [{"cluster": "worker", **MIRROR}]},
     }
@@ -279,7 +294,7 @@ EXISTING_AKS = {"existingCluster": {"source": "aks", "resourceGroupName": "rg", 
 @pytest.mark.parametrize(
     ("target", "kueue", "selector"),
     [
-        ({"aks": {}}, {}, AKS_SYSTEM_POOL),
+        ({"aks": {"preset": "aks-walkthrough"}}, {}, AKS_SYSTEM_POOL),
         (EXISTING_AKS, {}, AKS_SYSTEM_POOL),
         (ON_EXISTING_CLUSTER, {}, {}),
         (ON_EXISTING_CLUSTER, {"nodeSelector": AKS_SYSTEM_POOL}, AKS_SYSTEM_POOL),

@@ -27,7 +27,7 @@ def warnings_for(sections: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def test_the_article_stack_can_work_and_warns_of_nothing():
-    assert warnings_for({"aks": {}, "smokeJob": SMOKE}) == []
+    assert warnings_for({"aks": {"preset": "aks-walkthrough"}, "smokeJob": SMOKE}) == []
 
 
 def test_allocatable_takes_off_what_aks_reserves():
@@ -39,10 +39,16 @@ def test_allocatable_takes_off_what_aks_reserves():
 @pytest.mark.parametrize(
     ("sections", "key"),
     [
-        ({"aks": {}, "kueue": {"tolerations": []}}, "elastic-capacity:kueue.tolerations"),
-        ({"aks": {}, "kueue": {"frameworks": ["pod"]}, "smokeJob": SMOKE}, "elastic-capacity:kueue.frameworks"),
-        ({"aks": {}, "smokeJob": {**SMOKE, "cpu": "40"}}, "elastic-capacity:smokeJob.cpu"),
-        ({"aks": {}, "smokeJob": {**SMOKE, "memory": "100Gi"}}, "elastic-capacity:smokeJob.memory"),
+        ({"aks": {"preset": "aks-walkthrough"}, "kueue": {"tolerations": []}}, "elastic-capacity:kueue.tolerations"),
+        (
+            {"aks": {"preset": "aks-walkthrough"}, "kueue": {"frameworks": ["pod"]}, "smokeJob": SMOKE},
+            "elastic-capacity:kueue.frameworks",
+        ),
+        ({"aks": {"preset": "aks-walkthrough"}, "smokeJob": {**SMOKE, "cpu": "40"}}, "elastic-capacity:smokeJob.cpu"),
+        (
+            {"aks": {"preset": "aks-walkthrough"}, "smokeJob": {**SMOKE, "memory": "100Gi"}},
+            "elastic-capacity:smokeJob.memory",
+        ),
     ],
 )
 def test_what_cannot_work_is_refused_naming_the_key(sections, key):
@@ -50,7 +56,14 @@ def test_what_cannot_work_is_refused_naming_the_key(sections, key):
 
 
 def test_kueue_off_the_system_pool_needs_no_toleration_of_its_taint():
-    load_stack_config(as_config({"aks": {}, "kueue": {"tolerations": [], "nodeSelector": {"agentpool": "scalepool"}}}))
+    load_stack_config(
+        as_config(
+            {
+                "aks": {"preset": "aks-walkthrough"},
+                "kueue": {"tolerations": [], "nodeSelector": {"agentpool": "scalepool"}},
+            }
+        )
+    )
 
 
 def test_a_queue_in_a_cohort_may_borrow_what_the_job_needs_beyond_its_quota():
@@ -58,7 +71,11 @@ def test_a_queue_in_a_cohort_may_borrow_what_the_job_needs_beyond_its_quota():
         {"coveredResources": ["cpu", "memory"], "flavors": [{"name": "scalepool", "resources": [
             {"name": "cpu", "nominalQuota": "1"}, {"name": "memory", "nominalQuota": "1Gi"}]}]}],
         "admissionChecksStrategy": {"admissionChecks": [{"name": "cas-provisioning"}]}}]}  # fmt: skip
-    load_stack_config(as_config({"aks": {}, "queues": {**WALKTHROUGH_OBJECTS, **queues}, "smokeJob": SMOKE}))
+    load_stack_config(
+        as_config(
+            {"aks": {"preset": "aks-walkthrough"}, "queues": {**WALKTHROUGH_OBJECTS, **queues}, "smokeJob": SMOKE}
+        )
+    )
 
 
 def pool(vm_size: str, max_count: int) -> dict[str, Any]:

@@ -82,6 +82,6 @@ def test_a_version_kueue_or_its_gate_cannot_run_on_is_refused_naming_the_key(sec
 
 def test_a_new_aks_cluster_gets_the_kubectl_of_its_minor():
     for version in ("1.35", "1.36", "1.36.2"):
-        config = load_stack_config(as_config({"aks": {"kubernetesVersion": version}}))
+        config = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough", "kubernetesVersion": version}}))
         minor = tuple(int(part) for part in version.split(".")[:2])
         assert config.probe_image == f"registry.k8s.io/kubectl:{kubectl_tag(minor)}"

@@ -130,7 +130,9 @@ def test_a_new_cluster_in_an_offered_region_and_an_existing_aks_cluster_are_acce
 
 @pytest.mark.parametrize("location", ["eastus2", "westeurope", "chinanorth3"])
 def test_a_region_the_extension_is_not_offered_in_is_refused_naming_the_location(location):
-    assert stack_error_keys({"aks": {"location": location}, "kueue": EXTENSION}) == ["elastic-capacity:aks.location"]
+    assert stack_error_keys({"aks": {"preset": "aks-walkthrough", "location": location}, "kueue": EXTENSION}) == [
+        "elastic-capacity:aks.location"
+    ]
 
 
 @pytest.mark.parametrize(("version", "refused"), [("1.33", True), ("1.33.4", True), ("1.34", False), ("1.36.1", False)])

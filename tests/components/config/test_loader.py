@@ -36,7 +36,11 @@ def test_structured_values_may_arrive_as_json_or_as_objects():
 
 
 def test_the_loaded_stack_carries_the_physical_names():
-    sections = {"aks": {"clusterName": "c"}, **WALKTHROUGH, "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"}}
+    sections = {
+        "aks": {"preset": "aks-walkthrough", "clusterName": "c"},
+        **WALKTHROUGH,
+        "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
+    }
     values = as_config(sections)
     config = load_stack_config(values)
     assert config.aks is not None and config.aks.cluster_name == "c-pr7"
@@ -67,7 +71,11 @@ def test_numbers_no_key_can_hold_are_refused_before_the_model(raw, key):
 
 
 def test_provider_location_must_be_in_the_provider_environment():
-    values = {"azure-native:environment": "china", "azure-native:location": "eastus2", **as_config({"aks": {}})}
+    values = {
+        "azure-native:environment": "china",
+        "azure-native:location": "eastus2",
+        **as_config({"aks": {"preset": "aks-walkthrough"}}),
+    }
     with pytest.raises(ConfigError) as caught:
         load_stack_config(values)
     assert caught.value.keys == ["azure-native:location"]

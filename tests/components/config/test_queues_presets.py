@@ -51,7 +51,7 @@ def test_the_settings_may_be_written_beside_a_preset():
 
 
 def test_the_refusal_says_what_to_do_instead():
-    sections = {"aks": {}, "queues": {"preset": AKS_WALKTHROUGH, "clusterQueues": []}}
+    sections = {"aks": {"preset": "aks-walkthrough"}, "queues": {"preset": AKS_WALKTHROUGH, "clusterQueues": []}}
     with pytest.raises(ConfigError) as caught:
         load_stack_config(as_config(sections))
     assert str(caught.value) == (
@@ -68,7 +68,7 @@ def test_a_preset_that_is_no_name_is_refused_by_the_field(value):
 
 def test_an_unknown_preset_is_refused_naming_the_names_allowed():
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {}, "queues": {"preset": "walkthrough"}}))
+        load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}, "queues": {"preset": "walkthrough"}}))
     assert str(caught.value) == (
         "elastic-capacity:queues.preset: 'walkthrough' is not allowed; Input should be 'aks-walkthrough' "
         "[rule: schema.literal-error]"
@@ -76,7 +76,11 @@ def test_an_unknown_preset_is_refused_naming_the_names_allowed():
 
 
 def test_the_preset_is_kept_through_the_ephemeral_renaming():
-    sections = {"aks": {}, **WALKTHROUGH, "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"}}
+    sections = {
+        "aks": {"preset": "aks-walkthrough"},
+        **WALKTHROUGH,
+        "environment": {"kind": "ephemeral", "nameSuffix": "-pr7"},
+    }
     queues = load_stack_config(as_config(sections)).queues
     assert queues.preset == AKS_WALKTHROUGH
     assert [(q.namespace, q.name, q.cluster_queue) for q in queues.local_queues] == [
@@ -103,6 +107,6 @@ def test_a_shipped_stack_names_a_preset_or_writes_its_objects_never_neither():
 
 def test_kueue_without_queue_objects_is_warned_about_the_old_defaults():
     """A stack deployed when leaving queues out meant the walkthrough: its next up would delete them."""
-    bare = load_stack_config(as_config({"aks": {}})).warnings()
+    bare = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}})).warnings()
     assert [key for key, _ in bare] == ["queues"] and AKS_WALKTHROUGH in bare[0][1]
-    assert load_stack_config(as_config({"aks": {}, **WALKTHROUGH})).warnings() == []
+    assert load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH})).warnings() == []

@@ -55,7 +55,9 @@ def test_a_loaded_stack_names_the_rule_it_broke():
     from components.config.loader import load_stack_config
 
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True, "localQueue": "nope"}}))
+        load_stack_config(
+            as_config({"aks": {"preset": "aks-walkthrough"}, "smokeJob": {"enabled": True, "localQueue": "nope"}})
+        )
     assert caught.value.rules == ["stack.smoke-job-targets-a-local-queue-and-pool"]
     assert str(caught.value).endswith("[rule: stack.smoke-job-targets-a-local-queue-and-pool]")
 

@@ -10,13 +10,15 @@ from tests.support.config import load_on_existing_cluster as load
 
 
 def test_defaults_reproduce_the_article_job_and_stay_off():
-    job = load().smoke_job
+    """The article's Job, submitted to the stack's only LocalQueue (here the walkthrough preset's); no pool on a
+    cluster the stack does not build."""
+    job = load(queues={"preset": "aks-walkthrough"}).smoke_job
     assert not job.enabled
     assert (job.name, job.namespace, job.local_queue, job.pool) == (
         "kueue-cas-job",
         "cas-kueue-demo",
         "cas-local-queue",
-        "scalepool",
+        None,
     )
     assert (job.parallelism, job.completions, job.cpu, job.memory) == (3, 3, "1800m", "256Mi")
     assert job.image == "mcr.microsoft.com/azurelinux/busybox:1.36"
@@ -60,7 +62,18 @@ def test_its_only_source_is_the_image_under_its_own_key():
 
 
 def test_named_with_moves_the_job_into_the_suffixed_namespace_and_queue():
-    job = SmokeJobConfig(enabled=True).named_with("-pr7")
+    targeted = SmokeJobConfig(enabled=True, namespace="cas-kueue-demo", local_queue="cas-local-queue", pool="scalepool")
+    job = targeted.named_with("-pr7")
     assert (job.name, job.namespace, job.local_queue) == ("kueue-cas-job", "cas-kueue-demo-pr7", "cas-local-queue-pr7")
     assert job.pool == "scalepool"
-    assert SmokeJobConfig().named_with("") == SmokeJobConfig()
+    assert targeted.named_with("") == targeted
+
+
+def test_an_unset_queue_or_pool_is_the_stacks_only_one_and_an_ambiguous_one_is_refused_naming_the_candidates():
+    queues = [("a", "q"), ("b", "q")]
+    job = SmokeJobConfig(enabled=True, namespace="b").targeting(queues, ["pool1"])
+    assert (job.namespace, job.local_queue, job.pool) == ("b", "q", "pool1")
+    with pytest.raises(ValueError, match=r"smokeJob.localQueue: it is not set; .* one of \['a/q', 'b/q'\]"):
+        SmokeJobConfig(enabled=True).targeting(queues, None)
+    with pytest.raises(ValueError, match=r"smokeJob.pool: it is not set; .*\['p1', 'p2'\]"):
+        SmokeJobConfig(enabled=True, namespace="a").targeting(queues, ["p1", "p2"])

@@ -14,19 +14,19 @@ ARTICLE_POOL = {"name": "scalepool", "vmSize": "Standard_D4s_v3", "minCount": 1,
 
 
 def test_aks_section_alone_targets_kueue_at_the_new_cluster_with_no_queue_object():
-    config = load_stack_config(as_config({"aks": {}}))
+    config = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}}))
     assert config.kueue_target == "aks"
     assert (config.queues.namespaces, config.queues.cluster_queues, config.queues.local_queues) == ([], [], [])
 
 
 def test_the_walkthrough_preset_brings_the_seed_queues():
-    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH}))
+    config = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH}))
     assert [f.name for f in config.queues.resource_flavors] == ["scalepool"]
     assert [(q.namespace, q.name) for q in config.queues.local_queues] == [("cas-kueue-demo", "cas-local-queue")]
 
 
 def test_unknown_top_level_key_is_named():
-    assert stack_error_keys({"aks": {}, "queue": {}}) == ["elastic-capacity:queue"]
+    assert stack_error_keys({"aks": {"preset": "aks-walkthrough"}, "queue": {}}) == ["elastic-capacity:queue"]
 
 
 def test_unknown_nested_key_is_named_with_its_path():
@@ -37,7 +37,10 @@ def test_unknown_nested_key_is_named_with_its_path():
 
 def test_new_and_existing_cluster_together_are_refused():
     keys = stack_error_keys(
-        {"aks": {}, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}}
+        {
+            "aks": {"preset": "aks-walkthrough"},
+            "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"},
+        }
     )
     assert keys == ["elastic-capacity:existingCluster"]
 
@@ -65,7 +68,10 @@ def test_kubeconfig_source_without_kubeconfig_is_refused():
     ("sections", "secret_keys", "key", "reason", "rule"),
     [
         (
-            {"aks": {}, "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"}},
+            {
+                "aks": {"preset": "aks-walkthrough"},
+                "existingCluster": {"source": "aks", "resourceGroupName": "rg", "clusterName": "c"},
+            },
             (),
             "existingCluster",
             "set either aks (a new cluster) or existingCluster, not both",
@@ -79,7 +85,7 @@ def test_kubeconfig_source_without_kubeconfig_is_refused():
             "stack.one-kueue-target",
         ),
         (
-            {"aks": {}, "kubeconfig": "apiVersion: v1 # secret"},
+            {"aks": {"preset": "aks-walkthrough"}, "kubeconfig": "apiVersion: v1 # secret"},
             ("elastic-capacity:kubeconfig",),
             "kubeconfig",
             "it is only used with existingCluster.source 'kubeconfig'",
@@ -107,33 +113,39 @@ def test_flavor_pool_is_not_checked_on_an_existing_cluster():
 
 
 def test_smoke_job_must_use_a_configured_local_queue():
-    keys = stack_error_keys({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True, "localQueue": "nope"}})
+    keys = stack_error_keys(
+        {"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH, "smokeJob": {"enabled": True, "localQueue": "nope"}}
+    )
     assert keys == ["elastic-capacity:smokeJob.localQueue"]
 
 
 def test_smoke_job_must_select_a_pool_of_the_stack():
-    assert stack_error_keys({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True, "pool": "gpupool"}}) == [
-        "elastic-capacity:smokeJob.pool"
-    ]
+    assert stack_error_keys(
+        {"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH, "smokeJob": {"enabled": True, "pool": "gpupool"}}
+    ) == ["elastic-capacity:smokeJob.pool"]
 
 
 def test_local_queue_namespace_must_be_managed_by_kueue():
     selector = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["team-a"]}]}
-    keys = stack_error_keys({"aks": {}, **WALKTHROUGH, "kueue": {"managedJobsNamespaceSelector": selector}})
+    keys = stack_error_keys(
+        {"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH, "kueue": {"managedJobsNamespaceSelector": selector}}
+    )
     assert keys == ["elastic-capacity:queues.localQueues[0].namespace"]
 
 
 def test_smoke_job_with_its_defaults_runs_on_the_walkthrough_preset():
-    config = load_stack_config(as_config({"aks": {}, **WALKTHROUGH, "smokeJob": {"enabled": True}}))
+    config = load_stack_config(
+        as_config({"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH, "smokeJob": {"enabled": True}})
+    )
     assert config.smoke_job.local_queue == "cas-local-queue"
 
 
 def test_smoke_job_on_a_stack_without_queue_objects_is_told_how_to_get_one():
     with pytest.raises(ConfigError) as caught:
-        load_stack_config(as_config({"aks": {}, "smokeJob": {"enabled": True}}))
+        load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}, "smokeJob": {"enabled": True}}))
     assert str(caught.value) == (
-        "elastic-capacity:smokeJob.localQueue: 'cas-local-queue' is not allowed; the stack creates no LocalQueue: "
-        "name queues.preset aks-walkthrough, whose LocalQueue is the smoke Job's default, or write queues.localQueues "
+        "elastic-capacity:smokeJob.localQueue: it is not set; the stack creates no LocalQueue: "
+        "name queues.preset aks-walkthrough, whose LocalQueue the smoke Job then uses, or write queues.localQueues "
         "[rule: stack.smoke-job-targets-a-local-queue-and-pool]"
     )
 
@@ -198,12 +210,21 @@ GLOBAL = [
 
 @pytest.mark.parametrize(("key", "value"), CHINA_ONLY, ids=[k for k, _ in CHINA_ONLY])
 def test_azure_china_sources_are_refused_in_global_azure(key, value):
-    assert stack_error_keys(with_source(key, value, {"aks": {}})) == [f"elastic-capacity:{key}"]
+    assert stack_error_keys(with_source(key, value, {"aks": {"preset": "aks-walkthrough"}})) == [
+        f"elastic-capacity:{key}"
+    ]
 
 
 def test_azure_china_source_error_names_the_value_the_cloud_and_the_global_source():
     message = str(
-        error_in({}, with_source("kueue.chartRepository", "oci://k8sgcr.azk8s.cn/kueue/charts/kueue", {"aks": {}}))
+        error_in(
+            {},
+            with_source(
+                "kueue.chartRepository",
+                "oci://k8sgcr.azk8s.cn/kueue/charts/kueue",
+                {"aks": {"preset": "aks-walkthrough"}},
+            ),
+        )
     )
     assert message.startswith("elastic-capacity:kueue.chartRepository: 'oci://k8sgcr.azk8s.cn/kueue/charts/kueue'")
     assert "serves Azure China addresses only" in message
@@ -247,7 +268,7 @@ def test_a_registry_of_your_own_is_accepted_in_either_cloud(azure):
 
 
 def test_aks_location_must_be_in_the_provider_cloud():
-    assert error_in(IN_CHINA, {"aks": {"location": "eastus2"}, **CHINA_MIRRORS}).keys == [
+    assert error_in(IN_CHINA, {"aks": {"preset": "aks-walkthrough", "location": "eastus2"}, **CHINA_MIRRORS}).keys == [
         "elastic-capacity:aks.location"
     ]
     assert error_in({"azure-native:environment": "public"}, {"aks": CHINA_AKS}).keys == [
@@ -263,9 +284,14 @@ def test_existing_cluster_in_azure_china_refuses_global_sources():
 
 def test_us_government_is_outside_azure_china():
     us_gov = {"azure-native:environment": "usgovernment"}
-    assert load_in(us_gov, {"aks": {"location": "usgovvirginia"}}).aks.location == "usgovvirginia"
+    assert (
+        load_in(us_gov, {"aks": {"preset": "aks-walkthrough", "location": "usgovvirginia"}}).aks.location
+        == "usgovvirginia"
+    )
     sections = with_source(
-        "smokeJob.image", "mcr.azk8s.cn/azurelinux/busybox:1.36", {"aks": {"location": "usgovvirginia"}}
+        "smokeJob.image",
+        "mcr.azk8s.cn/azurelinux/busybox:1.36",
+        {"aks": {"preset": "aks-walkthrough", "location": "usgovvirginia"}},
     )
     assert error_in(us_gov, sections).keys == ["elastic-capacity:smokeJob.image"]
 
@@ -275,4 +301,6 @@ def test_sources_are_not_checked_without_a_kueue_target():
 
 
 def test_a_new_aks_cluster_cannot_use_a_kueue_it_does_not_have():
-    assert stack_error_keys({"aks": {}, "kueue": {"install": False}}) == ["elastic-capacity:kueue.install"]
+    assert stack_error_keys({"aks": {"preset": "aks-walkthrough"}, "kueue": {"install": False}}) == [
+        "elastic-capacity:kueue.install"
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from components import yaml_text
 from components.config.smoke_job import SmokeJobConfig
 from components.manifests.jobs import smoke_job
+from tests.support.config import ARTICLE_SMOKE_TARGET
 from tests.support.schemas import validate_core
 
 ARTICLE_JOB = """
@@ -37,7 +38,7 @@ spec:
 
 
 def test_manifest_is_the_article_job_plus_the_skip_await_annotation():
-    manifest = smoke_job(SmokeJobConfig())
+    manifest = smoke_job(SmokeJobConfig(**ARTICLE_SMOKE_TARGET))
     expected = yaml_text.load(ARTICLE_JOB)
     expected["metadata"]["annotations"] = {"pulumi.com/skipAwait": "true"}
     assert manifest == expected
