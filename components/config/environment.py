@@ -39,6 +39,10 @@ from pydantic import ValidationInfo, field_validator, model_validator
 from components.config.base import ConfigModel, RuleViolation
 from components.config.rules import rule
 
+_EPHEMERAL_DOC_URL = "docs/operations.md#ephemeral-environments"
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_NAME_RULES_URL = "https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules"
+
 EnvironmentKind = Literal["dev", "ephemeral", "production"]
 """What a stack is for; see the module docstring for what each kind changes."""
 
@@ -91,9 +95,10 @@ def stack_slug(stack: str, room: int) -> str:
     return f"{head}-{stack_digest(stack)}" if head else stack_digest(stack)
 
 
-@rule("environment.name-fits-with-suffix")
+@rule("environment.name-fits-with-suffix", source=_NAME_RULES_URL)
 def suffixed(key: str, name: str, suffix: str, limit: int) -> str:
-    """``name + suffix``, or :class:`RuleViolation` at ``key`` when the result would exceed ``limit`` characters."""
+    """A physical name that still fits its ``limit`` with ``environment.nameSuffix`` appended, because the cloud
+    refuses a longer one. Returns ``name + suffix``, else raises :class:`RuleViolation` at ``key``."""
     if len(name) + len(suffix) > limit:
         allowed = (
             f"environment.nameSuffix {suffix!r} is appended to it, and the result may have at most {limit} "
@@ -119,7 +124,7 @@ class EnvironmentConfig(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
-    @rule("environment.suffix-from-the-stack")
+    @rule("environment.suffix-from-the-stack", source=_EPHEMERAL_DOC_URL)
     def _suffix_from_the_stack(cls, data: Any, info: ValidationInfo) -> Any:
         """An ephemeral stack without an explicit suffix gets the one derived from its stack name."""
         if not isinstance(data, dict) or data.get("kind") != "ephemeral" or {"nameSuffix", "name_suffix"} & set(data):
@@ -133,8 +138,10 @@ class EnvironmentConfig(ConfigModel):
 
     @field_validator("name_suffix")
     @classmethod
-    @rule("environment.suffix-form")
+    @rule("environment.suffix-form", source=_K8S_NAMES_URL)
     def _suffix_form(cls, value: str) -> str:
+        """A name suffix of ``-`` and 1-8 lowercase letters or digits, because every suffixed name must stay a DNS
+        label."""
         if value and not SUFFIX_PATTERN.match(value):
             raise ValueError("write '-' and 1-8 lowercase letters or digits, e.g. '-pr123'")
         return value
