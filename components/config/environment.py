@@ -56,7 +56,7 @@ def validating_resolved(info: ValidationInfo) -> bool:
     return bool((info.context or {}).get(RESOLVED))
 
 
-def stack_file_only(rule_id: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
+def stack_file_only(rule_id: str, *, source: str | None = None) -> Callable[[Callable[[Any, Any], Any]], Any]:
     """A model's before-validator, registered as rule ``rule_id``, that reads the stack file's tree and passes the
     resolved one through: that tree, validated again, holds what the check wrote or refuses in a stack file."""
 
@@ -66,7 +66,9 @@ def stack_file_only(rule_id: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
             return data if validating_resolved(info) else check(cls, data)
 
         del on_the_stack_file.__wrapped__  # pydantic reads the signature, which must keep ``info``
-        validator: Any = classmethod(rule(rule_id)(on_the_stack_file))  # pydantic's stubs type only the stacked form
+        validator: Any = classmethod(
+            rule(rule_id, source=source)(on_the_stack_file)
+        )  # pydantic's stubs type only the stacked form
         return model_validator(mode="before")(validator)
 
     return decorate

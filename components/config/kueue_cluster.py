@@ -25,7 +25,7 @@ def minor_of(version: str) -> tuple[int, int]:
     return parsed.major, parsed.minor
 
 
-@rule("kueue-cluster.fits")
+@rule("kueue-cluster.fits", source=KUEUE_INSTALLATION)
 def require_fits(kueue: KueueConfig, minor: tuple[int, int], *, version_key: str, version: str, probe_key: str) -> None:
     """Refuse a cluster older than the Kueue minor's ``min_kubernetes`` at ``version_key``, and a probe image whose
     tag is out of kubectl's skew at ``probe_key``."""
@@ -61,7 +61,7 @@ def manager_probe_image(config: StackConfig) -> str | None:
     return config.kueue.readiness_gate.image_for(minor_of(stated[1])) if stated else None
 
 
-@rule("kueue-cluster.own-install")
+@rule("kueue-cluster.own-install", source=KUEUE_INSTALLATION)
 def check(config: StackConfig) -> None:
     """:func:`require_fits` for the stack's own Kueue install, against the version the stack file states; a cluster
     given by kubeconfig must state it (or the probe image carry its own tag), as nothing reads it before the deploy."""
