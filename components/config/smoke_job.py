@@ -12,6 +12,8 @@ from components.config.queues_presets import WALKTHROUGH_LOCAL_QUEUE, WALKTHROUG
 from components.config.registries import PinnedImage, Source
 from components.config.rules import rule
 
+_JOB_API_URL = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/job-v1/"
+
 
 class SmokeJobConfig(ConfigModel):
     """An opt-in end-to-end check: the article's ``kueue-cas-job``, which ``pulumi up`` waits to see complete.
@@ -59,8 +61,9 @@ class SmokeJobConfig(ConfigModel):
     https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/)."""
 
     @model_validator(mode="after")
-    @rule("smoke-job.parallelism-within-completions")
+    @rule("smoke-job.parallelism-within-completions", source=_JOB_API_URL)
     def _parallelism_within_completions(self) -> SmokeJobConfig:
+        """A smoke Job's parallelism no larger than its completions, because the Job never starts the extra pods."""
         if self.parallelism > self.completions:
             raise RuleViolation(
                 "parallelism", self.parallelism, f"at most completions ({self.completions}); extra pods never start"
