@@ -123,12 +123,21 @@ def _keys_cell(entry: Rule, keys: dict[str, list[str]]) -> str:
     return _cell(shown + (f" and {more} more" if more > 0 else ""))
 
 
+def _source_cell(source: str | None) -> str:
+    """A URL as an autolink; a project document (``docs/<file>.md#<section>``) as a link relative to docs/rules.md."""
+    if not source:
+        return ""
+    if source.startswith("docs/"):
+        return f"[{source}]({source.removeprefix('docs/')})"
+    return f"<{source}>"
+
+
 def reference() -> str:
     rules = load_all()
     keys = guarded_keys()
     lines = [HEADER, "| Rule | Keys | Checked by | What it checks | Source |", "| --- | --- | --- | --- | --- |"]
     for entry in sorted(rules.values(), key=lambda rule: rule.id):
-        source = f"<{entry.source}>" if entry.source else ""
+        source = _source_cell(entry.source)
         checks = _cell(entry.checks)
         lines.append(f"| `{entry.id}` | {_keys_cell(entry, keys)} | `{entry.where}` | {checks} | {source} |")
     return "\n".join(lines) + "\n"

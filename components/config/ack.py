@@ -534,7 +534,8 @@ and nothing breaks for good (the pool's scaling group refills to its size, as fa
 
 @rule("ack.unique-among", source=_K8S_NAMES_URL)
 def _unique_among(workloads: list[AcsWorkloadConfig], at: list[int], key: str, what: str) -> None:
-    """The workloads at indexes ``at`` differ in ``key``: their name, app label or ResourcePolicy name."""
+    """The workloads at indexes ``at`` differ in ``key`` (name, app label or ResourcePolicy name), because two
+    objects of one kind and name in a namespace are one object."""
     names = [{"name": w.name, "appLabel": w.app, "resourcePolicy.name": w.policy_name}[key] for w in workloads]
     require_unique([names[i] for i in at], lambda j: key_path("workloads", at[j], key), what)
 

@@ -528,7 +528,8 @@ class AksConfig(ConfigModel):
     @model_validator(mode="after")
     @rule("aks.unique-pool-names", source=_AGENT_POOLS_URL)
     def _unique_pool_names(self) -> AksConfig:
-        """The system pool comes first, so only a user pool can ever be the repeat."""
+        """Pool names unique in the cluster, because an agent pool's name is its id in ARM; the system pool comes first,
+        so only a user pool can be the repeat."""
         names = [self.system_pool.name, *(pool.name for pool in self.user_pools)]
         require_unique(names, lambda index: key_path("userPools", index - 1, "name"), "pool names")
         return self

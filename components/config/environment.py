@@ -128,7 +128,8 @@ class EnvironmentConfig(ConfigModel):
     @classmethod
     @rule("environment.suffix-from-the-stack", source=_EPHEMERAL_DOC_URL)
     def _suffix_from_the_stack(cls, data: Any, info: ValidationInfo) -> Any:
-        """An ephemeral stack without an explicit suffix gets the one derived from its stack name."""
+        """An ephemeral stack without an explicit suffix gets the one derived from its stack name, and is refused where
+        that name is unknown, because two pull-request stacks would otherwise collide on their names."""
         if not isinstance(data, dict) or data.get("kind") != "ephemeral" or {"nameSuffix", "name_suffix"} & set(data):
             return data
         stack = (info.context or {}).get("stack")

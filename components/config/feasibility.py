@@ -63,7 +63,8 @@ def most_allocatable(size: VmSize) -> Room:
 
 @rule("feasibility.can-work", source=_RESERVATIONS_URL)
 def check(config: StackConfig) -> None:
-    """Raise :class:`RuleViolation` for what cannot work whatever the cloud says."""
+    """What cannot work whatever the cloud says (Kueue on a pool it does not tolerate, a smoke Job Kueue never
+    queues or that fits no queue or node), because ``up`` would wait on it until it times out."""
     _kueue_tolerates_its_pool(config)
     _smoke_job_is_a_framework(config)
     _smoke_job_fits_its_queue(config)

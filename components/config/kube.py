@@ -59,7 +59,8 @@ def _label_value(text: str) -> str:
 
 @rule("kube.labels", source=_LABELS_URL)
 def _labels(labels: dict[str, str]) -> dict[str, str]:
-    """Check a label map entry by entry, so the error names the label key rather than the whole map."""
+    """A label map of qualified-name keys and valid values, because the API server refuses any other; checked entry
+    by entry, so the error names the label key rather than the whole map."""
     for key, value in labels.items():
         if not is_qualified_name(key):
             raise RuleViolation(key, key, f"a label key is {QUALIFIED_NAME_RULE}")
@@ -135,7 +136,8 @@ def quantity_value(text: str) -> Decimal:
 
 @rule("kube.number-as-text", source=_QUANTITY_URL)
 def _number_as_text(value: Any) -> Any:
-    """Stack files may write ``cpu: 2`` or ``cpu: 0.5``; Kubernetes serialises every quantity as a string."""
+    """No boolean for a quantity, because YAML's ``true`` is no amount; a number (``cpu: 2``, ``cpu: 0.5``) becomes
+    the string Kubernetes serialises every quantity as."""
     if isinstance(value, bool):
         raise ValueError(_QUANTITY_RULE)
     if isinstance(value, int):

@@ -245,7 +245,8 @@ class KueueConfig(ConfigModel):
 
     @stack_file_only("kueue.multikueue-comes-from-its-section", source=_MULTIKUEUE_SETUP_URL)
     def _multikueue_comes_from_its_section(cls, data: Any) -> Any:
-        """The manager's settings are the resolution's, from the top-level section; never the stack file's."""
+        """No ``kueue.multiKueue`` in the stack file, because the top-level ``multiKueue`` section configures MultiKueue
+        and the resolution writes the manager's settings from it."""
         if isinstance(data, dict) and ("multiKueue" in data or "multi_kueue" in data):
             raise MisplacedKey("multiKueue", "MultiKueue is configured by the top-level multiKueue section")
         return data

@@ -97,7 +97,9 @@ class DeviceClassSource(ConfigModel):
     @model_validator(mode="after")
     @rule("kueue-dra.one-source-type", source=_VALIDATION_DRA_URL)
     def _one_source_type(self) -> DeviceClassSource:
-        """``validateDeviceClassMappings``: "exactly one source type must be set per entry" (v0.18.6, v0.19.2)."""
+        """A device-class source with exactly one of ``counter`` and ``capacity``, because
+        ``validateDeviceClassMappings`` refuses any other: "exactly one source type must be set per entry" (v0.18.6,
+        v0.19.2)."""
         if (self.counter is None) == (self.capacity is None):
             given = [name for name in ("counter", "capacity") if getattr(self, name) is not None]
             raise RuleViolation("", given, "exactly one of counter and capacity per source")
@@ -121,7 +123,9 @@ class DeviceClassMapping(ConfigModel):
     @model_validator(mode="after")
     @rule("kueue-dra.mapping-rules", source=_VALIDATION_DRA_URL)
     def _mapping_rules(self) -> DeviceClassMapping:
-        """``validateDeviceClassMappings`` (same in v0.17.8-v0.19.2 for names and classes; sources from 0.18)."""
+        """Each device class once per mapping and no mapping mixing counter and capacity sources, because
+        ``validateDeviceClassMappings`` refuses them (same in v0.17.8-v0.19.2 for names and classes; sources from
+        0.18)."""
         seen: set[str] = set()
         for i, name in enumerate(self.device_class_names):
             if name in seen:
@@ -175,7 +179,10 @@ def dra_gate(profile: KueueProfile) -> str:
 def require_what_the_minor_accepts(
     mappings: list[DeviceClassMapping], profile: KueueProfile, gates: Mapping[str, bool]
 ) -> None:
-    """The rules that differ by minor (module docstring); keys relative to the ``kueue`` section."""
+    """Device-class mappings only with the minor's DRA gate on, sources only from 0.18 and each kind of source
+    with its gate, because the manager ignores the mappings or exits at start otherwise (module docstring).
+
+    Keys are relative to the ``kueue`` section."""
     if not mappings:
         return
     base = key_path("resources", "deviceClassMappings")

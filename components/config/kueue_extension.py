@@ -107,14 +107,15 @@ class KueueExtensionConfig(ConfigModel):
 
 @rule("kueue-extension.region", source=SOURCE)
 def require_region(location: str, key: str) -> None:
-    """Refuse a region the extension is not offered in, naming ``key``."""
+    """A region the managed extension is offered in, because AKS installs it only there. Raises at ``key``."""
     if location.replace(" ", "").lower() not in REGIONS:
         raise RuleViolation(key, location, _as_of(f"the managed Kueue extension is offered only in {list(REGIONS)}"))
 
 
 @rule("kueue-extension.kubernetes", source=SOURCE)
 def require_kubernetes(version: str, key: str) -> None:
-    """Refuse a Kubernetes version below :data:`MIN_KUBERNETES`, naming ``key``."""
+    """A Kubernetes version of at least :data:`MIN_KUBERNETES`, because the managed extension needs AKS 1.34 or
+    later. Raises at ``key``."""
     if not KubernetesVersion.parse(version).at_least(*MIN_KUBERNETES):
         minimum = ".".join(map(str, MIN_KUBERNETES))
         raise RuleViolation(key, version, _as_of(f"the managed Kueue extension needs AKS {minimum} or later"))

@@ -22,7 +22,8 @@ def effective(gates: dict[str, bool], profile: KueueProfile) -> dict[str, bool]:
 
 @rule("kueue-gates.known-and-settable", source=_VALIDATION_GATES_URL)
 def require_valid(gates: dict[str, bool], profile: KueueProfile) -> None:
-    """Raise :class:`RuleViolation` at ``featureGates.<name>`` for the first gate the manager would exit on."""
+    """Feature gates the minor knows, not removed, not set against a lock and with the gates they need on, because
+    the manager exits at start on any other. Raises at ``featureGates.<name>``."""
     table, kueue = profile.gates, f"Kueue {profile.minor}"
     for name, on in gates.items():
         key = key_path("featureGates", name)

@@ -109,7 +109,8 @@ class AdmissionFairSharingSettings(ConfigModel):
     @model_validator(mode="after")
     @rule("kueue-manager.positive-interval-and-weights", source=_VALIDATION_AFS_URL)
     def _positive_interval_and_weights(self) -> AdmissionFairSharingSettings:
-        """``validateAdmissionFairSharing`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
+        """A positive usage sampling interval and no negative resource weight, because ``validateAdmissionFairSharing``
+        refuses the manager's config otherwise (same in v0.17.8-v0.19.2)."""
         interval = self.usage_sampling_interval
         if interval is not None and duration_seconds(interval) <= 0:
             raise RuleViolation("usageSamplingInterval", interval, "it must be greater than 0")
@@ -159,7 +160,9 @@ class ResourcesSettings(ConfigModel):
     @model_validator(mode="after")
     @rule("kueue-manager.one-transformation-per-input", source=_VALIDATION_TRANSFORMATIONS_URL)
     def _one_transformation_per_input(self) -> ResourcesSettings:
-        """``validateResourceTransformations`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
+        """One resource transformation per input, device-class mappings apart and no excluded prefixes with
+        ``IgnoreUndeclared``, because ``validateResourceTransformations`` and its neighbours refuse the manager's
+        config otherwise (same in v0.17.8-v0.19.2)."""
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
         kueue_dra.require_mappings_apart(self.device_class_mappings or [])
@@ -252,8 +255,10 @@ class CustomMetricLabel(ConfigModel):
     @model_validator(mode="after")
     @rule("kueue-manager.one-source", source=_VALIDATION_LABELS_URL)
     def _one_source(self) -> CustomMetricLabel:
-        """``validateCustomLabels`` in the manager's config validation (these two checks are the same in
-        v0.17.8-v0.19.2; 0.19's limit on the number of labels is in :func:`require_what_the_minor_accepts`)."""
+        """A custom metric label with at most one source key (a label-key name without one), distinct tracked values
+        within the limits, because ``validateCustomLabels`` refuses the manager's config otherwise (these two
+        checks are the same in v0.17.8-v0.19.2; 0.19's limit on the number of labels is in
+        :func:`require_what_the_minor_accepts`)."""
         if self.source_label_key is not None and self.source_annotation_key is not None:
             allowed = "sourceLabelKey and sourceAnnotationKey are mutually exclusive"
             raise RuleViolation("sourceAnnotationKey", self.source_annotation_key, allowed)

@@ -36,7 +36,8 @@ PATH_VALIDATION = "MultiKueueKubeConfigPathValidation"
 
 @rule("kueue.manager-settings", source=_KUEUE_CONFIG_URL)
 def require_manager_settings(kueue: KueueConfig, queues: QueuesConfig) -> None:
-    """Raise :class:`RuleViolation` at the first queue key whose manager setting is missing, naming both keys."""
+    """Queue keys that need a manager setting or gate (fair sharing, admission fair sharing, topology, concurrent
+    admission, MultiKueue) come with it, because Kueue ignores them silently otherwise. Raises at the queue key."""
     if not kueue.install:
         return
     weights = list(_fair_sharing_weights(queues))

@@ -53,7 +53,9 @@ KUBECONFIGS_KEY = "multiKueueKubeconfigs"
 
 @rule("multikueue.burst-set-up", source=_MK_SETUP_URL)
 def check(config: StackConfig) -> None:
-    """Raise :class:`RuleViolation` for the first thing the burst set-up cannot work without."""
+    """A burst set-up with what MultiKueue needs (a Kueue the stack installs, a recent enough release, applied not
+    rendered, reachable workers serving the watched kinds, their kubeconfigs), because the manager cannot
+    dispatch otherwise."""
     burst = config.multi_kueue
     if burst is None:
         if config.multi_kueue_kubeconfigs is not None:

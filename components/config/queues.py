@@ -181,7 +181,8 @@ class QueuesConfig(ConfigModel):
 
     @stack_file_only("queues.preset-objects", source=_AKS_KUEUE_URL)
     def _preset_objects(cls, data: Any) -> Any:
-        """A preset writes every queue object; the resolved tree (validated again) holds them written out already."""
+        """No queue object beside a ``preset``, because the preset writes every queue object itself; the resolved tree
+        (validated again) holds them written out already."""
         return queues_presets.with_preset_objects(data, cls.model_fields)
 
     @model_validator(mode="after")

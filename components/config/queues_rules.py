@@ -105,8 +105,9 @@ def _keys(section: str, items: Sequence[object], field: str = "name") -> list[st
 
 @rule("queues.resolved", source=_V1BETA2_REF_URL)
 def _require_resolved(queues: QueuesConfig, target: str) -> None:
-    """Raise at the first reference of :data:`~components.config.kueue_references.REFERENCES` to a ``target`` that
-    names neither one of the stack's own nor one declared as made elsewhere."""
+    """References to a ``target`` kind that name an object of the stack or one declared as made elsewhere, because
+    Kueue leaves an object whose reference is missing inactive. Walks
+    :data:`~components.config.kueue_references.REFERENCES`."""
     kind = BY_KIND[target]
     created = [name for path in kind.names for _, name in config_names(queues, path)]
     others = [name for _, name in config_names(queues, kind.elsewhere)] if kind.elsewhere else []
