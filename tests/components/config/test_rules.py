@@ -144,3 +144,14 @@ def _anchor(heading: str) -> str:
     """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
     kept = "".join(c for c in heading.strip().lower() if c.isalnum() or c in " -_")
     return kept.replace(" ", "-")
+
+
+def test_a_cross_section_check_shows_the_keys_it_names_or_its_callers_guard():
+    keys = rules_reference.guarded_keys()
+    derived = rules_reference.cross_section_keys(ALL_RULES, keys)
+    where = {rule_id: ALL_RULES[rule_id].where for rule_id in ALL_RULES}
+    assert derived[where["kueue-extension.region"]] == ["aks.location"]  # passed by its caller
+    assert "kueue.frameworks" in derived[where["feasibility.smoke-job-is-a-framework"]]  # named in its refusal
+    assert derived[where["acs.refuse-reserved"]] == ["ack.workloads[]"]  # its caller's model keys
+    unkeyed = [r.id for r in ALL_RULES.values() if r.key is None and r.where not in keys and r.where not in derived]
+    assert len(unkeyed) <= 5, unkeyed
