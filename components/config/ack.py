@@ -202,7 +202,7 @@ class AckClusterConfig(ConfigModel):
     @classmethod
     @rule("ack.known-timezone", source=_IANA_TZ_URL)
     def _known_timezone(cls, value: str) -> str:
-        """An IANA time zone name such as ``Asia/Shanghai``, because ACK sets the nodes' zone from it."""
+        """An IANA time zone name such as ``Asia/Shanghai``, because the cluster's ``timezone`` takes only those."""
         if value not in zoneinfo.available_timezones():
             raise ValueError("use an IANA time zone such as Asia/Shanghai")
         return value

@@ -148,7 +148,7 @@ class PolicyUnitConfig(ConfigModel):
     @rule("acs.fields-match-resource", source=_PRIORITY_URL)
     def _fields_match_resource(self) -> PolicyUnitConfig:
         """A ResourcePolicy unit with the fields of its resource only (``computeQos`` for acs, ``nodeSelector`` for
-        ecs), because ACK ignores the others."""
+        ecs), because a unit of another resource has no such field."""
         if self.resource != "acs" and self.compute_qos is not None:
             raise RuleViolation("computeQos", self.compute_qos, "only acs units take a compute QoS")
         if self.resource != "ecs" and self.node_selector:

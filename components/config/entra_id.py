@@ -88,7 +88,8 @@ class EntraIdConfig(ConfigModel):
     @model_validator(mode="after")
     @rule("entra-id.cluster-admins-once", source=_AZURE_RBAC_URL)
     def _cluster_admins_once(self) -> EntraIdConfig:
-        """Each cluster admin once, because ARM stores the admin group ids as a set."""
+        """Each cluster admin once, because a repeated object id grants nothing more and is a
+        copy-paste slip."""
         require_unique(
             [str(p.object_id) for p in self.cluster_admins],
             lambda i: key_path("clusterAdmins", i, "objectId"),
