@@ -10,9 +10,12 @@ always leads to the check and the source behind it.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 import pkgutil
 import sys
+import textwrap
 import types
 import typing
 from collections import abc
@@ -108,6 +111,109 @@ def guarded_keys() -> dict[str, list[str]]:
     return keys
 
 
+_INDEX = {"i", "j", "n", "m", "d", "s", "c", "r", "index"}
+"""Names a check uses for a list index, written ``[]`` in a key pattern."""
+
+
+def _tree(function: Callable[..., Any]) -> ast.AST | None:
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
+    except (OSError, TypeError, SyntaxError):
+        return None
+
+
+def _key_of(parts: list[ast.expr], sections: set[str]) -> str | None:
+    """The key pattern ``key_path(*parts)`` builds, when its first part is a section of the stack."""
+    if not parts or not isinstance(parts[0], ast.Constant) or not isinstance(parts[0].value, str):
+        return None
+    if parts[0].value.replace("[", ".").split(".")[0] not in sections:
+        return None
+    key = ""
+    for part in parts:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            key += f".{part.value}" if key else part.value
+        elif isinstance(part, ast.Constant) or (isinstance(part, ast.Name) and part.id in _INDEX):
+            key += "[]"
+        else:
+            key += ".<name>"
+    return key
+
+
+def _keys_in(nodes: list[ast.expr], sections: set[str]) -> list[str]:
+    """Keys among ``nodes``: section-rooted strings and ``key_path(...)`` calls."""
+    found = []
+    for node in nodes:
+        is_key_path = isinstance(node, ast.Call) and getattr(node.func, "id", None) == "key_path"
+        parts = list(node.args) if isinstance(node, ast.Call) and is_key_path else [node]
+        key = _key_of(parts, sections)
+        if key is not None:
+            found.append(key)
+    return found
+
+
+def _named_keys(tree: ast.AST, sections: set[str]) -> list[str]:
+    """The keys a check names from the stack's root: ``key_path("queues", "localQueues", i, "name")`` and refusals
+    at keys such as ``"kueue.frameworks"``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "key_path":
+            found += _keys_in([node], sections)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("RuleViolation", "MisplacedKey"):
+            found += _keys_in(node.args[:1], sections)
+    return found
+
+
+def _calls(tree: ast.AST, module: str, sections: set[str]) -> dict[str, list[str]]:
+    """``module:function`` of every function ``tree`` calls by name or as ``other_module.function``, with the keys
+    the calls pass it."""
+    calls: dict[str, list[str]] = {}
+    scope = vars(sys.modules[module])
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        target: Any = None
+        if isinstance(node.func, ast.Name):
+            target = scope.get(node.func.id)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            other = scope.get(node.func.value.id)
+            target = getattr(other, node.func.attr, None) if isinstance(other, types.ModuleType) else None
+        where = _where(target) if callable(target) and hasattr(target, "__qualname__") else None
+        if where is not None:
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            calls.setdefault(where, []).extend(_keys_in(arguments, sections))
+    return calls
+
+
+def _sections(keys: list[str]) -> list[str]:
+    return list(dict.fromkeys(key.replace("[", ".").split(".")[0] for key in keys))
+
+
+def cross_section_keys(rules: dict[str, Rule], keys: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Keys of the checks no model field or validator holds: the keys they name from the stack's root, else those
+    their callers pass them, else their callers' model keys or the sections of the keys those name (followed up the
+    calls)."""
+    from components.config.stack import StackConfig
+
+    sections = {field.alias or name for name, field in StackConfig.model_fields.items()}
+    trees = {r.where: tree for r in rules.values() if r.function is not None and (tree := _tree(r.function))}
+    found = {where: _named_keys(tree, sections) for where, tree in trees.items() if where not in keys}
+    calls = {where: _calls(tree, where.partition(":")[0], sections) for where, tree in trees.items()}
+    for called in calls.values():
+        for where, passed in called.items():
+            if where in found and passed and not _named_keys(trees[where], sections):
+                found[where] = list(dict.fromkeys([*found[where], *passed]))
+    inherited: dict[str, list[str]] = {}
+    for _ in range(5):
+        for caller, called in calls.items():
+            given = list(keys.get(caller, [])) or _sections(found.get(caller) or inherited.get(caller, []))
+            for where in called.keys() & found.keys():
+                if not found[where]:
+                    merged = [*inherited.get(where, []), *(key for key in given if not key.startswith("("))]
+                    inherited[where] = list(dict.fromkeys(merged))
+    found.update({where: keys for where, keys in inherited.items() if not found[where]})
+    return {where: named for where, named in found.items() if named}
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -123,12 +229,22 @@ def _keys_cell(entry: Rule, keys: dict[str, list[str]]) -> str:
     return _cell(shown + (f" and {more} more" if more > 0 else ""))
 
 
+def _source_cell(source: str | None) -> str:
+    """A URL as an autolink; a project document (``docs/<file>.md#<section>``) as a link relative to docs/rules.md."""
+    if not source:
+        return ""
+    if source.startswith("docs/"):
+        return f"[{source}]({source.removeprefix('docs/')})"
+    return f"<{source}>"
+
+
 def reference() -> str:
     rules = load_all()
     keys = guarded_keys()
+    keys.update(cross_section_keys(rules, keys))
     lines = [HEADER, "| Rule | Keys | Checked by | What it checks | Source |", "| --- | --- | --- | --- | --- |"]
     for entry in sorted(rules.values(), key=lambda rule: rule.id):
-        source = f"<{entry.source}>" if entry.source else ""
+        source = _source_cell(entry.source)
         checks = _cell(entry.checks)
         lines.append(f"| `{entry.id}` | {_keys_cell(entry, keys)} | `{entry.where}` | {checks} | {source} |")
     return "\n".join(lines) + "\n"

@@ -45,6 +45,21 @@ from components.versions import (
     table_minimum,
 )
 
+_ACK_DELETE_URL = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/use-terraform-to-delete-an-ack-cluster"
+_ACK_NETWORK_URL = "https://www.alibabacloud.com/help/doc-detail/86500.html"
+_ACK_VERSIONS_URL = (
+    "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/support-for-kubernetes-versions"
+)
+_ACS_IN_ACK_URL = "https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster"
+_IANA_TZ_URL = "https://www.iana.org/time-zones"
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_KUBE_SCHED_URL = "https://www.alibabacloud.com/help/en/ack/product-overview/kube-scheduler"
+_RBAC_API_URL = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-updateuserpermissions"
+_TAGS_URL = "https://www.alibabacloud.com/help/en/resource-management/latest/tag-overview"
+_TF_ADDONS_ISSUE_URL = "https://github.com/aliyun/terraform-provider-alicloud/issues/5907"
+_TF_CLUSTER_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes"
+_TF_POOL_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_node_pool"
+
 SECTION = f"{PROJECT}:ack"
 """The stack key of this section; deploy-time errors and warnings name keys under it."""
 
@@ -173,8 +188,10 @@ class AckClusterConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
-    @rule("ack.ack-version")
+    @rule("ack.ack-version", source=_ACK_VERSIONS_URL)
     def _ack_version(cls, value: str) -> str:
+        """A Kubernetes minor (``1.35``) or ACK's exact version (``1.35.1-aliyun.1``) of 1.26 or later, because ACK
+        takes only those forms and ACS in ACK managed Pro needs 1.26."""
         if not _ACK_VERSION.match(value):
             raise ValueError("write a minor such as 1.35 or ACK's exact version such as 1.35.1-aliyun.1")
         if not KubernetesVersion.parse(value).at_least(*ACK_MIN_KUBERNETES):
@@ -183,24 +200,28 @@ class AckClusterConfig(ConfigModel):
 
     @field_validator("timezone")
     @classmethod
-    @rule("ack.known-timezone")
+    @rule("ack.known-timezone", source=_IANA_TZ_URL)
     def _known_timezone(cls, value: str) -> str:
+        """An IANA time zone name such as ``Asia/Shanghai``, because the cluster's ``timezone`` takes only those."""
         if value not in zoneinfo.available_timezones():
             raise ValueError("use an IANA time zone such as Asia/Shanghai")
         return value
 
     @field_validator("service_cidr")
     @classmethod
-    @rule("ack.service-range")
+    @rule("ack.service-range", source=_ACK_NETWORK_URL)
     def _service_range(cls, value: IPv4Network) -> IPv4Network:
+        """A Service CIDR of /16 to /24 inside a private range, because ACK takes no other."""
         if not is_private(value) or not 16 <= value.prefixlen <= 24:
             raise ValueError("use a /16../24 inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16")
         return value
 
     @field_validator("tags")
     @classmethod
-    @rule("ack.tag-keys")
+    @rule("ack.tag-keys", source=_TAGS_URL)
     def _tag_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        """At most 20 tags, keys of 1-128 and values of up to 128 characters, no URL and no key starting with ``aliyun``
+        or ``acs:``, because Alibaba Cloud reserves those and refuses the rest."""
         if len(value) > 20:
             raise ValueError("Alibaba Cloud allows at most 20 tags per resource")
         for key, tag in value.items():
@@ -218,8 +239,9 @@ class AckClusterConfig(ConfigModel):
         return KubernetesVersion.parse(self.kubernetes_version).minor_version
 
     @model_validator(mode="after")
-    @rule("ack.zones-in-region")
+    @rule("ack.zones-in-region", source=_ACK_NETWORK_URL)
     def _zones_in_region(self) -> AckClusterConfig:
+        """Zones of the cluster's region, because a vSwitch can only be created in a zone of the VPC's region."""
         for index, zone in enumerate(self.network.zones):
             if not zone.zone_id.startswith(f"{self.region}-"):
                 key = key_path("network", "zones", index, "zoneId")
@@ -229,16 +251,20 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack.service-cidr-outside-vpc")
+    @rule("ack.service-cidr-outside-vpc", source=_ACK_NETWORK_URL)
     def _service_cidr_outside_vpc(self) -> AckClusterConfig:
+        """A Service CIDR that does not overlap the new VPC's CIDR, because Service and node addresses would then
+        collide."""
         vpc = self.network.vpc_cidr
         if vpc is not None and self.service_cidr.overlaps(vpc):
             raise RuleViolation("serviceCidr", str(self.service_cidr), f"it must not overlap network.vpcCidr {vpc}")
         return self
 
     @model_validator(mode="after")
-    @rule("ack.scheduler-matches-cluster")
+    @rule("ack.scheduler-matches-cluster", source=_KUBE_SCHED_URL)
     def _scheduler_matches_cluster(self) -> AckClusterConfig:
+        """A kube-scheduler pin built for the cluster's Kubernetes minor, because ACK ships one scheduler build per
+        minor."""
         pinned = self.scheduler.parsed if self.scheduler is not None else None
         if pinned is not None and pinned.minor_version != self.minor_version:
             raise RuleViolation(
@@ -249,8 +275,10 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack.credentials-match-the-endpoint")
+    @rule("ack.credentials-match-the-endpoint", source=_TF_CLUSTER_URL)
     def _credentials_match_the_endpoint(self) -> AckClusterConfig:
+        """``credentialMinutes`` only with the temporary kubeconfig, and that mode only with a public endpoint, because
+        the provider fetches a temporary kubeconfig for the public endpoint alone."""
         if self.kubeconfig_mode == "exec-plugin" and "credential_minutes" in self.model_fields_set:
             raise RuleViolation(
                 "credentialMinutes",
@@ -294,21 +322,25 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack.pool-names-unique")
+    @rule("ack.pool-names-unique", source=_TF_POOL_URL)
     def _pool_names_unique(self) -> AckClusterConfig:
         """The system and user pools' names differ: each is the pool's name in ACK and part of its Pulumi name."""
         require_unique([pool.name for _, pool in self.pools], lambda i: key_path(self.pools[i][0], "name"), "pools")
         return self
 
     @model_validator(mode="after")
-    @rule("ack.create-time-addons")
+    @rule("ack.create-time-addons", source=_TF_ADDONS_ISSUE_URL)
     def _create_time_addons(self) -> AckClusterConfig:
+        """The cluster's create-time ``addons`` keep :func:`check_create_time_addons`, because ACK applies that list
+        only when it creates the cluster."""
         check_create_time_addons(self.addons)
         return self
 
     @model_validator(mode="after")
-    @rule("ack.rbac-grants")
+    @rule("ack.rbac-grants", source=_RBAC_API_URL)
     def _rbac_grants(self) -> AckClusterConfig:
+        """The cluster's ``rbac`` grants keep :func:`check_grants`, because ACK takes one role per identity and
+        scope."""
         check_grants(self.rbac)
         return self
 
@@ -333,7 +365,7 @@ class AckClusterConfig(ConfigModel):
         return named
 
     @model_validator(mode="after")
-    @rule("ack.named-log-projects-kept")
+    @rule("ack.named-log-projects-kept", source=_ACK_DELETE_URL)
     def _named_log_projects_kept(self) -> AckClusterConfig:
         """A log project the stack file names may be shared: it is never among what ACK deletes with the cluster."""
         for index, deleted in enumerate(self.delete_with_cluster or []):
@@ -347,8 +379,9 @@ class AckClusterConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack.one-security-group")
+    @rule("ack.one-security-group", source=_TF_CLUSTER_URL)
     def _one_security_group(self) -> AckClusterConfig:
+        """No ``enterpriseSecurityGroup`` beside an existing ``securityGroupId``, because the provider refuses both."""
         if self.security_group_id is not None and "enterprise_security_group" in self.model_fields_set:
             raise RuleViolation(
                 "enterpriseSecurityGroup",
@@ -385,14 +418,16 @@ class AckConfig(ConfigModel):
         return {cluster.name for cluster in self.existing_clusters}
 
     @model_validator(mode="after")
-    @rule("ack.some-cluster")
+    @rule("ack.some-cluster", source=_ACS_IN_ACK_URL)
     def _some_cluster(self) -> AckConfig:
+        """An ``ack`` section with at least one new or existing cluster, because ACS workloads need a cluster to run
+        in."""
         if not self.clusters and not self.existing_clusters:
             raise RuleViolation("clusters", [], "at least one entry in clusters or existingClusters")
         return self
 
     @model_validator(mode="after")
-    @rule("ack.cluster-names-resolve")
+    @rule("ack.cluster-names-resolve", source=_K8S_NAMES_URL)
     def _cluster_names_resolve(self) -> AckConfig:
         """Cluster names are unique across both lists, and every workload names one of them."""
         names = [cluster.name for cluster in self.clusters]
@@ -408,7 +443,7 @@ class AckConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack.workload-names-unique")
+    @rule("ack.workload-names-unique", source=_K8S_NAMES_URL)
     def _workload_names_unique(self) -> AckConfig:
         """Names, app labels and policy names are unique per namespace of a cluster, where their objects live."""
         scopes: dict[tuple[str, str], list[int]] = {}
@@ -426,8 +461,10 @@ class AckConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack.clusters-support-their-workloads")
+    @rule("ack.clusters-support-their-workloads", source=_KUBE_SCHED_URL)
     def _clusters_support_their_workloads(self) -> AckConfig:
+        """Every cluster runs a Kubernetes minor its GPU workloads' scheduler tables cover and pins addons that meet its
+        workloads' needs, because older builds cannot schedule those ACS pods."""
         every: list[tuple[str, AckClusterConfig | AckExistingClusterConfig]] = [
             (key_path("clusters", i), c) for i, c in enumerate(self.clusters)
         ]
@@ -495,14 +532,15 @@ _SPOT_SYSTEM_POOL = (
 and nothing breaks for good (the pool's scaling group refills to its size, as far as stock allows)."""
 
 
-@rule("ack.unique-among")
+@rule("ack.unique-among", source=_K8S_NAMES_URL)
 def _unique_among(workloads: list[AcsWorkloadConfig], at: list[int], key: str, what: str) -> None:
-    """The workloads at indexes ``at`` differ in ``key``: their name, app label or ResourcePolicy name."""
+    """The workloads at indexes ``at`` differ in ``key`` (name, app label or ResourcePolicy name), because two
+    objects of one kind and name in a namespace are one object."""
     names = [{"name": w.name, "appLabel": w.app, "resourcePolicy.name": w.policy_name}[key] for w in workloads]
     require_unique([names[i] for i in at], lambda j: key_path("workloads", at[j], key), what)
 
 
-@rule("ack.table-minor")
+@rule("ack.table-minor", source=_KUBE_SCHED_URL)
 def _require_table_minor(
     cluster_key: str, cluster: AckClusterConfig | AckExistingClusterConfig, index: int, workload: AcsWorkloadConfig
 ) -> None:

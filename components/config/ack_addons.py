@@ -18,6 +18,11 @@ from components.config.base import ConfigModel, RuleViolation, key_path, require
 from components.config.rules import rule
 from components.versions import SCHEDULER_MIN_ACS, VIRTUAL_NODE_MIN, ClusterNeeds, SchedulerVersion, addon_version
 
+_ACS_IN_ACK_URL = "https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster"
+_KUBE_SCHED_URL = "https://www.alibabacloud.com/help/en/ack/product-overview/kube-scheduler"
+_TF_ADDON_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_addon"
+_TF_CLUSTER_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes"
+
 MANAGED_ADDONS = {"ack-virtual-node": "virtualNode", "kube-scheduler": "scheduler"}
 """Addons this project manages as ``KubernetesAddon`` resources, and the key that configures each."""
 
@@ -41,8 +46,10 @@ class VirtualNodeAddonConfig(ConfigModel):
 
     @field_validator("version")
     @classmethod
-    @rule("ack-addons.exact-and-recent")
+    @rule("ack-addons.exact-and-recent", source=_ACS_IN_ACK_URL)
     def _exact_and_recent(cls, value: str | None) -> str | None:
+        """An exact ack-virtual-node version (``v2.17.3``) no older than ACS needs, because the addon installs the
+        version it is given and ACS on Kubernetes 1.26+ needs a recent virtual node."""
         if value is None:
             return value
         if not _ADDON_VERSION.match(value):
@@ -53,8 +60,10 @@ class VirtualNodeAddonConfig(ConfigModel):
 
     @field_validator("cleanup_cloud_resources")
     @classmethod
-    @rule("ack-addons.only-true-reaches-ack")
+    @rule("ack-addons.only-true-reaches-ack", source=_TF_ADDON_URL)
     def _only_true_reaches_ack(cls, value: bool) -> bool:
+        """``cleanupCloudResources: true`` only, because the provider drops a false flag and ACK then refuses to
+        uninstall ack-virtual-node."""
         if not value:
             raise ValueError(
                 "the provider sends this flag only when true (it reads it with GetOk), so false would uninstall "
@@ -78,15 +87,19 @@ class SchedulerAddonConfig(ConfigModel):
 
     @field_validator("version")
     @classmethod
-    @rule("ack-addons.acs-capable")
+    @rule("ack-addons.acs-capable", source=_KUBE_SCHED_URL)
     def _acs_capable(cls, value: str | None) -> str | None:
+        """A kube-scheduler pin of a feature level ACS can use, because an older scheduler does not place pods on ACS
+        virtual nodes."""
         if value is not None and SchedulerVersion.parse(value).ack < SCHEDULER_MIN_ACS:
             raise ValueError(f"ACS needs kube-scheduler feature level {SCHEDULER_MIN_ACS} or later")
         return value
 
     @model_validator(mode="after")
-    @rule("ack-addons.says-something")
+    @rule("ack-addons.says-something", source=_TF_ADDON_URL)
     def _says_something(self) -> SchedulerAddonConfig:
+        """A ``scheduler`` block with a version or a config, because an empty one would manage the addon while changing
+        nothing."""
         if self.version is None and self.config is None:
             raise RuleViolation("", {}, "give version and/or config, or remove scheduler to leave it to ACK")
         return self
@@ -120,7 +133,7 @@ def default_addons() -> list[ClusterAddonConfig]:
     return [ClusterAddonConfig(name=name) for name in ("terway-eniip", "csi-plugin", "managed-csiprovisioner")]
 
 
-@rule("ack-addons.create-time-addons")
+@rule("ack-addons.create-time-addons", source=_TF_CLUSTER_URL)
 def check_create_time_addons(addons: list[ClusterAddonConfig]) -> None:
     """A cluster's ``addons``: each name once, none of the addons managed as resources, no Flannel, and Terway on.
     Raises :class:`RuleViolation` at the key under the cluster."""
@@ -141,7 +154,7 @@ def check_create_time_addons(addons: list[ClusterAddonConfig]) -> None:
         raise RuleViolation("addons", names, "terway-eniip is required: pod vSwitches need the Terway CNI")
 
 
-@rule("ack-addons.pins-meet")
+@rule("ack-addons.pins-meet", source=_ACS_IN_ACK_URL)
 def require_pins_meet(
     cluster_key: str,
     virtual_node: VirtualNodeAddonConfig,

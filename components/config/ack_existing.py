@@ -19,6 +19,9 @@ from components.config.kube import KubernetesVersionText
 from components.config.rules import rule
 from components.versions import ACK_MIN_KUBERNETES, KubernetesVersion
 
+_ACS_IN_ACK_URL = "https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster"
+_RBAC_API_URL = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-updateuserpermissions"
+
 ClusterId = Annotated[str, StringConstraints(pattern=r"^c[0-9a-z]{8,63}$")]
 """ACK's id of a cluster: ``c`` and lowercase letters and digits, as the ACK console shows it."""
 
@@ -41,7 +44,7 @@ class AckExistingClusterConfig(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
-    @rule("ack-existing.no-grants")
+    @rule("ack-existing.no-grants", source=_RBAC_API_URL)
     def _no_grants(cls, data: Any) -> Any:
         """A stack that only deploys onto a shared cluster must not own its RBAC grants: ``cs.KubernetesPermission``
         revokes exactly the roles it lists when it is deleted, so one stack's ``destroy`` would take away a role
@@ -56,8 +59,10 @@ class AckExistingClusterConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
-    @rule("ack-existing.minor")
+    @rule("ack-existing.minor", source=_ACS_IN_ACK_URL)
     def _minor(cls, value: str) -> str:
+        """An existing cluster's Kubernetes minor (``"1.35"``) of 1.26 or later, because the GPU scheduler tables are
+        keyed by minor and ACS in ACK managed Pro needs 1.26."""
         if not _MINOR.match(value):
             raise ValueError('write the cluster\'s minor, such as "1.35"')
         if not KubernetesVersion.parse(value).at_least(*ACK_MIN_KUBERNETES):

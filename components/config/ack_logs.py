@@ -11,6 +11,8 @@ from pydantic import Field, field_validator, model_validator
 from components.config.base import ConfigModel, key_path, require_unique
 from components.config.rules import rule
 
+_TF_CLUSTER_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes"
+
 CONTROL_PLANE_LOG_COMPONENTS = (
     "apiserver",
     "kcm",
@@ -42,16 +44,19 @@ class ControlPlaneLogsConfig(ConfigModel):
 
     @field_validator("components")
     @classmethod
-    @rule("ack-logs.documented")
+    @rule("ack-logs.documented", source=_TF_CLUSTER_URL)
     def _documented(cls, value: list[str]) -> list[str]:
+        """Control-plane log components ACK ships to SLS, because ACK refuses any other name."""
         for component in value:
             if component not in CONTROL_PLANE_LOG_COMPONENTS:
                 raise ValueError(f"{component!r} is not one of {list(CONTROL_PLANE_LOG_COMPONENTS)}")
         return value
 
     @model_validator(mode="after")
-    @rule("ack-logs.each-once")
+    @rule("ack-logs.each-once", source=_TF_CLUSTER_URL)
     def _each_once(self) -> ControlPlaneLogsConfig:
+        """Each control-plane log component once, because the provider reads the list back as ACK stores it and a repeat
+        would show as a diff on every run."""
         require_unique(self.components, lambda i: key_path("components", i), "components")
         return self
 

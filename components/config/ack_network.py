@@ -16,6 +16,9 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 from components.config.base import ConfigModel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.rules import rule
 
+_TF_CLUSTER_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_managed_kubernetes"
+_VSWITCH_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/vswitch"
+
 PRIVATE_RANGES = tuple(IPv4Network(cidr) for cidr in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 """RFC 1918: where ACK accepts VPC and Service CIDRs."""
 
@@ -48,8 +51,9 @@ class ZoneConfig(ConfigModel):
 
     @field_validator("node_cidr", "pod_cidr")
     @classmethod
-    @rule("ack-network.vswitch-mask")
+    @rule("ack-network.vswitch-mask", source=_VSWITCH_URL)
     def _vswitch_mask(cls, value: IPv4Network) -> IPv4Network:
+        """A vSwitch CIDR with a mask from /16 to /29, because that is the range a vSwitch accepts."""
         if not 16 <= value.prefixlen <= 29:
             raise ValueError("a vSwitch CIDR needs a mask between /16 and /29")
         return value
@@ -88,8 +92,10 @@ class AckNetworkConfig(ConfigModel):
         return self.vpc_cidr is not None
 
     @model_validator(mode="after")
-    @rule("ack-network.exactly-one-mode")
+    @rule("ack-network.exactly-one-mode", source=_TF_CLUSTER_URL)
     def _exactly_one_mode(self) -> AckNetworkConfig:
+        """Either a new VPC (``vpcCidr`` and ``zones``) or existing vSwitches, never both or neither, because the
+        cluster is built in exactly one network."""
         fields = type(self).model_fields
         new = [str(fields[f].alias) for f in _NEW_VPC_KEYS if f in self.model_fields_set]
         existing = [f for f in _EXISTING_KEYS if f in self.model_fields_set]

@@ -15,6 +15,8 @@ from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_pat
 from components.config.kube import Labels, Taint, TaintEffect
 from components.config.rules import rule
 
+_TF_POOL_URL = "https://registry.terraform.io/providers/aliyun/alicloud/latest/docs/resources/cs_kubernetes_node_pool"
+
 
 class TaintConfig(Taint):
     """A node-pool taint: the core taint, whose ``effect`` may be left out here."""
@@ -99,8 +101,10 @@ class AckNodePoolConfig(ConfigModel):
         return "gpu" if self.gpu_instance_types else "cpu"
 
     @model_validator(mode="after")
-    @rule("ack-node-pool.sizes-ordered")
+    @rule("ack-node-pool.sizes-ordered", source=_TF_POOL_URL)
     def _sizes_ordered(self) -> AckNodePoolConfig:
+        """``minSize`` <= ``desiredSize`` <= ``maxSize`` and each instance type once, because the node pool's scaling
+        group refuses sizes out of order."""
         if self.minimum > self.max_size:
             raise RuleViolation("minSize", self.min_size, f"it must not exceed maxSize {self.max_size}")
         if not self.minimum <= self.initial_size <= self.max_size:
@@ -111,7 +115,7 @@ class AckNodePoolConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("ack-node-pool.one-kind-of-instance")
+    @rule("ack-node-pool.one-kind-of-instance", source=_TF_POOL_URL)
     def _one_kind_of_instance(self) -> AckNodePoolConfig:
         """A pool's instance types are all GPU families or none: ACK picks among them by stock, so whether a node
         has a GPU would depend on which type was in stock, and its autoscaler plans a pool as one ``type``."""

@@ -18,6 +18,8 @@ from pydantic import field_validator, model_validator
 from components.config.base import ConfigModel, DnsLabel, RuleViolation, key_path, matching
 from components.config.rules import rule
 
+_RBAC_API_URL = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-updateuserpermissions"
+
 AckRole = Literal["admin", "ops", "dev", "restricted"]
 """ACK's predefined RBAC roles (``role_name`` of UpdateUserPermissions,
 https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/api-cs-2015-12-15-updateuserpermissions):
@@ -45,15 +47,19 @@ class RbacGrant(ConfigModel):
 
     @field_validator("ram_user_id", "ram_role_id", mode="before")
     @classmethod
-    @rule("ack-rbac.quoted")
+    @rule("ack-rbac.quoted", source=_RBAC_API_URL)
     def _quoted(cls, value: Any) -> Any:
+        """A RAM user or role id written as a string, because the ids are longer than the integers YAML and JSON keep
+        exactly."""
         if isinstance(value, int | float) and not isinstance(value, bool):
             raise ValueError('quote the id, e.g. "203xxxxxxxxxxxxx": RAM ids are longer than the integers JSON keeps')
         return value
 
     @model_validator(mode="after")
-    @rule("ack-rbac.one-identity")
+    @rule("ack-rbac.one-identity", source=_RBAC_API_URL)
     def _one_identity(self) -> RbacGrant:
+        """A grant with exactly one of ``ramUserId`` and ``ramRoleId``, because ACK grants a role to one RAM
+        identity."""
         if self.ram_user_id is None and self.ram_role_id is None:
             raise RuleViolation("ramUserId", None, "set ramUserId or ramRoleId: the identity the role is for")
         if self.ram_user_id is not None and self.ram_role_id is not None:
@@ -71,7 +77,7 @@ class RbacGrant(ConfigModel):
         return "ramUserId" if self.ram_user_id else "ramRoleId"
 
 
-@rule("ack-rbac.grants")
+@rule("ack-rbac.grants", source=_RBAC_API_URL)
 def check_grants(grants: list[RbacGrant]) -> None:
     """Each identity once per scope (the whole cluster, or one namespace): it gets the one role it needs there."""
     seen: set[tuple[str, str | None]] = set()

@@ -42,6 +42,10 @@ from components.versions import (
     table_minimum,
 )
 
+_ACS_POD_URL = "https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview"
+_PRIORITY_URL = "https://www.alibabacloud.com/help/en/cs/user-guide/custom-resource-priority-scheduling"
+_VN_SCHEDULING_URL = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/comparison-and-introduction-of-virtual-node-scheduling-scheme-ack"
+
 APP_LABEL = "app"
 """The one selector key: ACK's ACS examples select on ``app`` only."""
 
@@ -141,8 +145,10 @@ class PolicyUnitConfig(ConfigModel):
     """Pods this unit may hold; unset means unbounded."""
 
     @model_validator(mode="after")
-    @rule("acs.fields-match-resource")
+    @rule("acs.fields-match-resource", source=_PRIORITY_URL)
     def _fields_match_resource(self) -> PolicyUnitConfig:
+        """A ResourcePolicy unit with the fields of its resource only (``computeQos`` for acs, ``nodeSelector`` for
+        ecs), because a unit of another resource has no such field."""
         if self.resource != "acs" and self.compute_qos is not None:
             raise RuleViolation("computeQos", self.compute_qos, "only acs units take a compute QoS")
         if self.resource != "ecs" and self.node_selector:
@@ -270,8 +276,9 @@ class AcsWorkloadConfig(ConfigModel):
         return None if self.is_gpu else acs_sizing.billed_spec(self.cpu, self.memory)
 
     @model_validator(mode="after")
-    @rule("acs.class-and-qos")
+    @rule("acs.class-and-qos", source=_ACS_POD_URL)
     def _class_and_qos(self) -> AcsWorkloadConfig:
+        """A compute QoS the compute class offers, because ACS runs gpu-hpn pods at the default QoS only."""
         allowed_qos = QOS_BY_CLASS[self.compute_class]
         if self.compute_qos not in allowed_qos:
             raise RuleViolation(
@@ -280,8 +287,10 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("acs.gpu-fields")
+    @rule("acs.gpu-fields", source=_ACS_POD_URL)
     def _gpu_fields(self) -> AcsWorkloadConfig:
+        """GPU fields on the gpu classes only, a model series and count for ``gpu``, and cpu and memory for every GPU
+        pod, because ACS places GPU pods by model and ACK needs them Guaranteed."""
         gpu_fields = (("gpuModelSeries", self.gpu_model_series), ("gpu", self.gpu))
         if not self.is_gpu:
             for key, value in gpu_fields:
@@ -302,7 +311,7 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("acs.fits-an-acs-spec")
+    @rule("acs.fits-an-acs-spec", source=_ACS_POD_URL)
     def _fits_an_acs_spec(self) -> AcsWorkloadConfig:
         """A CPU pod must fit a spec ACS offers; this also computes :attr:`billed_spec` once and for all."""
         try:
@@ -314,8 +323,11 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("acs.scheduling-rules")
+    @rule("acs.scheduling-rules", source=_VN_SCHEDULING_URL)
     def _scheduling_rules(self) -> AcsWorkloadConfig:
+        """A scheduling method the workload can use (node-selector for gpu-hpn, ``resourcePolicy`` only with
+        resource-policy, no WaitForFirstConsumer volume with pod-label) and each volume name once, because the virtual
+        node supports no other combination."""
         if self.compute_class == "gpu-hpn" and self.scheduling != "node-selector":
             raise RuleViolation(
                 "scheduling", self.scheduling, "gpu-hpn pods reach their reserved nodes by node-selector only"
@@ -335,8 +347,10 @@ class AcsWorkloadConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("acs.label-rules")
+    @rule("acs.label-rules", source=_VN_SCHEDULING_URL)
     def _label_rules(self) -> AcsWorkloadConfig:
+        """Labels and annotations of a workload and its policy units without the keys the program sets or that divert
+        pods to ECI, and only annotations ACS applies to the class."""
         _refuse_reserved("labels", self.labels)
         _refuse_eci("annotations", self.annotations)
         acs_annotations.check("annotations", self.annotations, self.compute_class)
@@ -354,14 +368,18 @@ def _quantity(text: str) -> Decimal:
     return value
 
 
-@rule("acs.refuse-eci")
+@rule("acs.refuse-eci", source=_VN_SCHEDULING_URL)
 def _refuse_eci(key: str, mapping: dict[str, str]) -> None:
+    """No ``alibabacloud.com/eci`` label or annotation, because the virtual node then runs the pod on ECI instead of
+    ACS."""
     if ECI_LABEL in mapping:
         raise RuleViolation(key_path(key, ECI_LABEL), mapping[ECI_LABEL], "it sends pods to ECI instead of ACS")
 
 
-@rule("acs.refuse-reserved")
+@rule("acs.refuse-reserved", source=_ACS_POD_URL)
 def _refuse_reserved(key: str, labels: dict[str, str]) -> None:
+    """No label key the workload sets itself (app, compute class and QoS, GPU model, ACS), because a second value would
+    contradict the one ACS schedules by."""
     _refuse_eci(key, labels)
     for label in RESERVED_LABELS:
         if label in labels:

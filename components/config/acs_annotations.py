@@ -13,6 +13,8 @@ from decimal import Decimal
 from components.config.base import RuleViolation, key_path
 from components.config.rules import rule
 
+_ACS_POD_URL = "https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview"
+
 CPU_VENDORS = "alibabacloud.com/cpu-vendors"
 """Which CPU vendors the pod may run on: ``intel`` (ACS's default), ``amd`` (allow-listed accounts) or both."""
 REQUIRED_SPEC = "alibabacloud.com/pod-required-spec"
@@ -27,9 +29,13 @@ MAX_SPEC_CPU, MAX_SPEC_MEMORY_GIB = Decimal(64), Decimal(512)
 _SPEC = re.compile(r"(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)Gi")
 
 
-@rule("acs-annotations.accepted")
+@rule("acs-annotations.accepted", source=_ACS_POD_URL)
 def check(key: str, annotations: dict[str, str], compute_class: str) -> None:
-    """Raise :class:`RuleViolation` at ``key.<annotation>`` for an annotation ACS refuses or ignores here."""
+    """Pod annotations ACS applies: never the spec ACS writes itself, the CPU vendor and required spec on the CPU
+    classes only and in the forms and sizes ACS accepts, because ACS refuses or silently ignores any other.
+
+    Raises :class:`RuleViolation` at ``key.<annotation>``.
+    """
     if USE_SPEC in annotations:
         raise RuleViolation(key_path(key, USE_SPEC), annotations[USE_SPEC], "ACS writes it; set pod-required-spec")
     for name in (CPU_VENDORS, REQUIRED_SPEC):

@@ -46,6 +46,17 @@ from components.config.rules import rule
 from components.config.vm_sizes import VM_SIZES, is_gpu_size
 from components.versions import KubernetesVersion
 
+_AGENT_POOLS_URL = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update"
+_AKS_LIMITS_URL = "https://learn.microsoft.com/azure/aks/quotas-skus-regions#service-quotas-and-limits"
+_AKS_VERSIONS_URL = "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions"
+_AUTOSCALER_URL = "https://learn.microsoft.com/azure/aks/cluster-autoscaler"
+_AUTO_UPGRADE_URL = "https://learn.microsoft.com/azure/aks/auto-upgrade-cluster"
+_AZURE_TAGS_URL = "https://learn.microsoft.com/azure/azure-resource-manager/management/tag-resources"
+_MANAGED_CLUSTERS_URL = "https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update"
+_NVIDIA_GPU_URL = "https://learn.microsoft.com/azure/aks/use-nvidia-gpu#skip-gpu-driver-installation"
+_TAINTS_URL = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
+_WORKLOAD_IDENTITY_URL = "https://learn.microsoft.com/azure/aks/workload-identity-deploy-cluster"
+
 UBUNTU_2204_LAST_MINOR_NEXT = (1, 35)
 """The first Kubernetes minor AKS runs no Ubuntu 22.04 nodes for."""
 MAX_POOL_NODES = 1000
@@ -106,8 +117,9 @@ def default_names(stack: str | None) -> tuple[str, str]:
     return f"{cluster}-rg", cluster
 
 
-@rule("aks.taint")
+@rule("aks.taint", source=_TAINTS_URL)
 def _taint(text: str) -> str:
+    """A taint as ``key=value:Effect`` with a known effect, because AKS and the API server refuse any other."""
     key, _, rest = text.partition("=")
     value, _, effect = rest.rpartition(":")
     if not (is_qualified_name(key) and is_label_value(value) and value and effect in TAINT_EFFECTS):
@@ -115,8 +127,10 @@ def _taint(text: str) -> str:
     return text
 
 
-@rule("aks.tags")
+@rule("aks.tags", source=_AZURE_TAGS_URL)
 def _tags(tags: dict[str, str]) -> dict[str, str]:
+    r"""At most 50 tags, keys of 1-512 characters without ``<>%&\?/`` and values of up to 256, because Azure refuses
+    others."""
     if len(tags) > 50:
         raise ValueError("Azure allows at most 50 tags per resource")
     for key, value in tags.items():
@@ -216,8 +230,10 @@ class SystemPoolConfig(AksNodePoolConfig):
         return [*self.taints, CRITICAL_ADDONS_TAINT] if self.only_critical_addons else list(self.taints)
 
     @model_validator(mode="after")
-    @rule("aks.autoscaling-bounds")
+    @rule("aks.autoscaling-bounds", source=_AUTOSCALER_URL)
     def _autoscaling_bounds(self) -> SystemPoolConfig:
+        """A system pool with both or neither of ``minCount`` and ``maxCount``, because AKS autoscales only between
+        both."""
         if (self.min_count is None) != (self.max_count is None):
             missing = "maxCount" if self.max_count is None else "minCount"
             raise RuleViolation(missing, None, "set both minCount and maxCount to autoscale the system pool, or none")
@@ -283,8 +299,9 @@ class UserPoolConfig(AksNodePoolConfig):
         return {**self.labels, **({SPOT_LABEL: "spot"} if self.spot else {})}
 
     @model_validator(mode="after")
-    @rule("aks.count-bounds")
+    @rule("aks.count-bounds", source=_AUTOSCALER_URL)
     def _count_bounds(self) -> UserPoolConfig:
+        """A user pool's counts keep :func:`_check_counts`, because the autoscaler scales between them."""
         _check_counts(self.min_count, self.initial_count, self.max_count, "initialCount")
         return self
 
@@ -340,8 +357,9 @@ class UserPoolConfig(AksNodePoolConfig):
         return self
 
 
-@rule("aks.pool-counts")
+@rule("aks.pool-counts", source=_AUTOSCALER_URL)
 def _check_counts(minimum: int, current: int, maximum: int, current_key: str) -> None:
+    """``minCount`` <= count <= ``maxCount``, because AKS refuses a count outside the bounds."""
     if minimum > maximum:
         raise RuleViolation("minCount", minimum, f"minCount must be <= maxCount ({maximum})")
     if not minimum <= current <= maximum:
@@ -515,7 +533,7 @@ class AksConfig(ConfigModel):
             raise RuleViolation(violation.key, violation.value, because) from None
 
     @model_validator(mode="after")
-    @rule("aks.cluster-name-is-a-dns-prefix-when-it-is-one")
+    @rule("aks.cluster-name-is-a-dns-prefix-when-it-is-one", source=_MANAGED_CLUSTERS_URL)
     def _cluster_name_is_a_dns_prefix_when_it_is_one(self) -> AksConfig:
         """ARM refuses a bad ``dnsPrefix`` at create, after the resource group exists: the derived one is the cluster
         name, so the error names the key the user wrote."""
@@ -530,8 +548,9 @@ class AksConfig(ConfigModel):
 
     @field_validator("upgrade_channel", mode="before")
     @classmethod
-    @rule("aks.the-stack-owns-the-minor")
+    @rule("aks.the-stack-owns-the-minor", source=_AUTO_UPGRADE_URL)
     def _the_stack_owns_the_minor(cls, value: object) -> object:
+        """No ``rapid`` or ``stable`` upgrade channel, because it moves the minor and the next ``up`` is a downgrade."""
         if value in ("rapid", "stable"):
             raise ValueError(
                 f"{value!r} moves the cluster's minor without the stack, whose next up would send its older "
@@ -542,8 +561,9 @@ class AksConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
-    @rule("aks.aks-version-form")
+    @rule("aks.aks-version-form", source=_AKS_VERSIONS_URL)
     def _aks_version_form(cls, value: str) -> str:
+        """An AKS version ``1.35`` or ``1.35.2``, because ARM takes no other."""
         if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value):
             raise ValueError("write an AKS Kubernetes version as 1.35 or 1.35.2")
         return value
@@ -554,9 +574,10 @@ class AksConfig(ConfigModel):
         return version.major, version.minor
 
     @model_validator(mode="after")
-    @rule("aks.unique-pool-names")
+    @rule("aks.unique-pool-names", source=_AGENT_POOLS_URL)
     def _unique_pool_names(self) -> AksConfig:
-        """The system pool comes first, so only a user pool can ever be the repeat."""
+        """Pool names unique in the cluster, because an agent pool's name is its id in ARM; the system pool comes first,
+        so only a user pool can be the repeat."""
         names = [self.system_pool.name, *(pool.name for pool in self.user_pools)]
         require_unique(names, lambda index: key_path("userPools", index - 1, "name"), "pool names")
         return self
@@ -579,7 +600,7 @@ class AksConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("aks.cluster-limits")
+    @rule("aks.cluster-limits", source=_AKS_LIMITS_URL)
     def _cluster_limits(self) -> AksConfig:
         """AKS's own per-cluster limits, refused here rather than by ARM once the cluster and some pools exist."""
         if 1 + len(self.user_pools) > MAX_POOLS:
@@ -602,7 +623,7 @@ class AksConfig(ConfigModel):
         return next((gpu.driver for pool in self.user_pools if (gpu := pool.gpu_settings)), None)
 
     @model_validator(mode="after")
-    @rule("aks.one-gpu-driver")
+    @rule("aks.one-gpu-driver", source=_NVIDIA_GPU_URL)
     def _one_gpu_driver(self) -> AksConfig:
         """The device plugin (for AKS's driver) and the GPU Operator (its own driver) would both advertise the GPUs of
         a node they share, so all GPU pools of a cluster use one driver setting."""
@@ -615,8 +636,9 @@ class AksConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("aks.workload-identity-needs-oidc")
+    @rule("aks.workload-identity-needs-oidc", source=_WORKLOAD_IDENTITY_URL)
     def _workload_identity_needs_oidc(self) -> AksConfig:
+        """Workload identity only with the OIDC issuer, because AKS federates its tokens through the issuer."""
         if self.workload_identity and not self.oidc_issuer:
             raise RuleViolation("oidcIssuer", False, "workloadIdentity needs the OIDC issuer")
         return self

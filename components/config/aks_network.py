@@ -15,17 +15,25 @@ from pydantic import AfterValidator, Field, model_validator
 from components.config.base import ConfigModel, RuleViolation
 from components.config.rules import rule
 
+_CONCEPTS_NETWORK_URL = "https://learn.microsoft.com/azure/aks/concepts-network"
+_NET_PROFILE_URL = (
+    "https://learn.microsoft.com/rest/api/aks/managed-clusters/create-or-update#containerservicenetworkprofile"
+)
+_RFC5737_URL = "https://www.rfc-editor.org/rfc/rfc5737"
 
-@rule("aks-network.cidr")
+
+@rule("aks-network.cidr", source=_NET_PROFILE_URL)
 def _cidr(text: str) -> str:
+    """An IPv4 network in CIDR notation without host bits, because ARM takes no other."""
     try:
         return str(ipaddress.IPv4Network(text))
     except ValueError:
         raise ValueError("an IPv4 network in CIDR notation with no host bits set, e.g. 10.0.0.0/16") from None
 
 
-@rule("aks-network.ip-address")
+@rule("aks-network.ip-address", source=_NET_PROFILE_URL)
 def _ip_address(text: str) -> str:
+    """An IPv4 address, because ARM takes no other here."""
     try:
         return str(ipaddress.IPv4Address(text))
     except ValueError:
@@ -42,7 +50,7 @@ DOCUMENTATION_RANGES = tuple(ipaddress.IPv4Network(n) for n in ("192.0.2.0/24", 
 (2001:db8::/32, https://www.rfc-editor.org/rfc/rfc3849) needs no entry: :data:`Cidr` takes IPv4 only."""
 
 
-@rule("aks-network.routable")
+@rule("aks-network.routable", source=_RFC5737_URL)
 def _routable(text: str) -> str:
     """A range inside a documentation block admits no real runner, so ``pulumi`` could never reach the API server it
     just restricted. One that merely contains a block (``0.0.0.0/0``) still admits real addresses."""
@@ -111,7 +119,7 @@ class AksNetworkConfig(ConfigModel):
         return "cilium" if self.dataplane == "cilium" else "calico"
 
     @model_validator(mode="after")
-    @rule("aks-network.plugin-combinations")
+    @rule("aks-network.plugin-combinations", source=NETWORK_POLICY_URL)
     def _plugin_combinations(self) -> AksNetworkConfig:
         """The combinations ARM accepts: overlay and the Cilium dataplane on Azure CNI only (the dataplane is "Azure
         CNI Powered by Cilium", :data:`CILIUM_URL`), Cilium policy on the Cilium dataplane and only Cilium there,
@@ -151,7 +159,7 @@ class AksNetworkConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("aks-network.address-ranges")
+    @rule("aks-network.address-ranges", source=_CONCEPTS_NETWORK_URL)
     def _address_ranges(self) -> AksNetworkConfig:
         """A pod range only where pods get one, and a DNS address inside a service range that pods do not use."""
         if self.pod_cidr is not None and self.plugin_mode != "overlay" and self.plugin != "kubenet":
@@ -197,8 +205,10 @@ class ApiServerAccessConfig(ConfigModel):
         return bool(self.authorized_ip_ranges)
 
     @model_validator(mode="after")
-    @rule("aks-network.no-private-cluster-without-a-network-to-run-in")
+    @rule("aks-network.no-private-cluster-without-a-network-to-run-in", source=PRIVATE_CLUSTER_URL)
     def _no_private_cluster_without_a_network_to_run_in(self) -> ApiServerAccessConfig:
+        """No private cluster, because the program creates no VNet a ``pulumi`` runner could be inside, so ``up`` could
+        never reach the API server again."""
         if self.private_cluster:
             raise RuleViolation(
                 "privateCluster",
@@ -211,8 +221,9 @@ class ApiServerAccessConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("aks-network.unrestricted-only-when-nothing-restricts")
+    @rule("aks-network.unrestricted-only-when-nothing-restricts", source=API_SERVER_ACCESS_URL)
     def _unrestricted_only_when_nothing_restricts(self) -> ApiServerAccessConfig:
+        """No ``allowUnrestricted`` beside ``authorizedIpRanges``, because the two contradict each other."""
         if self.allow_unrestricted and self.restricted:
             already = "authorizedIpRanges already restricts the API server: remove allowUnrestricted"
             raise RuleViolation("allowUnrestricted", True, already)

@@ -15,6 +15,9 @@ from pydantic import Field, field_validator, model_validator
 from components.config.base import ConfigModel, RuleViolation, key_path, require_unique
 from components.config.rules import rule
 
+_AZURE_RBAC_URL = "https://learn.microsoft.com/azure/aks/manage-azure-rbac"
+_KUBELOGIN_MODES_URL = "https://azure.github.io/kubelogin/concepts/login-modes.html"
+
 NIL_UUID = UUID(int=0)
 """The all-zero id: a placeholder, never an Entra object."""
 
@@ -34,8 +37,9 @@ class KubeloginConfig(ConfigModel):
     """The service principal's application (client) id; ``spn`` only."""
 
     @model_validator(mode="after")
-    @rule("entra-id.client-id-for-spn")
+    @rule("entra-id.client-id-for-spn", source=_KUBELOGIN_MODES_URL)
     def _client_id_for_spn(self) -> KubeloginConfig:
+        """A ``clientId`` exactly with kubelogin's ``spn`` login, because only that mode signs in as an application."""
         if (self.login == "spn") != (self.client_id is not None):
             raise RuleViolation("clientId", self.client_id, "set clientId exactly when login is 'spn'")
         return self
@@ -54,8 +58,9 @@ class EntraPrincipal(ConfigModel):
 
     @field_validator("object_id")
     @classmethod
-    @rule("entra-id.not-a-placeholder")
+    @rule("entra-id.not-a-placeholder", source=_AZURE_RBAC_URL)
     def _not_a_placeholder(cls, value: UUID) -> UUID:
+        """No all-zero object id, because it is a placeholder that names no Entra ID group or identity."""
         if value == NIL_UUID:
             raise ValueError("the all-zero id is a placeholder: write the object id of the group or identity")
         return value
@@ -81,8 +86,10 @@ class EntraIdConfig(ConfigModel):
     """How Pulumi and the smoke waiter sign in to the cluster without a prompt."""
 
     @model_validator(mode="after")
-    @rule("entra-id.cluster-admins-once")
+    @rule("entra-id.cluster-admins-once", source=_AZURE_RBAC_URL)
     def _cluster_admins_once(self) -> EntraIdConfig:
+        """Each cluster admin once, because a repeated object id grants nothing more and is a
+        copy-paste slip."""
         require_unique(
             [str(p.object_id) for p in self.cluster_admins],
             lambda i: key_path("clusterAdmins", i, "objectId"),

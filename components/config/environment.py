@@ -39,6 +39,10 @@ from pydantic import ValidationInfo, field_validator, model_validator
 from components.config.base import ConfigModel, RuleViolation
 from components.config.rules import rule
 
+_EPHEMERAL_DOC_URL = "docs/operations.md#ephemeral-environments"
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_NAME_RULES_URL = "https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules"
+
 EnvironmentKind = Literal["dev", "ephemeral", "production"]
 """What a stack is for; see the module docstring for what each kind changes."""
 
@@ -52,7 +56,7 @@ def validating_resolved(info: ValidationInfo) -> bool:
     return bool((info.context or {}).get(RESOLVED))
 
 
-def stack_file_only(rule_id: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
+def stack_file_only(rule_id: str, *, source: str | None = None) -> Callable[[Callable[[Any, Any], Any]], Any]:
     """A model's before-validator, registered as rule ``rule_id``, that reads the stack file's tree and passes the
     resolved one through: that tree, validated again, holds what the check wrote or refuses in a stack file."""
 
@@ -62,7 +66,9 @@ def stack_file_only(rule_id: str) -> Callable[[Callable[[Any, Any], Any]], Any]:
             return data if validating_resolved(info) else check(cls, data)
 
         del on_the_stack_file.__wrapped__  # pydantic reads the signature, which must keep ``info``
-        validator: Any = classmethod(rule(rule_id)(on_the_stack_file))  # pydantic's stubs type only the stacked form
+        validator: Any = classmethod(
+            rule(rule_id, source=source)(on_the_stack_file)
+        )  # pydantic's stubs type only the stacked form
         return model_validator(mode="before")(validator)
 
     return decorate
@@ -91,9 +97,10 @@ def stack_slug(stack: str, room: int) -> str:
     return f"{head}-{stack_digest(stack)}" if head else stack_digest(stack)
 
 
-@rule("environment.name-fits-with-suffix")
+@rule("environment.name-fits-with-suffix", source=_NAME_RULES_URL)
 def suffixed(key: str, name: str, suffix: str, limit: int) -> str:
-    """``name + suffix``, or :class:`RuleViolation` at ``key`` when the result would exceed ``limit`` characters."""
+    """A physical name that still fits its ``limit`` with ``environment.nameSuffix`` appended, because the cloud
+    refuses a longer one. Returns ``name + suffix``, else raises :class:`RuleViolation` at ``key``."""
     if len(name) + len(suffix) > limit:
         allowed = (
             f"environment.nameSuffix {suffix!r} is appended to it, and the result may have at most {limit} "
@@ -119,9 +126,10 @@ class EnvironmentConfig(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
-    @rule("environment.suffix-from-the-stack")
+    @rule("environment.suffix-from-the-stack", source=_EPHEMERAL_DOC_URL)
     def _suffix_from_the_stack(cls, data: Any, info: ValidationInfo) -> Any:
-        """An ephemeral stack without an explicit suffix gets the one derived from its stack name."""
+        """An ephemeral stack without an explicit suffix gets the one derived from its stack name, and is refused where
+        that name is unknown, because two pull-request stacks would otherwise collide on their names."""
         if not isinstance(data, dict) or data.get("kind") != "ephemeral" or {"nameSuffix", "name_suffix"} & set(data):
             return data
         stack = (info.context or {}).get("stack")
@@ -133,8 +141,10 @@ class EnvironmentConfig(ConfigModel):
 
     @field_validator("name_suffix")
     @classmethod
-    @rule("environment.suffix-form")
+    @rule("environment.suffix-form", source=_K8S_NAMES_URL)
     def _suffix_form(cls, value: str) -> str:
+        """A name suffix of ``-`` and 1-8 lowercase letters or digits, because every suffixed name must stay a DNS
+        label."""
         if value and not SUFFIX_PATTERN.match(value):
             raise ValueError("write '-' and 1-8 lowercase letters or digits, e.g. '-pr123'")
         return value

@@ -31,6 +31,9 @@ from components.config.kueue_manager import MetricsSettings
 from components.config.queues_naming import renamed_namespaces
 from components.config.rules import rule
 
+_K8S_PROVIDER_URL = "https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/"
+_PROTECT_URL = "https://www.pulumi.com/docs/iac/concepts/options/protect/"
+
 if TYPE_CHECKING:
     from components.config.ack import AckClusterConfig, AckConfig, DeletedWithCluster
     from components.config.acs import AcsWorkloadConfig
@@ -63,8 +66,10 @@ def check(config: StackConfig) -> None:
         _ephemeral(config)
 
 
-@rule("environment.production")
+@rule("environment.production", source=_PROTECT_URL)
 def _production(config: StackConfig) -> None:
+    """A production stack without the smoke Job, with ``deleteUnreachable`` off and ACK deletion protection on, because
+    it must never lose its state or its clusters by accident."""
     if config.smoke_job.enabled:
         raise RuleViolation(
             "smokeJob.enabled",
@@ -97,8 +102,10 @@ def _new_clusters(config: StackConfig) -> list[tuple[str, AksConfig | AckCluster
     ]
 
 
-@rule("environment.ephemeral")
+@rule("environment.ephemeral", source=_K8S_PROVIDER_URL)
 def _ephemeral(config: StackConfig) -> None:
+    """An ephemeral stack that ``pulumi destroy`` can always remove and that shares no default namespace, because
+    pull-request stacks come and go beside each other."""
     for key, section in _new_clusters(config):
         if "delete_unreachable" in section.model_fields_set and not section.delete_unreachable:
             raise RuleViolation(

@@ -13,6 +13,9 @@ from components.config.entra_id import KubeloginConfig
 from components.config.kube import KubernetesVersionText
 from components.config.rules import rule
 
+_SKEW_URL = "https://kubernetes.io/releases/version-skew-policy/"
+_USER_CREDENTIALS_URL = "https://learn.microsoft.com/rest/api/aks/managed-clusters/list-cluster-user-credentials"
+
 
 class ExistingClusterConfig(ConfigModel):
     """Install Kueue and the queues on a cluster this stack does not create.
@@ -47,8 +50,10 @@ class ExistingClusterConfig(ConfigModel):
     another cluster) is used as it is."""
 
     @model_validator(mode="after")
-    @rule("existing-cluster.aks-needs-its-name")
+    @rule("existing-cluster.aks-needs-its-name", source=_USER_CREDENTIALS_URL)
     def _aks_needs_its_name(self) -> ExistingClusterConfig:
+        """``resourceGroupName`` and ``clusterName`` exactly with ``source: aks`` and no ``kubernetesVersion`` there,
+        because the program asks Azure for that cluster's credentials and version."""
         if self.source == "aks":
             for key, value in (("resourceGroupName", self.resource_group_name), ("clusterName", self.cluster_name)):
                 if not value:
@@ -63,8 +68,9 @@ class ExistingClusterConfig(ConfigModel):
 
     @field_validator("kubernetes_version")
     @classmethod
-    @rule("existing-cluster.a-minor")
+    @rule("existing-cluster.a-minor", source=_SKEW_URL)
     def _a_minor(cls, value: str | None) -> str | None:
+        """A Kubernetes minor such as ``"1.35"``, because the Kueue checks compare minors."""
         if value is not None and not re.fullmatch(r"\d+\.\d+", value):
             raise ValueError('write the cluster\'s minor, such as "1.35"')
         return value

@@ -20,6 +20,13 @@ from components.config.pool_flavors import parse_taint, pool_resources, tolerate
 from components.config.rules import rule
 from components.config.vm_sizes import VM_SIZES, VmSize
 
+_CLUSTER_QUEUE_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/cluster_queue.md"
+)
+_RESERVATIONS_URL = "https://learn.microsoft.com/azure/aks/node-resource-reservations#cpu-reservations"
+_RUN_JOBS_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/run/jobs.md"
+_TAINTS_URL = "https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/"
+
 if TYPE_CHECKING:
     from components.config.stack import StackConfig
 
@@ -54,9 +61,10 @@ def most_allocatable(size: VmSize) -> Room:
     return Room(Decimal(size.vcpus) - Decimal(reserved) / 1000, Decimal(size.memory_gib) * GIB)
 
 
-@rule("feasibility.can-work")
+@rule("feasibility.can-work", source=_RESERVATIONS_URL)
 def check(config: StackConfig) -> None:
-    """Raise :class:`RuleViolation` for what cannot work whatever the cloud says."""
+    """What cannot work whatever the cloud says (Kueue on a pool it does not tolerate, a smoke Job Kueue never
+    queues or that fits no queue or node), because ``up`` would wait on it until it times out."""
     _kueue_tolerates_its_pool(config)
     _smoke_job_is_a_framework(config)
     _smoke_job_fits_its_queue(config)
@@ -134,7 +142,7 @@ def _smoke_pool(config: StackConfig) -> UserPoolConfig | None:
     return next((pool for pool in pools if pool.name == config.smoke_job.pool), None)
 
 
-@rule("feasibility.kueue-tolerates-its-pool")
+@rule("feasibility.kueue-tolerates-its-pool", source=_TAINTS_URL)
 def _kueue_tolerates_its_pool(config: StackConfig) -> None:
     """Kueue pinned to the system pool must tolerate its taints, or it stays Pending and the gate times out."""
     if config.aks is None or not config.kueue.install:
@@ -150,14 +158,14 @@ def _kueue_tolerates_its_pool(config: StackConfig) -> None:
             raise RuleViolation("kueue.tolerations", [t.key for t in config.kueue.tolerations], allowed)
 
 
-@rule("feasibility.smoke-job-is-a-framework")
+@rule("feasibility.smoke-job-is-a-framework", source=_RUN_JOBS_URL)
 def _smoke_job_is_a_framework(config: StackConfig) -> None:
     """The smoke Job is a ``batch/v1`` Job: without the integration Kueue never suspends it, and it runs unqueued."""
     if config.smoke_job.enabled and config.kueue.install and "batch/job" not in config.kueue.frameworks:
         raise RuleViolation("kueue.frameworks", config.kueue.frameworks, "smokeJob submits a Job: include batch/job")
 
 
-@rule("feasibility.smoke-job-fits-its-queue")
+@rule("feasibility.smoke-job-fits-its-queue", source=_CLUSTER_QUEUE_URL)
 def _smoke_job_fits_its_queue(config: StackConfig) -> None:
     """A Job asking more than its ClusterQueue can ever lend it waits forever: checked for a queue in no cohort."""
     job = config.smoke_job

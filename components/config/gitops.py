@@ -16,6 +16,8 @@ from pydantic import StringConstraints, field_validator
 from components.config.base import ConfigModel
 from components.config.rules import rule
 
+_FLUX_PATH_URL = "https://fluxcd.io/flux/components/kustomize/kustomizations/#path"
+
 RENDER_KEY = "gitops.renderToDirectory"
 """The key every render-mode refusal names."""
 GITIGNORE = (
@@ -62,7 +64,7 @@ class GitOpsConfig(ConfigModel):
 
     @field_validator("render_to_directory")
     @classmethod
-    @rule("gitops.inside-the-project")
+    @rule("gitops.inside-the-project", source=_FLUX_PATH_URL)
     def _inside_the_project(cls, value: str | None) -> str | None:
         """The directory is committed to this repository and Flux's paths are relative to its root: it must be
         inside the project. Returned normalized (``./gitops/`` is ``gitops``), as every path built from it

@@ -16,6 +16,11 @@ from pydantic import AfterValidator, BeforeValidator, model_validator
 from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, RuleViolation
 from components.config.rules import rule
 
+_LABELS_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set"
+_QUANTITY_URL = "https://github.com/kubernetes/apimachinery/blob/master/pkg/api/resource/quantity.go"
+_SELECTOR_URL = "https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/label-selector/"
+_YAML_URL = "https://yaml.org/spec/1.2.2/"
+
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 _QUALIFIED_NAME = re.compile(rf"(?:(?P<prefix>{DNS1123_SUBDOMAIN[1:-1]})/)?(?P<name>{_NAME})")
 _LABEL_VALUE = re.compile(rf"({_NAME})?")
@@ -34,23 +39,28 @@ def is_label_value(text: str) -> bool:
     return len(text) <= 63 and _LABEL_VALUE.fullmatch(text) is not None
 
 
-@rule("kube.qualified-name")
+@rule("kube.qualified-name", source=_LABELS_URL)
 def _qualified_name(text: str) -> str:
+    """A label, annotation, taint or resource key of the qualified-name form (optional DNS-subdomain prefix and ``/``, a
+    name of at most 63 characters), because the API server refuses any other."""
     if not is_qualified_name(text):
         raise ValueError(f"write {QUALIFIED_NAME_RULE}")
     return text
 
 
-@rule("kube.label-value")
+@rule("kube.label-value", source=_LABELS_URL)
 def _label_value(text: str) -> str:
+    """A label value of at most 63 characters, alphanumeric at both ends (or empty), because the API server refuses any
+    other."""
     if not is_label_value(text):
         raise ValueError(f"write {LABEL_VALUE_RULE}")
     return text
 
 
-@rule("kube.labels")
+@rule("kube.labels", source=_LABELS_URL)
 def _labels(labels: dict[str, str]) -> dict[str, str]:
-    """Check a label map entry by entry, so the error names the label key rather than the whole map."""
+    """A label map of qualified-name keys and valid values, because the API server refuses any other; checked entry
+    by entry, so the error names the label key rather than the whole map."""
     for key, value in labels.items():
         if not is_qualified_name(key):
             raise RuleViolation(key, key, f"a label key is {QUALIFIED_NAME_RULE}")
@@ -124,9 +134,10 @@ def quantity_value(text: str) -> Decimal:
     return value
 
 
-@rule("kube.number-as-text")
+@rule("kube.number-as-text", source=_QUANTITY_URL)
 def _number_as_text(value: Any) -> Any:
-    """Stack files may write ``cpu: 2`` or ``cpu: 0.5``; Kubernetes serialises every quantity as a string."""
+    """No boolean for a quantity, because YAML's ``true`` is no amount; a number (``cpu: 2``, ``cpu: 0.5``) becomes
+    the string Kubernetes serialises every quantity as."""
     if isinstance(value, bool):
         raise ValueError(_QUANTITY_RULE)
     if isinstance(value, int):
@@ -145,15 +156,17 @@ def _checked_value(text: str) -> Decimal:
         raise ValueError(_QUANTITY_RULE) from None
 
 
-@rule("kube.non-negative")
+@rule("kube.non-negative", source=_QUANTITY_URL)
 def _non_negative(text: str) -> str:
+    """A quantity of zero or more, because Kubernetes refuses a negative request, limit or quota."""
     if _checked_value(text) < 0:
         raise ValueError("a quantity cannot be negative")
     return text
 
 
-@rule("kube.positive")
+@rule("kube.positive", source=_QUANTITY_URL)
 def _positive(text: str) -> str:
+    """A quantity above zero, because a zero size or capacity here would never fit anything."""
     if _checked_value(text) <= 0:
         raise ValueError("a quantity must be positive, e.g. 2, 500m, 4Gi")
     return text
@@ -167,8 +180,9 @@ PositiveQuantity = Annotated[str, _AS_TEXT, AfterValidator(_positive)]
 """A :data:`Quantity` above zero: a size that must exist, such as an ACS pod's cpu or memory."""
 
 
-@rule("kube.quoted-version")
+@rule("kube.quoted-version", source=_YAML_URL)
 def _quoted_version(value: object) -> object:
+    """A Kubernetes version written as a string (``"1.30"``), because YAML reads an unquoted 1.30 as the number 1.3."""
     if isinstance(value, float):
         raise ValueError('quote the version, e.g. "1.35": YAML reads an unquoted 1.30 as the number 1.3')
     return value
@@ -243,8 +257,10 @@ class LabelSelectorRequirement(ConfigModel):
     """The values for ``In`` and ``NotIn``; none for ``Exists`` and ``DoesNotExist``."""
 
     @model_validator(mode="after")
-    @rule("kube.values-match-the-operator")
+    @rule("kube.values-match-the-operator", source=_SELECTOR_URL)
     def _values_match_the_operator(self) -> LabelSelectorRequirement:
+        """Values with ``In`` and ``NotIn`` and none with ``Exists`` and ``DoesNotExist``, because the API server
+        refuses a selector requirement otherwise."""
         if self.operator in ("In", "NotIn") and not self.values:
             raise RuleViolation("values", self.values, f"operator {self.operator} needs at least one value")
         if self.operator in ("Exists", "DoesNotExist") and self.values:

@@ -40,6 +40,13 @@ from components.config.kueue_profiles import LATEST_CHART_VERSION, KueueProfile,
 from components.config.registries import CHART_REFERENCE, IMAGE_REPOSITORY, Source
 from components.config.rules import rule
 
+_CONTAINER_RESOURCES_URL = "https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"
+_HELM_OCI_URL = "https://helm.sh/docs/topics/registries/"
+_KUBECTL_SKEW_URL = "https://kubernetes.io/releases/version-skew-policy/#kubectl"
+_KUEUE_HELM_URL = "https://kueue.sigs.k8s.io/docs/installation/#install-by-helm"
+_MULTIKUEUE_SETUP_URL = "https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/"
+_VALIDATION_INTEGRATIONS_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L311"
+
 _BOOLEAN_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0"}
 
 
@@ -53,8 +60,9 @@ class Resources(ConfigModel):
     """The most the container may use: ``cpu`` and ``memory`` quantities, each at least its request."""
 
     @model_validator(mode="after")
-    @rule("kueue.requests-within-limits")
+    @rule("kueue.requests-within-limits", source=_CONTAINER_RESOURCES_URL)
     def _requests_within_limits(self) -> Resources:
+        """Kueue's resource requests no larger than its limits, because the API server refuses such a container."""
         for name, request in self.requests.items():
             limit = self.limits.get(name)
             if limit is not None and quantity_value(request) > quantity_value(limit):
@@ -62,7 +70,7 @@ class Resources(ConfigModel):
         return self
 
 
-@rule("kueue.kubectl-repository-or-release")
+@rule("kueue.kubectl-repository-or-release", source=_KUBECTL_SKEW_URL)
 def _kubectl_repository_or_release(value: str) -> str:
     """A repository to tag, or an image whose tag names a kubectl release (``v1.35.9``) or that a digest pins."""
     repository, tag = kubectl_image.split_reference(value)
@@ -235,24 +243,27 @@ class KueueConfig(ConfigModel):
     readiness_gate: ReadinessGateConfig = Field(default_factory=ReadinessGateConfig)
     """The Job every Kueue object waits for, which proves Kueue's webhooks admit objects."""
 
-    @stack_file_only("kueue.multikueue-comes-from-its-section")
+    @stack_file_only("kueue.multikueue-comes-from-its-section", source=_MULTIKUEUE_SETUP_URL)
     def _multikueue_comes_from_its_section(cls, data: Any) -> Any:
-        """The manager's settings are the resolution's, from the top-level section; never the stack file's."""
+        """No ``kueue.multiKueue`` in the stack file, because the top-level ``multiKueue`` section configures MultiKueue
+        and the resolution writes the manager's settings from it."""
         if isinstance(data, dict) and ("multiKueue" in data or "multi_kueue" in data):
             raise MisplacedKey("multiKueue", "MultiKueue is configured by the top-level multiKueue section")
         return data
 
     @field_validator("install", mode="before")
     @classmethod
-    @rule("kueue.one-of-three-installs")
+    @rule("kueue.one-of-three-installs", source=_KUEUE_HELM_URL)
     def _one_of_three_installs(cls, value: Any) -> Any:
+        """``install`` true (the chart), false (the cluster's own Kueue) or ``aks-extension``, because no other install
+        exists."""
         if not isinstance(value, str) or value == kueue_extension.INSTALL or value.lower() in _BOOLEAN_WORDS:
             return value  # pydantic reads the rest as a boolean, as it reads every boolean key
         allowed = "true (Kueue's Helm chart), false (the cluster's own Kueue) or aks-extension (AKS's managed one)"
         raise RuleViolation("", value, allowed)
 
     @model_validator(mode="after")
-    @rule("kueue.install-keys-only-with-an-install")
+    @rule("kueue.install-keys-only-with-an-install", source=_KUEUE_HELM_URL)
     def _install_keys_only_with_an_install(self) -> KueueConfig:
         """With ``install: false`` a chart, image or manager setting would be silently ignored: refuse it. So would
         the chart's keys with the extension, which takes no settings from this stack (none is documented)."""
@@ -277,7 +288,7 @@ class KueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("kueue.chart-and-image-sources")
+    @rule("kueue.chart-and-image-sources", source=_HELM_OCI_URL)
     def _chart_and_image_sources(self) -> KueueConfig:
         """A chart reference Helm can pull, a version this program is tested with, an image without a tag."""
         if not CHART_REFERENCE.match(self.chart_repository):
@@ -295,7 +306,7 @@ class KueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("kueue.known-frameworks-and-gates")
+    @rule("kueue.known-frameworks-and-gates", source=_VALIDATION_INTEGRATIONS_URL)
     def _known_frameworks_and_gates(self) -> KueueConfig:
         """Integrations and feature gates the installed minor's manager starts with; it refuses unknown or removed
         ones."""

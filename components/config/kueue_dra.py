@@ -24,6 +24,8 @@ from components.config.base import DNS1123_LABEL, DNS1123_SUBDOMAIN, ConfigModel
 from components.config.kube import LabelKey
 from components.config.rules import rule
 
+_VALIDATION_DRA_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L476"
+
 if TYPE_CHECKING:
     from components.config.kueue_profiles import KueueProfile
 
@@ -93,9 +95,11 @@ class DeviceClassSource(ConfigModel):
     """Capacity-based quota (Kueue 0.19, needs ``featureGates.KueueDRAIntegrationConsumableCapacity: true``)."""
 
     @model_validator(mode="after")
-    @rule("kueue-dra.one-source-type")
+    @rule("kueue-dra.one-source-type", source=_VALIDATION_DRA_URL)
     def _one_source_type(self) -> DeviceClassSource:
-        """``validateDeviceClassMappings``: "exactly one source type must be set per entry" (v0.18.6, v0.19.2)."""
+        """A device-class source with exactly one of ``counter`` and ``capacity``, because
+        ``validateDeviceClassMappings`` refuses any other: "exactly one source type must be set per entry" (v0.18.6,
+        v0.19.2)."""
         if (self.counter is None) == (self.capacity is None):
             given = [name for name in ("counter", "capacity") if getattr(self, name) is not None]
             raise RuleViolation("", given, "exactly one of counter and capacity per source")
@@ -117,9 +121,11 @@ class DeviceClassMapping(ConfigModel):
     0.18 or newer)."""
 
     @model_validator(mode="after")
-    @rule("kueue-dra.mapping-rules")
+    @rule("kueue-dra.mapping-rules", source=_VALIDATION_DRA_URL)
     def _mapping_rules(self) -> DeviceClassMapping:
-        """``validateDeviceClassMappings`` (same in v0.17.8-v0.19.2 for names and classes; sources from 0.18)."""
+        """Each device class once per mapping and no mapping mixing counter and capacity sources, because
+        ``validateDeviceClassMappings`` refuses them (same in v0.17.8-v0.19.2 for names and classes; sources from
+        0.18)."""
         seen: set[str] = set()
         for i, name in enumerate(self.device_class_names):
             if name in seen:
@@ -135,7 +141,7 @@ class DeviceClassMapping(ConfigModel):
         return {source.counter.name for source in self.sources or [] if source.counter is not None}
 
 
-@rule("kueue-dra.mappings-apart")
+@rule("kueue-dra.mappings-apart", source=_VALIDATION_DRA_URL)
 def require_mappings_apart(mappings: list[DeviceClassMapping]) -> None:
     """At most 16 mappings, each name once, and a device class in one mapping only, unless every mapping holding it
     counts a different counter (``validateDeviceClassMappings`` in v0.19.2: "device class already mapped to
@@ -169,11 +175,14 @@ def dra_gate(profile: KueueProfile) -> str:
     return DRA_GATES.get(profile.minor, DEFAULT_DRA_GATE)
 
 
-@rule("kueue-dra.what-the-minor-accepts")
+@rule("kueue-dra.what-the-minor-accepts", source=DRA_DOCS)
 def require_what_the_minor_accepts(
     mappings: list[DeviceClassMapping], profile: KueueProfile, gates: Mapping[str, bool]
 ) -> None:
-    """The rules that differ by minor (module docstring); keys relative to the ``kueue`` section."""
+    """Device-class mappings only with the minor's DRA gate on, sources only from 0.18 and each kind of source
+    with its gate, because the manager ignores the mappings or exits at start otherwise (module docstring).
+
+    Keys are relative to the ``kueue`` section."""
     if not mappings:
         return
     base = key_path("resources", "deviceClassMappings")

@@ -36,6 +36,9 @@ from components.config.kueue_profiles import UnsupportedVersion
 from components.config.rules import rule
 from components.versions import KubernetesVersion
 
+_EXTENSION_FLAVORS_URL = "https://learn.microsoft.com/azure/aks/configure-queues-with-automatic-resource-flavors"
+_EXTENSION_INSTALL_URL = "https://learn.microsoft.com/en-us/azure/aks/install-the-managed-kueue-extension-on-aks"
+
 if TYPE_CHECKING:
     from components.config.queues import QueuesConfig
     from components.config.stack import StackConfig
@@ -78,8 +81,10 @@ class KueueExtensionConfig(ConfigModel):
     use" (https://learn.microsoft.com/en-us/azure/aks/install-the-managed-kueue-extension-on-aks)."""
 
     @model_validator(mode="after")
-    @rule("kueue-extension.pinned-to-a-profiled-kueue")
+    @rule("kueue-extension.pinned-to-a-profiled-kueue", source=_EXTENSION_INSTALL_URL)
     def _pinned_to_a_profiled_kueue(self) -> KueueExtensionConfig:
+        """An extension version ``<Kueue release>-aks.<build>`` of a Kueue this program has a profile for, with
+        ``acceptPreview`` set, because the extension is a preview AKS excludes from its SLA."""
         match = _VERSION.match(self.version)
         if match is None:
             raise RuleViolation("version", self.version, f"write <Kueue release>-aks.<build>, e.g. {_EXAMPLE_VERSION}")
@@ -100,22 +105,23 @@ class KueueExtensionConfig(ConfigModel):
         return match["upstream"]
 
 
-@rule("kueue-extension.region")
+@rule("kueue-extension.region", source=SOURCE)
 def require_region(location: str, key: str) -> None:
-    """Refuse a region the extension is not offered in, naming ``key``."""
+    """A region the managed extension is offered in, because AKS installs it only there. Raises at ``key``."""
     if location.replace(" ", "").lower() not in REGIONS:
         raise RuleViolation(key, location, _as_of(f"the managed Kueue extension is offered only in {list(REGIONS)}"))
 
 
-@rule("kueue-extension.kubernetes")
+@rule("kueue-extension.kubernetes", source=SOURCE)
 def require_kubernetes(version: str, key: str) -> None:
-    """Refuse a Kubernetes version below :data:`MIN_KUBERNETES`, naming ``key``."""
+    """A Kubernetes version of at least :data:`MIN_KUBERNETES`, because the managed extension needs AKS 1.34 or
+    later. Raises at ``key``."""
     if not KubernetesVersion.parse(version).at_least(*MIN_KUBERNETES):
         minimum = ".".join(map(str, MIN_KUBERNETES))
         raise RuleViolation(key, version, _as_of(f"the managed Kueue extension needs AKS {minimum} or later"))
 
 
-@rule("kueue-extension.across-sections")
+@rule("kueue-extension.across-sections", source=SOURCE)
 def check(config: StackConfig) -> None:
     """The rules across sections for ``kueue.install: aks-extension``: an AKS cluster where the extension is offered,
     applied (not rendered), without MultiKueue, and no queue object in the extension's ``aks-`` names."""
@@ -139,7 +145,7 @@ def check(config: StackConfig) -> None:
     _refuse_managed_names(config.queues)
 
 
-@rule("kueue-extension.refuse-managed-names")
+@rule("kueue-extension.refuse-managed-names", source=_EXTENSION_FLAVORS_URL)
 def _refuse_managed_names(queues: QueuesConfig) -> None:
     """The extension owns every Kueue object named ``aks-...``: the stack must not create one (name it in
     ``queues.external`` to use it)."""

@@ -12,15 +12,18 @@ from components.config.base import RuleViolation, key_path
 from components.config.kueue_profiles import KueueProfile
 from components.config.rules import rule
 
+_VALIDATION_GATES_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L641"
+
 
 def effective(gates: dict[str, bool], profile: KueueProfile) -> dict[str, bool]:
     """Every known gate's value once ``gates`` are applied over the minor's defaults."""
     return profile.gates.defaults() | gates
 
 
-@rule("kueue-gates.known-and-settable")
+@rule("kueue-gates.known-and-settable", source=_VALIDATION_GATES_URL)
 def require_valid(gates: dict[str, bool], profile: KueueProfile) -> None:
-    """Raise :class:`RuleViolation` at ``featureGates.<name>`` for the first gate the manager would exit on."""
+    """Feature gates the minor knows, not removed, not set against a lock and with the gates they need on, because
+    the manager exits at start on any other. Raises at ``featureGates.<name>``."""
     table, kueue = profile.gates, f"Kueue {profile.minor}"
     for name, on in gates.items():
         key = key_path("featureGates", name)

@@ -25,6 +25,11 @@ from components.config.kueue_dra import DeviceClassMapping
 from components.config.queues_quota import ResourceName
 from components.config.rules import rule
 
+_VALIDATION_AFS_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L430"
+_VALIDATION_FAIR_SHARING_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L407"
+_VALIDATION_LABELS_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L810"
+_VALIDATION_TRANSFORMATIONS_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L454"
+
 if TYPE_CHECKING:
     from components.config.kueue import KueueConfig
     from components.config.kueue_profiles import KueueProfile
@@ -77,8 +82,10 @@ class FairSharingSettings(ConfigModel):
     manager exits on ``fairSharing: {}``); here it defaults to both, which Kueue's docs recommend."""
 
     @model_validator(mode="after")
-    @rule("kueue-manager.a-valid-strategy-set")
+    @rule("kueue-manager.a-valid-strategy-set", source=_VALIDATION_FAIR_SHARING_URL)
     def _a_valid_strategy_set(self) -> FairSharingSettings:
+        """Fair-sharing preemption strategies in one of the orders Kueue accepts, because its manager refuses to start
+        with any other."""
         if tuple(self.preemption_strategies) not in VALID_STRATEGY_SETS:
             allowed = f"one of {[list(s) for s in VALID_STRATEGY_SETS]}"
             raise RuleViolation("preemptionStrategies", self.preemption_strategies, allowed)
@@ -100,9 +107,10 @@ class AdmissionFairSharingSettings(ConfigModel):
     """How much each resource weighs in a LocalQueue's usage; unset resources weigh 1; never negative."""
 
     @model_validator(mode="after")
-    @rule("kueue-manager.positive-interval-and-weights")
+    @rule("kueue-manager.positive-interval-and-weights", source=_VALIDATION_AFS_URL)
     def _positive_interval_and_weights(self) -> AdmissionFairSharingSettings:
-        """``validateAdmissionFairSharing`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
+        """A positive usage sampling interval and no negative resource weight, because ``validateAdmissionFairSharing``
+        refuses the manager's config otherwise (same in v0.17.8-v0.19.2)."""
         interval = self.usage_sampling_interval
         if interval is not None and duration_seconds(interval) <= 0:
             raise RuleViolation("usageSamplingInterval", interval, "it must be greater than 0")
@@ -150,9 +158,11 @@ class ResourcesSettings(ConfigModel):
     ClusterQueues may hold quota of on a stack whose pools do not advertise it."""
 
     @model_validator(mode="after")
-    @rule("kueue-manager.one-transformation-per-input")
+    @rule("kueue-manager.one-transformation-per-input", source=_VALIDATION_TRANSFORMATIONS_URL)
     def _one_transformation_per_input(self) -> ResourcesSettings:
-        """``validateResourceTransformations`` in the manager's config validation (same in v0.17.8-v0.19.2)."""
+        """One resource transformation per input, device-class mappings apart and no excluded prefixes with
+        ``IgnoreUndeclared``, because ``validateResourceTransformations`` and its neighbours refuse the manager's
+        config otherwise (same in v0.17.8-v0.19.2)."""
         inputs = [t.input for t in self.transformations or []]
         require_unique(inputs, lambda i: key_path("transformations", i, "input"), "transformation inputs")
         kueue_dra.require_mappings_apart(self.device_class_mappings or [])
@@ -243,10 +253,12 @@ class CustomMetricLabel(ConfigModel):
     value)."""
 
     @model_validator(mode="after")
-    @rule("kueue-manager.one-source")
+    @rule("kueue-manager.one-source", source=_VALIDATION_LABELS_URL)
     def _one_source(self) -> CustomMetricLabel:
-        """``validateCustomLabels`` in the manager's config validation (these two checks are the same in
-        v0.17.8-v0.19.2; 0.19's limit on the number of labels is in :func:`require_what_the_minor_accepts`)."""
+        """A custom metric label with at most one source key (a label-key name without one), distinct tracked values
+        within the limits, because ``validateCustomLabels`` refuses the manager's config otherwise (these two
+        checks are the same in v0.17.8-v0.19.2; 0.19's limit on the number of labels is in
+        :func:`require_what_the_minor_accepts`)."""
         if self.source_label_key is not None and self.source_annotation_key is not None:
             allowed = "sourceLabelKey and sourceAnnotationKey are mutually exclusive"
             raise RuleViolation("sourceAnnotationKey", self.source_annotation_key, allowed)
@@ -278,8 +290,9 @@ class MetricsSettings(ConfigModel):
     unless written here."""
 
     @model_validator(mode="after")
-    @rule("kueue-manager.each-name-once")
+    @rule("kueue-manager.each-name-once", source=_VALIDATION_LABELS_URL)
     def _each_name_once(self) -> MetricsSettings:
+        """Each custom metric label name once, because Kueue's manager refuses to start with a repeated one."""
         names = [label.name for label in self.custom_labels]
         require_unique(names, lambda i: key_path("customLabels", i, "name"), "custom label names")
         return self
@@ -308,7 +321,7 @@ DISABLE_WAIT_FOR_PODS_READY = "DisableWaitForPodsReady"
 https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/util/waitforpodsready/waitforpodsready.go)."""
 
 
-@rule("kueue-manager.what-the-minor-accepts")
+@rule("kueue-manager.what-the-minor-accepts", source=_VALIDATION_LABELS_URL)
 def require_what_the_minor_accepts(kueue: KueueConfig, profile: KueueProfile, gates: Mapping[str, bool]) -> None:
     """The manager-setting rules that differ by minor, read from ``profile`` and the effective ``gates``: raise
     :class:`RuleViolation` with the key relative to the ``kueue`` section.

@@ -20,6 +20,9 @@ from components.config.queues_multikueue import PATH_PREFIX
 from components.config.queues_objects import FairSharing
 from components.config.rules import rule
 
+_KUEUE_CONFIG_URL = "https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/"
+_KUEUE_FEATURES_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/features/kube_features.go"
+
 FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/"
 ADMISSION_FAIR_SHARING_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/admission_fair_sharing/"
 TOPOLOGY_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/"
@@ -31,9 +34,10 @@ CLUSTER_PROFILE = "MultiKueueClusterProfile"
 PATH_VALIDATION = "MultiKueueKubeConfigPathValidation"
 
 
-@rule("kueue.manager-settings")
+@rule("kueue.manager-settings", source=_KUEUE_CONFIG_URL)
 def require_manager_settings(kueue: KueueConfig, queues: QueuesConfig) -> None:
-    """Raise :class:`RuleViolation` at the first queue key whose manager setting is missing, naming both keys."""
+    """Queue keys that need a manager setting or gate (fair sharing, admission fair sharing, topology, concurrent
+    admission, MultiKueue) come with it, because Kueue ignores them silently otherwise. Raises at the queue key."""
     if not kueue.install:
         return
     weights = list(_fair_sharing_weights(queues))
@@ -110,7 +114,7 @@ def _require_concurrent_admission(kueue: KueueConfig, uses: list[tuple[str, obje
         raise RuleViolation(key, value, f"{allowed}; {CONCURRENT_ADMISSION_DOCS}")
 
 
-@rule("kueue.gate")
+@rule("kueue.gate", source=_KUEUE_FEATURES_URL)
 def _require_gate(kueue: KueueConfig, gate: str, uses: list[tuple[str, object]], docs: str) -> None:
     """Both gates are beta and on by default in Kueue 0.17; only an explicit ``false`` turns them off."""
     if uses and kueue.feature_gates.get(gate) is False:

@@ -31,6 +31,8 @@ from pydantic import Field, model_validator
 from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation
 from components.config.rules import rule
 
+_AMP_CRD_URL = "https://learn.microsoft.com/en-us/azure/azure-monitor/containers/prometheus-metrics-scrape-crd"
+
 AZURE_MANAGED_PROMETHEUS = "azure-managed-prometheus"
 PROMETHEUS_OPERATOR = "prometheus-operator"
 ARMS = "arms"
@@ -110,7 +112,7 @@ class MonitoringConfig(ConfigModel):
     """``prometheus-operator`` only: where the rules and dashboard go, and their selecting labels."""
 
     @model_validator(mode="after")
-    @rule("monitoring.settings-of-the-collector")
+    @rule("monitoring.settings-of-the-collector", source=_AMP_CRD_URL)
     def _settings_of_the_collector(self) -> MonitoringConfig:
         """Each collector's own block goes with that collector only, and ARMS names its scraper."""
         if self.azure is not None and self.collector != AZURE_MANAGED_PROMETHEUS:

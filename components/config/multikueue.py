@@ -41,6 +41,11 @@ from components.config.kueue_profiles import KNOWN_FRAMEWORKS
 from components.config.registries import PinnedImage
 from components.config.rules import rule
 
+_HELM_OCI_URL = "https://helm.sh/docs/topics/registries/"
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_KUEUE_INTEGRATIONS_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/config/validation.go#L311"
+_MK_SETUP_URL = "https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/"
+
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 """The AdmissionCheck controller that dispatches Workloads to worker clusters."""
 VIRTUAL_NODE_LABEL = ("type", "virtual-kubelet")
@@ -58,8 +63,10 @@ ObjectName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_len
 WorkerSource = Literal["ack", "aks", "kubeconfig"]
 
 
-@rule("multikueue.known-framework")
+@rule("multikueue.known-framework", source=_KUEUE_INTEGRATIONS_URL)
 def _known_framework(name: str) -> str:
+    """A framework that is one of Kueue's integrations, because the worker's manager refuses to start with an unknown
+    one."""
     if name not in KNOWN_FRAMEWORKS:
         raise ValueError(f"write one of Kueue's integrations: {', '.join(KNOWN_FRAMEWORKS)}")
     return name
@@ -153,7 +160,7 @@ class WorkerConfig(ConfigModel):
     ``imageRepository``."""
 
     @model_validator(mode="after")
-    @rule("multikueue.fields-of-its-source")
+    @rule("multikueue.fields-of-its-source", source=_MK_SETUP_URL)
     def _fields_of_its_source(self) -> WorkerConfig:
         """Each key belongs to one kind of worker: a key of another kind would be silently ignored. Which keys go
         with a Kueue install the stack makes is checked with the ``ack`` section (``multikueue_rules``)."""
@@ -169,8 +176,10 @@ class WorkerConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("multikueue.names-its-cluster")
+    @rule("multikueue.names-its-cluster", source=_MK_SETUP_URL)
     def _names_its_cluster(self) -> WorkerConfig:
+        """A worker that names its cluster as its source needs (an ``ack`` cluster, an AKS resource group, cluster and
+        ClusterQueue, or a kubeconfig worker's name), because the MultiKueueCluster is built from it."""
         required = {"ack": ("cluster",), "aks": ("resource_group_name", "cluster_name", "cluster_queue")}
         for field in required.get(self.source, ("name",)):
             if getattr(self, field) is None:
@@ -179,7 +188,7 @@ class WorkerConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("multikueue.sources-kueue-can-use")
+    @rule("multikueue.sources-kueue-can-use", source=_HELM_OCI_URL)
     def _sources_kueue_can_use(self) -> WorkerConfig:
         """The same rules as ``kueue.chartRepository``, ``kueue.imageRepository`` and the gate's probe image."""
         overrides = {"chartRepository": self.chart_repository, "imageRepository": self.image_repository}
@@ -251,8 +260,10 @@ class MultiKueueConfig(ConfigModel):
     """The opt-in end-to-end burst check of the ephemeral runner (with ``burstQueue`` only)."""
 
     @model_validator(mode="after")
-    @rule("multikueue.burst-queue-keys-with-the-burst-queue")
+    @rule("multikueue.burst-queue-keys-with-the-burst-queue", source=_MK_SETUP_URL)
     def _burst_queue_keys_with_the_burst_queue(self) -> MultiKueueConfig:
+        """The burst-queue keys only with ``burstQueue: true`` and a ``configName`` without it, because the ``queues``
+        section's MultiKueue check then names the MultiKueueConfig."""
         if self.burst_queue:
             return self
         for field in _BURST_QUEUE_KEYS:
@@ -264,8 +275,10 @@ class MultiKueueConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("multikueue.each-worker-once")
+    @rule("multikueue.each-worker-once", source=_K8S_NAMES_URL)
     def _each_worker_once(self) -> MultiKueueConfig:
+        """Each worker cluster once, with distinct DNS-1123 MultiKueueCluster and Secret names, because the API server
+        keeps one object per name."""
         clusters = [(w.source, w.cluster or w.cluster_name) for w in self.workers if w.source != "kubeconfig"]
         keyed = [i for i, w in enumerate(self.workers) if w.source != "kubeconfig"]
         require_unique(clusters, lambda i: key_path("workers", keyed[i], "cluster"), "worker clusters")

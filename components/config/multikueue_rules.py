@@ -35,6 +35,12 @@ from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
 from components.config.registries import MAINLAND_CHINA_UNREACHABLE, is_mainland_china_region, registry_host
 from components.config.rules import rule
 
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_MK_CLUSTER_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/pkg/controller/admissionchecks/multikueue/multikueuecluster.go"
+_MK_CONCEPT_URL = "https://kueue.sigs.k8s.io/docs/concepts/multikueue/"
+_MK_SETUP_URL = "https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/"
+_VN_FAQ_URL = "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/virtual-node-faq"
+
 if TYPE_CHECKING:
     from components.config.stack import StackConfig
 
@@ -45,9 +51,11 @@ KUBECONFIGS_KEY = "multiKueueKubeconfigs"
 """The secret config key whose entries are the kubeconfigs of ``source: kubeconfig`` workers, by worker ``name``."""
 
 
-@rule("multikueue.burst-set-up")
+@rule("multikueue.burst-set-up", source=_MK_SETUP_URL)
 def check(config: StackConfig) -> None:
-    """Raise :class:`RuleViolation` for the first thing the burst set-up cannot work without."""
+    """A burst set-up with what MultiKueue needs (a Kueue the stack installs, a recent enough release, applied not
+    rendered, reachable workers serving the watched kinds, their kubeconfigs), because the manager cannot
+    dispatch otherwise."""
     burst = config.multi_kueue
     if burst is None:
         if config.multi_kueue_kubeconfigs is not None:
@@ -77,7 +85,7 @@ def check(config: StackConfig) -> None:
     worker_plans(config)  # the derived worker configs validate here, so their mistakes fail the load
 
 
-@rule("multikueue.apart-from-the-queues-section")
+@rule("multikueue.apart-from-the-queues-section", source=_K8S_NAMES_URL)
 def _apart_from_the_queues_section(config: StackConfig) -> None:
     """The burst objects live on the manager beside the ``queues`` section's: one name, one object."""
     assert config.multi_kueue is not None
@@ -100,7 +108,7 @@ def _apart_from_the_queues_section(config: StackConfig) -> None:
         raise RuleViolation("multiKueue.burstQueue", True, allowed)
 
 
-@rule("multikueue.the-queues-section-dispatches")
+@rule("multikueue.the-queues-section-dispatches", source=_MK_CONCEPT_URL)
 def _the_queues_section_dispatches(config: StackConfig) -> None:
     """With ``burstQueue: false`` the ``queues`` section holds the MultiKueue checks: each names this section's
     MultiKueueConfig (MultiKueue marks a check naming another config inactive), and some LocalQueue submits to a
@@ -126,7 +134,7 @@ def _the_queues_section_dispatches(config: StackConfig) -> None:
         raise RuleViolation("queues.localQueues", [q.name for q in queues.local_queues], allowed)
 
 
-@rule("multikueue.worker-reachable")
+@rule("multikueue.worker-reachable", source=_VN_FAQ_URL)
 def _worker_reachable(config: StackConfig, key: str, worker: WorkerConfig) -> None:
     """An ACK worker is a cluster of the ``ack`` section with a public API endpoint (the manager calls it from
     outside the VPC), and ECS nodes when the stack installs Kueue there (its controller and webhook cannot run on the
@@ -153,7 +161,7 @@ def _worker_reachable(config: StackConfig, key: str, worker: WorkerConfig) -> No
         raise RuleViolation(cluster_key, worker.cluster, allowed)
 
 
-@rule("multikueue.fields-of-its-install")
+@rule("multikueue.fields-of-its-install", source=_MK_SETUP_URL)
 def _fields_of_its_install(config: StackConfig, key: str, worker: WorkerConfig) -> None:
     """Chart and image sources go with a Kueue the stack installs; ``frameworks`` with one it does not."""
     installs = installs_kueue(worker, config.ack)
@@ -207,7 +215,7 @@ def _kueue_fits_its_cluster_version(config: StackConfig, key: str, worker: Worke
     )
 
 
-@rule("multikueue.every-worker-serves-the-watched-kinds")
+@rule("multikueue.every-worker-serves-the-watched-kinds", source=_MK_CLUSTER_URL)
 def _every_worker_serves_the_watched_kinds(config: StackConfig) -> None:
     """MultiKueue watches the kind of every manager integration that has an adapter on every worker, and a failed
     watch refuses the connection: each such integration must be one every worker serves."""
@@ -254,7 +262,7 @@ def _burst_pods_selectable(config: StackConfig) -> None:
             raise RuleViolation(key_path("kueue.frameworks", index), framework, allowed)
 
 
-@rule("multikueue.kubeconfigs-given")
+@rule("multikueue.kubeconfigs-given", source=_MK_CLUSTER_URL)
 def _kubeconfigs_given(config: StackConfig) -> None:
     """Every ``kubeconfig`` worker has its kubeconfig in :data:`KUBECONFIGS_KEY`, in a form MultiKueue accepts, and
     every entry there belongs to one."""

@@ -22,6 +22,10 @@ from components.config.queues_objects import ResourceFlavorConfig
 from components.config.rules import rule
 from components.config.vm_sizes import VM_SIZES
 
+_RESOURCE_FLAVOR_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/resource_flavor.md"
+)
+
 if TYPE_CHECKING:
     from components.config.aks import AksConfig
     from components.config.stack import StackConfig
@@ -95,7 +99,7 @@ def resolve(config: StackConfig) -> StackConfig:
     return config.model_copy(update={"queues": config.queues.model_copy(update={"resource_flavors": flavors})})
 
 
-@rule("pool-flavors.flavors-fit-their-pools")
+@rule("pool-flavors.flavors-fit-their-pools", source=_RESOURCE_FLAVOR_URL)
 def check(config: StackConfig) -> None:
     """A flavor names a pool of the stack, agrees with its label, tolerates its taints, and quota above 0 of an
     extended resource (``nvidia.com/gpu``, a MIG instance) is only for flavors whose pool advertises it (a group's

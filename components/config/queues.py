@@ -35,6 +35,13 @@ from components.config.queues_objects import (
 )
 from components.config.rules import rule
 
+_AKS_KUEUE_URL = "https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler"
+_CLUSTER_QUEUE_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/cluster_queue.md"
+)
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_V1BETA2_REF_URL = "https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/"
+
 
 class WaitUntilActiveConfig(ConfigModel):
     """How ``pulumi up`` proves the queues can admit: it waits until Kueue reports every AdmissionCheck and
@@ -172,21 +179,26 @@ class QueuesConfig(ConfigModel):
         it."""
         return self.uses_provisioning_requests and self.wait_until_active.on_inactive == "fail"
 
-    @stack_file_only("queues.preset-objects")
+    @stack_file_only("queues.preset-objects", source=_AKS_KUEUE_URL)
     def _preset_objects(cls, data: Any) -> Any:
-        """A preset writes every queue object; the resolved tree (validated again) holds them written out already."""
+        """No queue object beside a ``preset``, because the preset writes every queue object itself; the resolved tree
+        (validated again) holds them written out already."""
         return queues_presets.with_preset_objects(data, cls.model_fields)
 
     @model_validator(mode="after")
-    @rule("queues.names")
+    @rule("queues.names", source=_K8S_NAMES_URL)
     def _names(self) -> QueuesConfig:
+        """Namespaces the stack may create and one object per kind and name, because the API server keeps one and
+        ``destroy`` deletes what the stack created."""
         queues_rules.require_new_namespaces(self)
         queues_rules.require_unique_names(self)
         return self
 
     @model_validator(mode="after")
-    @rule("queues.references-resolve")
+    @rule("queues.references-resolve", source=_V1BETA2_REF_URL)
     def _references_resolve(self) -> QueuesConfig:
+        """Every flavor, topology, check, config, ClusterQueue and MultiKueue cluster a queue object names exists,
+        because Kueue leaves an object with a missing reference inactive."""
         queues_rules.require_configured_flavors(self)
         queues_rules.require_configured_topologies(self)
         queues_rules.require_configured_checks(self)
@@ -196,8 +208,10 @@ class QueuesConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("queues.lints")
+    @rule("queues.lints", source=_CLUSTER_QUEUE_URL)
     def _lints(self) -> QueuesConfig:
+        """The lints the ``queues.lints`` switches leave on (cohort tree, covered managed resources, selected LocalQueue
+        namespaces), because each catches a queue Kueue accepts but never admits through."""
         if self.lints.cohort_tree:
             queues_rules.require_cohort_tree(self)
         if self.lints.managed_resources_covered:

@@ -31,6 +31,16 @@ from components.config.kube import LabelKey
 from components.config.queues_quota import ResourceName
 from components.config.rules import rule
 
+_PRC_MAP_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/provisioningrequestconfig_types.go#L103"
+)
+_PRC_SET_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/provisioningrequestconfig_types.go#L63"
+)
+_PRC_TYPES_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/provisioningrequestconfig_types.go"
+)
+
 API_GROUP = "kueue.x-k8s.io"
 """The API group of every Kueue object, ProvisioningRequestConfigs included."""
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -84,8 +94,10 @@ class PodSetUpdates(ConfigModel):
     """Node selector entries, one per key (a list map keyed by ``key``, at most 8: the CRD's limits)."""
 
     @model_validator(mode="after")
-    @rule("queues.each-key-once")
+    @rule("queues.each-key-once", source=_PRC_MAP_URL)
     def _each_key_once(self) -> PodSetUpdates:
+        """Each node-selector key once in ``podSetUpdates``, because the CRD keys that list by ``key`` and the API
+        server refuses a repeat."""
         keys = [entry.key for entry in self.node_selector or []]
         require_unique(keys, lambda i: key_path("nodeSelector", i, "key"), "node selector keys")
         return self
@@ -116,14 +128,15 @@ class ProvisioningRequestSpec(ConfigModel):
 
     @model_validator(mode="before")
     @classmethod
-    @rule("queues.no-v1beta1-fields")
+    @rule("queues.no-v1beta1-fields", source=_PRC_TYPES_URL)
     def _no_v1beta1_fields(cls, data: Any) -> Any:
+        """No v1beta1 ``retryDelayMinutes``, because v1beta2 removed it in favour of ``retryStrategy``."""
         return refuse_renamed_keys(
             data, {"retryDelayMinutes": "it is a Kueue v1beta1 field; v1beta2 removed it, use retryStrategy"}
         )
 
     @model_validator(mode="after")
-    @rule("queues.managed-resources-are-a-set")
+    @rule("queues.managed-resources-are-a-set", source=_PRC_SET_URL)
     def _managed_resources_are_a_set(self) -> ProvisioningRequestSpec:
         """ProvisioningRequestConfig CRD ``spec.managedResources`` is ``x-kubernetes-list-type: set``: the API server
         refuses a repeated entry."""

@@ -24,6 +24,10 @@ from pydantic import Field, StringConstraints, model_validator
 from components.config.base import DNS1123_SUBDOMAIN, ConfigModel, DnsSubdomain, RuleViolation, key_path, require_unique
 from components.config.rules import rule
 
+_MKCL_CRD_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_multikueueclusters.yaml#L239"
+_MKC_CRD_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_multikueueconfigs.yaml#L97"
+_MK_TYPES_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/multikueue_types.go#L47"
+
 PATH_PREFIX = "/etc/multikueue/kubeconfigs/"
 """Where ``MultiKueueKubeConfigPathValidation`` (0.19, alpha) lets a ``Path`` kubeconfig be
 (https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/manage/setup_multikueue.md)."""
@@ -47,7 +51,7 @@ class MultiKueueConfigObject(ConfigModel):
     ``kueue.featureGates.MultiKueueManagerQuotaAutomation: true``); unset keeps Kueue's ``Manual``."""
 
     @model_validator(mode="after")
-    @rule("queues-multikueue.clusters-unique")
+    @rule("queues-multikueue.clusters-unique", source=_MKC_CRD_URL)
     def _clusters_unique(self) -> MultiKueueConfigObject:
         """CEL on MultiKueueConfig ``spec.clusters``: "must be unique"."""
         require_unique(self.clusters, lambda i: key_path("clusters", i), "clusters")
@@ -64,7 +68,7 @@ class KubeConfigSource(ConfigModel):
     """The Secret's name, or the file's absolute path (at most 256: the CRD's limit)."""
 
     @model_validator(mode="after")
-    @rule("queues-multikueue.location-of-its-type")
+    @rule("queues-multikueue.location-of-its-type", source=_MK_TYPES_URL)
     def _location_of_its_type(self) -> KubeConfigSource:
         """A Secret's name is a DNS subdomain, or the API server refuses it and the cluster stays ``BadKubeConfig``;
         a path is absolute and free of ``..`` (what 0.19's ``MultiKueueKubeConfigPathValidation`` enforces; a
@@ -96,7 +100,7 @@ class ClusterSource(ConfigModel):
     """A ClusterProfile (``MultiKueueClusterProfile`` gate)."""
 
     @model_validator(mode="after")
-    @rule("queues-multikueue.one-cluster-source")
+    @rule("queues-multikueue.one-cluster-source", source=_MKCL_CRD_URL)
     def _one_cluster_source(self) -> ClusterSource:
         """CEL on MultiKueueCluster ``spec.clusterSource``: "exactly one of the fields in [kubeConfig
         clusterProfileRef] must be set"."""

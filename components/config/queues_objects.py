@@ -62,6 +62,13 @@ from components.config.queues_quota import (
 )
 from components.config.rules import rule
 
+_CQ_CRD_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml"
+_CQ_TYPES_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/clusterqueue_types.go#L91"
+_FAIRSHARING_TYPES_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/apis/kueue/v1beta2/fairsharing_types.go#L36"
+)
+_V1BETA2_REF_URL = "https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/"
+
 LocalQueueName = Annotated[str, StringConstraints(pattern=DNS1123_SUBDOMAIN, max_length=63)]
 """A LocalQueue name: an object name that Jobs also carry as the ``kueue.x-k8s.io/queue-name`` label value (≤ 63)."""
 StopPolicy = Literal["None", "Hold", "HoldAndDrain"]
@@ -69,8 +76,9 @@ StopPolicy = Literal["None", "Hold", "HoldAndDrain"]
 default) admits."""
 
 
-@rule("queues-objects.v1beta1-keys")
+@rule("queues-objects.v1beta1-keys", source=_V1BETA2_REF_URL)
 def _v1beta1_keys(data: Any, renamed: dict[str, str]) -> Any:
+    """No key of Kueue's v1beta1 API, because the objects are written as v1beta2, which renamed or moved it."""
     return refuse_renamed_keys(data, {old: f"it is a Kueue v1beta1 field; {hint}" for old, hint in renamed.items()})
 
 
@@ -94,8 +102,9 @@ class FairSharing(ConfigModel):
     v0.17.8-v0.19.2)."""
 
     @model_validator(mode="after")
-    @rule("queues-objects.weight-does-not-collapse")
+    @rule("queues-objects.weight-does-not-collapse", source=_FAIRSHARING_TYPES_URL)
     def _weight_does_not_collapse(self) -> FairSharing:
+        """A fair-sharing weight of 0 or above 1n, because Kueue refuses a positive weight of 10^-9 or less."""
         if self.weight is not None and 0 < quantity_value(self.weight) <= quantity_value("1n"):
             raise RuleViolation("weight", self.weight, "when not 0, the weight must be above 1n (10e-9)")
         return self
@@ -223,7 +232,7 @@ class AdmissionCheckRef(ConfigModel):
     limits)."""
 
     @model_validator(mode="after")
-    @rule("queues-objects.flavors-are-a-set")
+    @rule("queues-objects.flavors-are-a-set", source=_CQ_CRD_URL)
     def _flavors_are_a_set(self) -> AdmissionCheckRef:
         """ClusterQueue CRD ``admissionChecks[].onFlavors`` is ``x-kubernetes-list-type: set`` (same in
         v0.17.8-v0.19.2)."""
@@ -317,8 +326,10 @@ class ClusterQueueConfig(Labelled):
 
     @model_validator(mode="before")
     @classmethod
-    @rule("queues-objects.no-v1beta1-fields")
+    @rule("queues-objects.no-v1beta1-fields", source=_CQ_TYPES_URL)
     def _no_v1beta1_fields(cls, data: Any) -> Any:
+        """No v1beta1 ``cohort`` or ``admissionChecks`` on a ClusterQueue, because v1beta2 renamed them ``cohortName``
+        and ``admissionChecksStrategy``."""
         return _v1beta1_keys(
             data,
             {

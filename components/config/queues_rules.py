@@ -18,6 +18,17 @@ from components.config.kueue_references import BY_KIND, REFERENCES, config_names
 from components.config.queues_checks import ProvisioningRequestSpec
 from components.config.rules import rule
 
+_CLUSTER_QUEUE_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/cluster_queue.md"
+)
+_K8S_NAMES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/"
+_NAMESPACES_URL = "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/#initial-namespaces"
+_PROVISIONING_URL = "https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/"
+_SETUP_MULTIKUEUE_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/manage/setup_multikueue.md"
+)
+_V1BETA2_REF_URL = "https://kueue.sigs.k8s.io/docs/reference/kueue.v1beta2/"
+
 if TYPE_CHECKING:
     from components.config.queues import QueuesConfig
 
@@ -25,7 +36,7 @@ BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 """Namespaces every cluster already has: the stack cannot create them, and must never delete them."""
 
 
-@rule("queues.new-namespaces")
+@rule("queues.new-namespaces", source=_NAMESPACES_URL)
 def require_new_namespaces(queues: QueuesConfig) -> None:
     """The stack creates the namespaces it lists, and deletes them on ``pulumi destroy``: never a built-in one."""
     for i, namespace in enumerate(queues.namespaces):
@@ -41,7 +52,7 @@ def require_new_namespaces(queues: QueuesConfig) -> None:
             raise RuleViolation(key_path("existingNamespaces", i), namespace, allowed)
 
 
-@rule("queues.unique-names")
+@rule("queues.unique-names", source=_K8S_NAMES_URL)
 def require_unique_names(queues: QueuesConfig) -> None:
     """The API server's own rule: one object per kind and name (per namespace for a LocalQueue)."""
     pairs = queues.provisioning_checks
@@ -92,10 +103,11 @@ def _keys(section: str, items: Sequence[object], field: str = "name") -> list[st
     return [key_path(section, i, field) for i in range(len(items))]
 
 
-@rule("queues.resolved")
+@rule("queues.resolved", source=_V1BETA2_REF_URL)
 def _require_resolved(queues: QueuesConfig, target: str) -> None:
-    """Raise at the first reference of :data:`~components.config.kueue_references.REFERENCES` to a ``target`` that
-    names neither one of the stack's own nor one declared as made elsewhere."""
+    """References to a ``target`` kind that name an object of the stack or one declared as made elsewhere, because
+    Kueue leaves an object whose reference is missing inactive. Walks
+    :data:`~components.config.kueue_references.REFERENCES`."""
     kind = BY_KIND[target]
     created = [name for path in kind.names for _, name in config_names(queues, path)]
     others = [name for _, name in config_names(queues, kind.elsewhere)] if kind.elsewhere else []
@@ -130,7 +142,7 @@ def require_configured_provisioning_configs(queues: QueuesConfig) -> None:
     _require_resolved(queues, "ProvisioningRequestConfig")
 
 
-@rule("queues.local-queue-targets")
+@rule("queues.local-queue-targets", source=_SETUP_MULTIKUEUE_URL)
 def require_configured_multikueue_clusters(queues: QueuesConfig) -> None:
     """Every cluster a MultiKueueConfig lists is one of ``multiKueueClusters`` or external."""
     _require_resolved(queues, "MultiKueueCluster")
@@ -143,7 +155,7 @@ def require_local_queue_targets(queues: QueuesConfig) -> None:
     _require_resolved(queues, "Namespace")
 
 
-@rule("queues.local-queue-namespaces-selected")
+@rule("queues.local-queue-namespaces-selected", source=_CLUSTER_QUEUE_URL)
 def require_local_queue_namespaces_selected(queues: QueuesConfig) -> None:
     """A ClusterQueue admits workloads only from LocalQueues in namespaces its ``namespaceSelector`` selects; unset, it
     selects none. Only decidable from the namespace name, so a selector on other labels is left to Kueue."""
@@ -188,7 +200,7 @@ def require_cohort_tree(queues: QueuesConfig) -> None:
             current = parents[current]
 
 
-@rule("queues.managed-resources-covered")
+@rule("queues.managed-resources-covered", source=_PROVISIONING_URL)
 def require_managed_resources_covered(queues: QueuesConfig) -> None:
     """A managed resource no gated flavor covers never reaches a ProvisioningRequest: the gate would be a no-op. Checked
     for every AdmissionCheck whose ProvisioningRequestConfig the stack creates."""

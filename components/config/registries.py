@@ -15,6 +15,8 @@ from pydantic import AfterValidator, Field
 
 from components.config.rules import rule
 
+_IMAGES_URL = "https://kubernetes.io/docs/concepts/containers/images/#image-names"
+
 AZURE_CHINA_PROXIES = (
     "https://github.com/Azure/container-service-for-azure-china/blob/master/aks/README.md#22-container-registry-proxy"
 )
@@ -90,7 +92,7 @@ class Source(NamedTuple):
     default: str
 
 
-@rule("registries.pinned-image")
+@rule("registries.pinned-image", source=_IMAGES_URL)
 def _check_pinned_image(text: str) -> str:
     """An image without a tag or digest means ``latest``: a moving target nobody can review or roll back."""
     last = text.rsplit("/", 1)[-1]

@@ -1,11 +1,13 @@
 """Every rule a stack's configuration must keep, by id: what docs/rules.md lists and every refusal names.
 
 A check is a rule when it is decorated with :func:`rule`: the id is registered with the function that checks it,
-what it checks (the docstring's first sentence) and the public source it follows (an explicit ``source``, else the
-first URL of the docstring). A :class:`~components.config.base.RuleViolation`, or the ``ValueError`` of a field
-validator, raised inside the function carries the id unless a more specific rule inside stamped it first; the
-loader turns both into :class:`~components.config.base.Problem` s that end in ``[rule: <id>]``. Refusals raised
-outside a decorated function (the loader's, the stack file's, deploy-time checks) are :func:`declare` d here.
+what it refuses and why (the docstring's first sentence, which must be there) and the public source it follows (an
+explicit ``source``, else the first URL of the docstring; a project policy with no upstream may name the section of
+``docs/`` that states it, as ``docs/<file>.md#<section>``). A :class:`~components.config.base.RuleViolation`, or the
+``ValueError`` of a field validator, raised inside the function carries the id unless a more specific rule inside
+stamped it first; the loader turns both into :class:`~components.config.base.Problem` s that end in
+``[rule: <id>]``. Refusals raised outside a decorated function (the loader's, the stack file's, deploy-time checks)
+are :func:`declare` d here.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class Rule:
     checks: str
     """What it checks, in one sentence."""
     source: str | None = None
-    """The public document the rule follows, where there is one."""
+    """The public document the rule follows (a URL), or the ``docs/`` section stating a policy of the project's own."""
     key: str | None = None
     """The config key pattern it guards, where the check does not sit on a model (derived for those)."""
     function: Callable[..., Any] | None = None
@@ -61,14 +63,17 @@ def first_sentence(doc: str | None) -> str:
 def rule(rule_id: str, *, source: str | None = None, key: str | None = None) -> Callable[[_F], _F]:
     """Register the decorated check as rule ``rule_id``; violations raised inside carry the id.
 
-    Put it directly on the function, under ``@model_validator``, ``@field_validator`` and ``@classmethod``.
+    Put it directly on the function, under ``@model_validator``, ``@field_validator`` and ``@classmethod``. The
+    function's docstring must say, in its first sentence, what the rule refuses and why: docs/rules.md shows it.
     """
 
     def register(function: _F) -> _F:
         doc = function.__doc__
         found = _URL.search(doc or "")
-        checks = first_sentence(doc) or function.__name__.strip("_").replace("_", " ")
+        checks = first_sentence(doc)
         where = f"{function.__module__}:{function.__qualname__}"
+        if not checks:
+            raise ValueError(f"rule {rule_id!r} ({where}): give the check a docstring saying what it refuses and why")
         url = source or (found.group() if found else None)
 
         @functools.wraps(function)

@@ -7,6 +7,14 @@ from components.config.base import MATCHING_RULE
 from components.config.rules import declare
 
 PULUMI_CONFIG = "https://www.pulumi.com/docs/iac/concepts/config/"
+ACK_VERSIONS = (
+    "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/support-for-kubernetes-versions"
+)
+ACS_IN_ACK = "https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster"
+ACK_KUBECONFIG = (
+    "https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/"
+    "api-cs-2015-12-15-describeclusteruserkubeconfig"
+)
 
 NAMESPACE = declare(
     "config.namespace",
@@ -18,7 +26,9 @@ NAMESPACE = declare(
 FINITE_NUMBER = declare(
     "config.finite-number",
     "components.config.loader:_absurd_number_problems",
-    "No value is infinite, NaN or an integer beyond 64 bits",
+    "No value is infinite, NaN or an integer beyond 64 bits, because YAML reads ``.inf`` and ``.nan`` as numbers and "
+    "Kubernetes holds integers in 64 bits",
+    source="https://yaml.org/spec/1.2.2/",
     key="elastic-capacity:*",
 )
 KUBECONFIG_SECRET = declare(
@@ -45,13 +55,16 @@ STACK_FILE = declare(
 MATCHING = declare(
     MATCHING_RULE,
     "components.config.base:matching",
-    "A string has the form its key documents (a region, a VM size, a duration ...), said in words",
+    "A string has the form its key documents (a region, a VM size, a duration ...), said in words, because the "
+    "cloud or Kubernetes refuses any other",
+    source="https://docs.pydantic.dev/latest/errors/validation_errors/#string_pattern_mismatch",
     key="every key typed with matching()",
 )
 KUEUE_CHART = declare(
     "tool.kueue-chart",
     "tools.gitops_preview:_chart_error",
-    "The --kueue-chart directory is an unpacked Kueue Helm chart",
+    "The --kueue-chart directory is an unpacked Kueue Helm chart, because the preview renders its templates",
+    source="https://github.com/kubernetes-sigs/kueue/tree/v0.19.2/charts/kueue",
     key="--kueue-chart",
 )
 
@@ -59,55 +72,69 @@ KUEUE_CHART = declare(
 declare(
     "deploy.ack-version-offered",
     "components.ack_checks:kubernetes_version_offer",
-    "ACK offers the requested Kubernetes version for a new cluster",
+    "ACK offers the requested Kubernetes version for a new cluster, because it creates clusters only of the versions "
+    "it lists",
+    source=ACK_VERSIONS,
     key="ack.clusters[].kubernetesVersion",
 )
 declare(
     "deploy.ack-enhanced-nat-zone",
     "components.ack_checks:enhanced_nat_zone",
-    "The cluster's first zone offers an Enhanced NAT gateway",
+    "The cluster's first zone offers an Enhanced NAT gateway, because the NAT gateway of a new VPC is created there",
+    source="https://www.pulumi.com/registry/packages/alicloud/api-docs/vpc/getenhancednatavailablezones",
     key="ack.clusters[].network.zones",
 )
 declare(
     "deploy.ack-scheduler-version",
     "components.ack_checks:installed_scheduler",
-    "The kube-scheduler ACK installed meets every need of the cluster's ACS workloads",
+    "The kube-scheduler ACK installed meets every need of the cluster's ACS workloads, because an older one cannot "
+    "schedule their compute classes",
+    source="https://www.alibabacloud.com/help/en/ack/product-overview/kube-scheduler",
     key="ack.clusters[].addons.kubeScheduler",
 )
 declare(
     "deploy.ack-virtual-node-version",
     "components.ack_checks:installed_virtual_node",
-    "The ack-virtual-node ACK installed meets the cluster's need",
+    "The ack-virtual-node ACK installed meets the cluster's need, because an older one cannot create its ACS pods",
+    source=ACS_IN_ACK,
     key="ack.clusters[].addons.virtualNode",
 )
 declare(
     "deploy.ack-existing-cluster",
     "components.ack_checks:existing_cluster",
-    "An existing ACK cluster exists in the region, is managed Pro and runs the configured Kubernetes minor",
+    "An existing ACK cluster exists in the region, is managed Pro and runs the configured Kubernetes minor, because "
+    "ACS compute needs ACK managed Pro and the scheduler tables are keyed by minor",
+    source=ACS_IN_ACK,
     key="ack.existingClusters[].clusterId, ack.existingClusters[].kubernetesVersion",
 )
 declare(
     "deploy.ack-existing-addons",
     "components.ack_checks:existing_addons",
-    "An existing ACK cluster runs ack-virtual-node and kube-scheduler new enough for its ACS workloads",
+    "An existing ACK cluster runs ack-virtual-node and kube-scheduler new enough for its ACS workloads, because the "
+    "stack does not manage a shared cluster's addons",
+    source=ACS_IN_ACK,
     key="ack.existingClusters[]",
 )
 declare(
     "deploy.ack-api-endpoint",
     "components.ack_access:cluster_kubeconfig",
-    "ACK reports the API endpoint the kubeconfig mode asks for",
+    "ACK reports the API endpoint the kubeconfig mode asks for, because the kubeconfig is built on that endpoint",
+    source=ACK_KUBECONFIG,
     key="ack.clusters[].kubeconfigMode",
 )
 declare(
     "deploy.ack-existing-endpoint",
     "components.ack_existing:kubeconfig_server",
-    "ACK's credential for an existing cluster names an https API endpoint",
+    "ACK's credential for an existing cluster names an https API endpoint, because the stack's kubeconfig connects "
+    "to it",
+    source=ACK_KUBECONFIG,
     key="ack.existingClusters[]",
 )
 declare(
     "deploy.render-no-secret-data",
     "components.cluster_access:placed_in",
-    "A rendered directory holds no Secret with data, which it would keep in plain text",
+    "A rendered directory holds no Secret with data, because the provider writes rendered Secrets in plain text",
+    source="https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/#renderyamltodirectory_python",
     key="gitops.renderToDirectory",
 )
 declare(

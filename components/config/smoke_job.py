@@ -17,6 +17,8 @@ SMOKE_JOB_WITHOUT_QUEUES = (
 )
 """What a smoke Job is told on a stack with no queue objects."""
 
+_JOB_API_URL = "https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/job-v1/"
+
 
 class SmokeJobConfig(ConfigModel):
     """An opt-in end-to-end check: the article's ``kueue-cas-job``, which ``pulumi up`` waits to see complete.
@@ -65,8 +67,9 @@ class SmokeJobConfig(ConfigModel):
     https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/)."""
 
     @model_validator(mode="after")
-    @rule("smoke-job.parallelism-within-completions")
+    @rule("smoke-job.parallelism-within-completions", source=_JOB_API_URL)
     def _parallelism_within_completions(self) -> SmokeJobConfig:
+        """A smoke Job's parallelism no larger than its completions, because the Job never starts the extra pods."""
         if self.parallelism > self.completions:
             raise RuleViolation(
                 "parallelism", self.parallelism, f"at most completions ({self.completions}); extra pods never start"

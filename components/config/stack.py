@@ -48,6 +48,24 @@ from components.config.registries import (
 from components.config.rules import rule
 from components.config.smoke_job import SmokeJobConfig
 
+_AKS_KUEUE_URL = "https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler"
+_AMP_CRD_URL = "https://learn.microsoft.com/en-us/azure/azure-monitor/containers/prometheus-metrics-scrape-crd"
+_AZURE_NATIVE_URL = "https://www.pulumi.com/registry/packages/azure-native/installation-configuration/"
+_CLUSTER_QUEUE_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/cluster_queue.md"
+)
+_EXTENSION_SOURCE_URL = "https://github.com/MicrosoftDocs/azure-aks-docs/blob/main/articles/aks/kueue-overview.md"
+_KUEUE_CONFIG_URL = "https://kueue.sigs.k8s.io/docs/reference/kueue-config.v1beta2/"
+_KUEUE_INSTALL_URL = "https://kueue.sigs.k8s.io/docs/installation/"
+_LOCAL_QUEUE_URL = "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/local_queue.md"
+_MK_SETUP_URL = "https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/"
+_OPT_IN_URL = "https://kueue.sigs.k8s.io/docs/tasks/manage/enforce_job_management/opt_in_namespace_management/"
+_PROTECT_URL = "https://www.pulumi.com/docs/iac/concepts/options/protect/"
+_PULUMI_SECRETS_URL = "https://www.pulumi.com/docs/iac/concepts/secrets/"
+_RESOURCE_FLAVOR_URL = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/resource_flavor.md"
+)
+
 KUBECONFIG_KEY = "kubeconfig"
 """The secret config key holding the kubeconfig of an existing cluster (``existingCluster.source: kubeconfig``)."""
 
@@ -119,8 +137,10 @@ class StackConfig(ConfigModel):
         return None
 
     @model_validator(mode="after")
-    @rule("stack.one-kueue-target")
+    @rule("stack.one-kueue-target", source=_KUEUE_INSTALL_URL)
     def _one_kueue_target(self) -> StackConfig:
+        """One Kueue cluster, ``aks`` or ``existingCluster``, and Kueue keys only with one, because the program installs
+        and configures Kueue on exactly one cluster."""
         if self.aks is not None and self.existing_cluster is not None:
             raise MisplacedKey("existingCluster", "set either aks (a new cluster) or existingCluster, not both")
         if self.kueue_target is None:
@@ -136,26 +156,31 @@ class StackConfig(ConfigModel):
         return kueue_cluster.manager_probe_image(self)
 
     @model_validator(mode="after")
-    @rule("stack.kueue-install-on-a-new-cluster")
+    @rule("stack.kueue-install-on-a-new-cluster", source=_AKS_KUEUE_URL)
     def _kueue_install_on_a_new_cluster(self) -> StackConfig:
+        """``kueue.install`` on a cluster the stack creates, because a new AKS cluster has no Kueue of its own."""
         if self.aks is not None and not self.kueue.install:
             raise RuleViolation("kueue.install", False, "a cluster this stack creates has no Kueue yet: keep it true")
         return self
 
     @model_validator(mode="after")
-    @rule("stack.kueue-extension-where-it-is-offered")
+    @rule("stack.kueue-extension-where-it-is-offered", source=_EXTENSION_SOURCE_URL)
     def _kueue_extension_where_it_is_offered(self) -> StackConfig:
+        """The managed Kueue extension's rules across sections (:func:`kueue_extension.check`), because the extension
+        runs only on an AKS cluster where Azure offers it."""
         kueue_extension.check(self)
         return self
 
     @model_validator(mode="after")
-    @rule("stack.what-the-environment-allows")
+    @rule("stack.what-the-environment-allows", source=_PROTECT_URL)
     def _what_the_environment_allows(self) -> StackConfig:
+        """What ``environment.kind`` allows of the other sections (:func:`environment_rules.check`), because a
+        production stack must stay protected and an ephemeral one destroyable."""
         environment_rules.check(self)
         return self
 
     @model_validator(mode="after")
-    @rule("stack.monitoring-where-its-collector-runs")
+    @rule("stack.monitoring-where-its-collector-runs", source=_AMP_CRD_URL)
     def _monitoring_where_its_collector_runs(self) -> StackConfig:
         """Monitoring scrapes the Kueue this stack installs from its chart, with a collector its cluster can run."""
         if self.monitoring is None or self.kueue_target is None:
@@ -181,8 +206,10 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("stack.kubeconfig-only-for-its-source")
+    @rule("stack.kubeconfig-only-for-its-source", source=_PULUMI_SECRETS_URL)
     def _kubeconfig_only_for_its_source(self) -> StackConfig:
+        """A ``kubeconfig`` secret exactly with ``existingCluster.source: kubeconfig``, because no other source reads
+        it."""
         wants_kubeconfig = self.existing_cluster is not None and self.existing_cluster.source == "kubeconfig"
         if wants_kubeconfig and self.kubeconfig is None:
             needs = "existingCluster.source 'kubeconfig' needs it: pulumi config set --secret kubeconfig"
@@ -192,7 +219,7 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("stack.flavors-select-stack-pools")
+    @rule("stack.flavors-select-stack-pools", source=_RESOURCE_FLAVOR_URL)
     def _flavors_select_stack_pools(self) -> StackConfig:
         """A flavor's ``agentpool`` label must name an autoscaling pool of this stack, or it is never provisioned."""
         pool_flavors.check(self)
@@ -207,14 +234,18 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("stack.kueue-manages-the-local-queue-namespaces")
+    @rule("stack.kueue-manages-the-local-queue-namespaces", source=_OPT_IN_URL)
     def _kueue_manages_the_local_queue_namespaces(self) -> StackConfig:
+        """LocalQueue namespaces that Kueue's ``managedJobsNamespaceSelector`` selects, because Kueue leaves jobs in
+        other namespaces unmanaged."""
         self.require_managed_local_queue_namespaces()
         return self
 
     @model_validator(mode="after")
-    @rule("stack.queue-settings-have-their-manager-settings")
+    @rule("stack.queue-settings-have-their-manager-settings", source=_KUEUE_CONFIG_URL)
     def _queue_settings_have_their_manager_settings(self) -> StackConfig:
+        """Queue fields that need a manager setting or gate come with it (:func:`kueue_rules.require_manager_settings`),
+        because Kueue silently ignores them otherwise."""
         if self.kueue_target is not None:
             kueue_rules.require_manager_settings(self.kueue, self.queues)
         return self
@@ -234,10 +265,11 @@ class StackConfig(ConfigModel):
                 raise RuleViolation(key, queue.namespace, allowed)
 
     @model_validator(mode="after")
-    @rule("stack.smoke-job-targets-a-local-queue-and-pool")
+    @rule("stack.smoke-job-targets-a-local-queue-and-pool", source=_LOCAL_QUEUE_URL)
     def _smoke_job_targets_a_local_queue_and_pool(self) -> StackConfig:
-        """An enabled smoke Job is submitted to one of the stack's LocalQueues and, on AKS, runs on one of its user
-        pools: written, or the only one there is (:meth:`SmokeJobConfig.targeting`)."""
+        """A smoke Job that is submitted to a LocalQueue of the stack and, on AKS, runs on one of its user pools,
+        because otherwise it is never admitted or never scheduled: written, or the only one there is
+        (:meth:`SmokeJobConfig.targeting`)."""
         if self.smoke_job.enabled:
             self.smoke_job_targeted()
         return self
@@ -255,7 +287,7 @@ class StackConfig(ConfigModel):
             return self.smoke_job
 
     @model_validator(mode="after")
-    @rule("stack.multikueue-objects-apart-from-the-burst-section")
+    @rule("stack.multikueue-objects-apart-from-the-burst-section", source=_MK_SETUP_URL)
     def _multikueue_objects_apart_from_the_burst_section(self) -> StackConfig:
         """The ``multiKueue`` section makes its MultiKueueConfig and one MultiKueueCluster per worker: a queue object
         of the same kind and name would be the same cluster object, applied by two resources that undo each other."""
@@ -276,20 +308,26 @@ class StackConfig(ConfigModel):
         return self
 
     @model_validator(mode="after")
-    @rule("stack.burst-has-its-manager-and-workers")
+    @rule("stack.burst-has-its-manager-and-workers", source=_MK_SETUP_URL)
     def _burst_has_its_manager_and_workers(self) -> StackConfig:
+        """The MultiKueue burst set-up's rules (:func:`multikueue_rules.check`), because MultiKueue needs a Kueue
+        manager and reachable workers to dispatch to."""
         multikueue_rules.check(self)
         return self
 
     @model_validator(mode="after")
-    @rule("stack.kueue-fits-its-cluster-version")
+    @rule("stack.kueue-fits-its-cluster-version", source=_KUEUE_INSTALL_URL)
     def _kueue_fits_its_cluster_version(self) -> StackConfig:
+        """The Kueue install fits its cluster's Kubernetes version (:func:`kueue_cluster.check`), because each Kueue
+        minor needs a minimum Kubernetes."""
         kueue_cluster.check(self)
         return self
 
     @model_validator(mode="after")
-    @rule("stack.the-stack-can-work")
+    @rule("stack.the-stack-can-work", source=_CLUSTER_QUEUE_URL)
     def _the_stack_can_work(self) -> StackConfig:
+        """What cannot work whatever the cloud says (:func:`feasibility.check`), because ``up`` would otherwise wait on
+        a queue or pod that never admits or schedules."""
         if self.kueue_target is not None:
             feasibility.check(self)
         return self
@@ -350,8 +388,10 @@ class StackConfig(ConfigModel):
         return [("queues", message)]
 
     @model_validator(mode="after")
-    @rule("stack.aks-location-in-the-provider-cloud")
+    @rule("stack.aks-location-in-the-provider-cloud", source=_AZURE_NATIVE_URL)
     def _aks_location_in_the_provider_cloud(self, info: ValidationInfo) -> StackConfig:
+        """An AKS location in the azure-native provider's cloud (Azure China or global Azure), because ARM refuses a
+        location of the other cloud."""
         provider = (info.context or {}).get("azure_cloud")
         if self.aks is None or provider is None or is_azure_china_region(self.aks.location) == provider.china:
             return self

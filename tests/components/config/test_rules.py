@@ -20,10 +20,12 @@ CONFIG = PROJECT_ROOT / "components" / "config"
 def test_a_violation_raised_inside_a_rule_carries_its_id_and_an_inner_rule_wins():
     @rule("test.inner")
     def inner() -> None:
+        """Nothing, because it is a test."""
         raise RuleViolation("key", 1, "no")
 
     @rule("test.outer")
     def outer(inner_first: bool) -> None:
+        """Nothing either, because it is a test too."""
         if inner_first:
             inner()
         raise ValueError("plain")
@@ -38,11 +40,26 @@ def test_a_violation_raised_inside_a_rule_carries_its_id_and_an_inner_rule_wins(
         del RULES[rule_id]
 
 
+def _documented() -> None:
+    """A check, because a rule needs one."""
+
+
 def test_one_id_names_one_check():
     with pytest.raises(ValueError, match="is used by"):
-        rule("stack.one-kueue-target")(lambda: None)
+        rule("stack.one-kueue-target")(_documented)
     with pytest.raises(ValueError, match="kebab-case"):
-        rule("Stack_Rule")(lambda: None)
+        rule("Stack_Rule")(_documented)
+
+
+def test_a_check_without_a_docstring_is_no_rule():
+    def undocumented() -> None:
+        pass
+
+    with pytest.raises(ValueError, match="docstring saying what it refuses and why"):
+        rule("test.undocumented")(undocumented)
+    with pytest.raises(ValueError, match="docstring"):
+        rule("test.blank", source="https://example.org/")(lambda: None)
+    assert "test.undocumented" not in RULES and "test.blank" not in RULES
 
 
 def test_the_message_ends_each_problem_with_its_rule():
@@ -95,6 +112,48 @@ def test_every_validator_is_a_registered_rule(path: Path):
     assert missing == [], f"decorate these with @rule(...) in {path.name}"
 
 
-def test_every_rule_says_what_it_checks():
-    assert [r.id for r in rules_reference.load_all().values() if not r.checks] == []
-    assert all(rule_id.count(".") >= 1 for rule_id in rules.RULES)
+ALL_RULES = rules_reference.load_all()
+"""Every rule: the decorated checks, the :func:`~components.config.rules.declare` d ones and ``schema.*``."""
+
+
+def test_the_registry_holds_every_kind_of_rule():
+    kinds = {"decorated": 0, "declared": 0, "schema": 0}
+    for entry in ALL_RULES.values():
+        kinds[
+            "schema" if entry.where.startswith("pydantic:") else "declared" if entry.function is None else "decorated"
+        ] += 1
+    assert kinds["schema"] == len(rules.SCHEMA_CHECKS) and min(kinds.values()) > 0, kinds
+
+
+@pytest.mark.parametrize("entry", ALL_RULES.values(), ids=list(ALL_RULES))
+def test_every_rule_says_what_it_refuses_and_follows_a_source(entry):
+    assert entry.id.count(".") >= 1
+    name_words = entry.where.rpartition(".")[2].rpartition(":")[2].strip("_").replace("_", " ")
+    assert entry.checks and entry.checks != name_words, f"{entry.where}: say in a docstring what it refuses and why"
+    assert entry.source, f"{entry.id}: cite the public source it follows (source=... or a URL in the docstring)"
+    assert entry.source.startswith(("https://", "docs/")), entry.source
+
+
+@pytest.mark.parametrize("entry", [r for r in ALL_RULES.values() if r.source and r.source.startswith("docs/")])
+def test_a_project_source_is_a_section_of_the_docs(entry):
+    path, _, anchor = entry.source.partition("#")
+    text = (PROJECT_ROOT / path).read_text()
+    headings = {_anchor(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
+    assert anchor in headings, f"{entry.id}: {path} has no section #{anchor}"
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    kept = "".join(c for c in heading.strip().lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
+def test_a_cross_section_check_shows_the_keys_it_names_or_its_callers_guard():
+    keys = rules_reference.guarded_keys()
+    derived = rules_reference.cross_section_keys(ALL_RULES, keys)
+    where = {rule_id: ALL_RULES[rule_id].where for rule_id in ALL_RULES}
+    assert derived[where["kueue-extension.region"]] == ["aks.location"]  # passed by its caller
+    assert "kueue.frameworks" in derived[where["feasibility.smoke-job-is-a-framework"]]  # named in its refusal
+    assert derived[where["acs.refuse-reserved"]] == ["ack.workloads[]"]  # its caller's model keys
+    unkeyed = [r.id for r in ALL_RULES.values() if r.key is None and r.where not in keys and r.where not in derived]
+    assert len(unkeyed) <= 5, unkeyed
