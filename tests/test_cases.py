@@ -68,6 +68,7 @@ def test_an_invalid_stack_file_exits_2_with_one_line_naming_the_key(path, tmp_pa
     assert error.startswith("error: ") and error.endswith("\n") and error.count("\n") == 1, error
     where = rf"error: {re.escape(str(path))}:\d+:\d+: "
     assert re.match(where if key.startswith(path.name) else rf"{where}{re.escape(key)}: ", error), error
+    assert key in error, error
     assert fragment in error, error
     assert all(v in error for v in value), error
     assert "Traceback" not in error
