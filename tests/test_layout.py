@@ -11,8 +11,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
 from tests.support import PROJECT_ROOT
 
 SOURCES = sorted(
@@ -29,17 +27,24 @@ def relative(path: Path) -> str:
     return str(path.relative_to(PROJECT_ROOT))
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=relative)
-def test_every_source_module_has_its_test_module(source):
-    rel = source.relative_to(PROJECT_ROOT)
-    assert (PROJECT_ROOT / "tests" / rel.parent / f"test_{source.stem}.py").is_file()
+def test_every_source_module_has_its_test_module():
+    missing = [
+        f"{relative(source)}: no tests/{relative(source.parent)}/test_{source.stem}.py"
+        for source in SOURCES
+        if not (PROJECT_ROOT / "tests" / source.parent.relative_to(PROJECT_ROOT) / f"test_{source.stem}.py").is_file()
+    ]
+    assert missing == []
 
 
 def test_tests_share_code_only_through_tests_support():
-    for test in (PROJECT_ROOT / "tests").rglob("test_*.py"):
-        for module in re.findall(r"^from (tests\.[\w.]+) import|^import (tests\.[\w.]+)", test.read_text(), re.M):
-            name = module[0] or module[1]
-            assert name == "tests.support" or name.startswith("tests.support."), f"{relative(test)} imports {name}"
+    outside = [
+        f"{relative(test)} imports {name}"
+        for test in sorted((PROJECT_ROOT / "tests").rglob("test_*.py"))
+        for found in re.findall(r"^from (tests\.[\w.]+) import|^import (tests\.[\w.]+)", test.read_text(), re.M)
+        for name in [found[0] or found[1]]
+        if name != "tests.support" and not name.startswith("tests.support.")
+    ]
+    assert outside == []
 
 
 def functions(node: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -69,13 +74,17 @@ def test_functions_are_found_at_any_depth_of_statements():
     )
 
 
-@pytest.mark.parametrize("path", [p for p in PYTHON if p not in ORACLES], ids=relative)
-def test_no_file_over_600_lines_and_no_function_over_80(path):
+def oversized(path: Path) -> list[str]:
+    """What in ``path`` is over the limits, with its size: the file, and each function (nested ones too)."""
     text = path.read_text()
-    assert len(text.splitlines()) <= MAX_FILE_LINES
-    long = [
-        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+    lines = len(text.splitlines())
+    found = [f"{relative(path)}: {lines} lines (at most {MAX_FILE_LINES})"] if lines > MAX_FILE_LINES else []
+    return found + [
+        f"{relative(path)}: {node.name} is {node.end_lineno - node.lineno + 1} lines (at most {MAX_FUNCTION_LINES})"
         for node in functions(ast.parse(text))
         if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
-    assert long == []
+
+
+def test_no_file_over_600_lines_and_no_function_over_80():
+    assert [problem for path in PYTHON if path not in ORACLES for problem in oversized(path)] == []

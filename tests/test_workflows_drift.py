@@ -33,7 +33,10 @@ def report_script() -> str:
     return next(s["run"] for s in steps(load("drift.yml")["jobs"]["report"]) if "gh issue" in s.get("run", ""))
 
 
-@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed (gh evaluates the same --jq filter)")
+@pytest.mark.skipif(
+    shutil.which("jq") is None,
+    reason="jq is not on PATH (gh evaluates the same --jq filter): apt-get install jq, or brew install jq",
+)
 def test_the_report_tells_a_skipped_stack_from_a_checked_one(tmp_path):
     jq_filter = re.search(r"--jq '(.*?)'\)\"", report_script(), re.S)
     assert jq_filter is not None

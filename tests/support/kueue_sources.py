@@ -20,6 +20,8 @@ from tests.support import PROJECT_ROOT
 from tools import gitops_preview
 
 KUEUE_CHARTS = PROJECT_ROOT.parent / "shared/charts/kueue"
+FETCH_HINT = "`python3 -m tools.kueue_assets fetch` lays it out"
+"""How a test that skips for want of ../shared says to supply it."""
 VERIFIED = [(version, profile) for profile in PROFILES.values() for version in profile.verified]
 """Every verified patch with its minor's profile, oldest first."""
 
@@ -28,7 +30,7 @@ def source_dir(version: str) -> Path:
     """``<version>/`` of the shared charts, or skip saying where it was looked for."""
     folder = KUEUE_CHARTS / version
     if not (folder / "chart/Chart.yaml").is_file():
-        pytest.skip(f"Kueue {version} chart and sources not found at {folder}")
+        pytest.skip(f"Kueue {version} chart and sources not found at {folder}: {FETCH_HINT}")
     return folder
 
 
@@ -84,7 +86,9 @@ type, key order and value)."""
 
 
 def _rendered_objects(version: str, values: dict[str, Any], name: str, namespace: str) -> list[dict[str, Any]]:
-    helm_python = pytest.importorskip("helm_python", reason="rendering needs the PyPI package helm-python-sdk")
+    helm_python = pytest.importorskip(
+        "helm_python", reason="rendering needs helm-python-sdk: pip install -r requirements-dev.txt"
+    )
     chart = helm_python.Chart.load(str(source_dir(version) / "chart"))
     assert (chart.name, chart.version) == ("kueue", version)
     templates = chart.render(values, name=name, namespace=namespace, is_install=True)
@@ -166,7 +170,10 @@ KUEUE_GIT = Path(os.environ.get("KUEUE_GIT_DIR", PROJECT_ROOT.parent / ".mirror/
 def kueue_git(*args: str) -> str:
     """``git <args>`` in :data:`KUEUE_GIT`, or skip saying where it was looked for."""
     if not (KUEUE_GIT / "HEAD").is_file():
-        pytest.skip(f"no git mirror of https://github.com/kubernetes-sigs/kueue at {KUEUE_GIT} (set KUEUE_GIT_DIR)")
+        pytest.skip(
+            f"no git mirror of Kueue at {KUEUE_GIT}: set KUEUE_GIT_DIR to a bare clone of "
+            "https://github.com/kubernetes-sigs/kueue (git clone --bare --filter=blob:none <url> <dir>)"
+        )
     result = subprocess.run(["git", f"--git-dir={KUEUE_GIT}", *args], check=True, capture_output=True, text=True)
     return result.stdout
 

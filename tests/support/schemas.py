@@ -27,6 +27,7 @@ from components import yaml_text
 from components.config.kueue_profiles import LATEST_CHART_VERSION, profile_for
 from tests.support import PROJECT_ROOT
 from tests.support.cel import Checked, check_rules
+from tests.support.kueue_sources import FETCH_HINT
 
 KUEUE_CRD_DIR = Path(os.environ.get("KUEUE_CRD_DIR", PROJECT_ROOT.parent / "shared/schemas/kueue"))
 """The 0.17 CRDs (0.17.8's); set KUEUE_CRD_DIR to read them elsewhere."""
@@ -42,7 +43,9 @@ def kueue_crd_dir(kueue_version: str = LATEST_CHART_VERSION) -> Path:
     """The CRD folder of ``kueue_version``'s minor, or skip saying where it was looked for."""
     folder = KUEUE_CRD_DIRS[profile_for(kueue_version).minor]
     if not folder.is_dir():
-        pytest.skip(f"Kueue {kueue_version} CRDs not found at {folder} (the folder of kueue.x-k8s.io_*.yaml)")
+        pytest.skip(
+            f"Kueue {kueue_version} CRDs not found at {folder} (the folder of kueue.x-k8s.io_*.yaml): {FETCH_HINT}"
+        )
     return folder
 
 

@@ -43,13 +43,6 @@ def test_a_hard_linked_file_counts_once(tmp_path):
     assert bench_env.tree_size_mb(tmp_path) == 1500 / 1e6
 
 
-def test_uv_that_is_not_installed_is_reported_not_raised(monkeypatch, tmp_path):
-    monkeypatch.setattr(bench_env, "uv_command", lambda: None)
-    result = bench_env.install_uv(tmp_path)
-    assert (result.ok, result.seconds) == (False, None)
-    assert result.note.startswith("not available")
-
-
 def test_a_failed_command_is_reported_with_its_exit_code():
     seconds, code, output = bench_env.run_timed([sys.executable, "-c", "import sys; print('x'); sys.exit(3)"], 60)
     assert (code, output.strip()) == (3, "x") and seconds > 0
@@ -57,7 +50,11 @@ def test_a_failed_command_is_reported_with_its_exit_code():
     assert (failed.ok, failed.note) == (False, "pip install failed: last line")
 
 
-def test_uv_installs_what_pip_installs_from_the_same_indexes(monkeypatch, tmp_path):
+def test_uv_installs_what_pip_installs_from_the_same_indexes_and_is_reported_missing_not_raised(monkeypatch, tmp_path):
+    monkeypatch.setattr(bench_env, "uv_command", lambda: None)
+    missing = bench_env.install_uv(tmp_path)
+    assert (missing.ok, missing.seconds) == (False, None)
+    assert missing.note.startswith("not available")
     commands: list[list[str]] = []
 
     def fake_run(command, timeout, env=None):

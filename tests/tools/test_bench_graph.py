@@ -49,7 +49,7 @@ def test_the_critical_path_is_the_heaviest_chain_of_waits():
     assert bench_graph.chain_edges(path) == [(b["urn"], a["urn"]), (d["urn"], b["urn"])]
 
 
-def test_a_child_waits_for_what_its_component_waits_for_and_for_the_components_provider():
+def test_a_resource_waits_for_its_provider_a_custom_parent_and_what_its_component_waits_for():
     pool = res("azure-native:containerservice:AgentPool", "pool")
     provider = res(K8S_PROVIDER, "k8s")
     component = res("elastic-capacity:kueue:Kueue", "kueue", deps=[pool["urn"]], custom=False)
@@ -61,6 +61,10 @@ def test_a_child_waits_for_what_its_component_waits_for_and_for_the_components_p
         pool["urn"]: ["inherited from kueue"],
         provider["urn"]: ["inherited from kueue"],
     }
+    owner = res("t:o:O", "owner")
+    config_map = res("kubernetes:core/v1:ConfigMap", "cm", parent=owner["urn"], provider=provider["urn"])
+    graph = Graph({"resources": [provider, owner, config_map]})
+    assert graph.waits[config_map["urn"]] == {provider["urn"]: ["provider"], owner["urn"]: ["parent"]}
 
 
 def test_a_wait_on_a_local_component_is_a_wait_on_everything_under_it_and_a_remote_component_is_a_node():
@@ -70,14 +74,6 @@ def test_a_wait_on_a_local_component_is_a_wait_on_everything_under_it_and_a_remo
     waiter = res("t:w:W", "w", deps=[component["urn"], chart["urn"]])
     graph = Graph({"resources": [component, *inner, chart, waiter]})
     assert set(graph.waits[waiter["urn"]]) == {inner[0]["urn"], inner[1]["urn"], chart["urn"]}
-
-
-def test_a_resource_waits_for_its_provider_and_a_custom_parent():
-    provider = res(K8S_PROVIDER, "k8s")
-    owner = res("t:o:O", "owner")
-    child = res("kubernetes:core/v1:ConfigMap", "cm", parent=owner["urn"], provider=provider["urn"])
-    graph = Graph({"resources": [provider, owner, child]})
-    assert graph.waits[child["urn"]] == {provider["urn"]: ["provider"], owner["urn"]: ["parent"]}
 
 
 def namespaced_plan() -> dict[str, Any]:
@@ -90,7 +86,8 @@ def namespaced_plan() -> dict[str, Any]:
     return {"resources": [provider, namespace, role, config_map]}
 
 
-def test_the_minimal_chain_keeps_needed_waits_even_where_they_hold_only_through_an_unneeded_one():
+def test_the_minimal_chain_keeps_needed_waits_and_the_audit_names_each_unneeded_one():
+    """Needed waits are kept even where they hold only through an unneeded one; the audit names the unneeded."""
     plan = namespaced_plan()
     provider, namespace, role, config_map = (r["urn"] for r in plan["resources"])
     graph = Graph(plan)
@@ -100,12 +97,7 @@ def test_the_minimal_chain_keeps_needed_waits_even_where_they_hold_only_through_
     seconds = weights({"k8s": 0, "ns": 1, "role": 10, "cm": 1})
     assert bench_graph.critical_path(graph, seconds).seconds == 12
     assert bench_graph.minimal_chain(graph, seconds).seconds == 10
-
-
-def test_the_audit_names_every_wait_that_is_not_needed_and_whether_it_costs_anything():
-    plan = namespaced_plan()
-    _, namespace, role, config_map = (r["urn"] for r in plan["resources"])
-    unneeded = [w for w in bench_graph.audit(Graph(plan)) if w.needed_by is None]
+    unneeded = [w for w in bench_graph.audit(graph) if w.needed_by is None]
     assert [(w.dependent, w.dependency, w.implied) for w in unneeded] == [
         (role, namespace, False),
         (config_map, role, False),
@@ -126,16 +118,12 @@ def test_a_consumed_output_is_a_needed_wait_and_an_unused_explicit_one_is_not():
     assert bench_graph.why_needed(graph, pool["urn"], other["urn"]) is None
 
 
-def test_a_dependency_cycle_is_refused():
-    order = {"a": 0, "b": 1}
-    with pytest.raises(ValueError, match="cycle"):
-        longest_path(["a", "b"], lambda n: ["b"] if n == "a" else ["a"], lambda n: 1, order)
-
-
-def test_ties_go_to_plan_order_and_an_empty_plan_has_an_empty_path():
+def test_ties_go_to_plan_order_an_empty_plan_has_an_empty_path_and_a_cycle_is_refused():
     path = longest_path(["a", "b"], lambda n: [], lambda n: 1, {"a": 0, "b": 1})
     assert path.chain == ("a",)
     assert longest_path([], lambda n: [], lambda n: 1, {}) == bench_graph.Path(0.0, ())
+    with pytest.raises(ValueError, match="cycle"):
+        longest_path(["a", "b"], lambda n: ["b"] if n == "a" else ["a"], lambda n: 1, {"a": 0, "b": 1})
 
 
 def test_the_ack_branch_is_everything_under_or_on_an_alibaba_cloud_resource():

@@ -5,16 +5,13 @@ from __future__ import annotations
 from tools import bench_plan
 
 
-def test_a_kubernetes_object_is_read_from_its_metadata_and_a_chart_from_its_namespace_input():
+def test_a_name_namespace_and_pod_spec_are_read_whatever_shape_the_inputs_have():
     obj = {"type": "kubernetes:core/v1:ConfigMap", "inputs": {"metadata": {"name": "cm", "namespace": "team"}}}
     chart = {"type": "kubernetes:helm.sh/v4:Chart", "inputs": {"namespace": "kueue-system"}}
     cloud = {"type": "azure-native:resources:ResourceGroup", "inputs": {"metadata": {"namespace": "x"}}}
     assert (bench_plan.object_name(obj), bench_plan.namespace_of(obj)) == ("cm", "team")
     assert bench_plan.namespace_of(chart) == "kueue-system"
     assert bench_plan.namespace_of(cloud) is None
-
-
-def test_missing_or_odd_inputs_read_as_empty():
     bare = {"type": "kubernetes:batch/v1:Job", "inputs": None}
     assert bench_plan.metadata(bare) == {} and bench_plan.pod_spec(bare) == {}
     assert bench_plan.pod_spec({"type": "t", "inputs": {"spec": {"template": {"spec": {"x": 1}}}}}) == {"x": 1}

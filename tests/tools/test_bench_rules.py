@@ -39,14 +39,17 @@ def test_kueue_objects_and_queued_jobs_wait_for_the_readiness_gate_and_the_gate_
     assert rule_for(gate, chart, kueue) == "gate-after-chart"
     unlabelled = res("kubernetes:batch/v1:Job", "plain", metadata={"name": "p", "namespace": "team"})
     assert rule_for(unlabelled, gate, kueue, chart) is None
+    config = res("kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig", "prc", metadata={"name": "prc"})
+    check = res("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", metadata={"name": "ac"})
+    assert rule_for(check, config) is None, "a Kueue object does not wait for the objects it names"
 
 
 def crd_wait(kueue: dict[str, Any]) -> dict[str, Any]:
     return res(bench_rules.CRD_WAIT, "wait", parent=kueue["urn"], provider=None)
 
 
-def test_the_chart_and_its_crd_wait_wait_for_autoscaling_pools_only_when_a_check_uses_provisioning_requests():
-    kueue, chart, _ = kueue_install()
+def test_the_chart_waits_for_its_crd_wait_and_both_for_autoscaling_pools_only_when_a_check_provisions():
+    kueue, chart, gate = kueue_install()
     wait = crd_wait(kueue)
     pool = res("azure-native:containerservice:AgentPool", "pool", provider=None, enableAutoScaling=True)
     spec = {"controllerName": "kueue.x-k8s.io/provisioning-request"}
@@ -58,16 +61,11 @@ def test_the_chart_and_its_crd_wait_wait_for_autoscaling_pools_only_when_a_check
     fixed = res("azure-native:containerservice:AgentPool", "fixed", provider=None, enableAutoScaling=False)
     for starts_kueue in (chart, wait):
         assert rule_for(starts_kueue, fixed, kueue, check) is None
-
-
-def test_the_chart_waits_for_its_crd_wait_which_is_no_readiness_gate():
-    kueue, chart, gate = kueue_install()
-    wait = crd_wait(kueue)
-    assert rule_for(chart, wait, kueue) == "provisioning-crd"
+    assert rule_for(chart, wait, kueue) == "provisioning-crd", "the chart waits for its CRD wait"
     assert rule_for(wait, chart, kueue) is None, "the wait runs before the chart, not after it"
     flavor = res("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", "rf", metadata={"name": "rf"})
     assert rule_for(flavor, wait, kueue) is None, "Kueue objects wait for the gate, not for the CRD wait"
-    assert rule_for(chart, gate, kueue) is None
+    assert rule_for(chart, gate, kueue) is None, "the CRD wait is no readiness gate"
 
 
 def test_a_binding_needs_neither_its_role_nor_its_account_but_the_pod_that_uses_them_does():
@@ -90,12 +88,11 @@ def test_a_binding_needs_neither_its_role_nor_its_account_but_the_pod_that_uses_
     assert rule_for(job, account) == "service-account"
     assert rule_for(job, config_map) == "config-map"
     assert rule_for(job, binding) == "rbac"
-
-
-def test_kueue_objects_do_not_wait_for_the_objects_they_name():
-    config = res("kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig", "prc", metadata={"name": "prc"})
-    check = res("kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck", "ac", metadata={"name": "ac"})
-    assert rule_for(check, config) is None
+    # and for the role its account's binding names, not for another one
+    bound = res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "r", metadata={"name": "probe-role"})
+    binding["inputs"]["roleRef"] = {"kind": "ClusterRole", "name": "probe-role"}
+    assert rule_for(job, bound, binding) == "rbac"
+    assert rule_for(job, role, binding) is None
 
 
 def test_the_activation_waiter_waits_for_the_objects_it_watches_only():
@@ -141,22 +138,6 @@ def test_a_worker_token_waits_for_its_account_and_a_cluster_for_the_secret_it_na
     secret = res("kubernetes:core/v1:Secret", "s", metadata={"name": "w1-secret", "namespace": "kueue-system"})
     wrong = res("kubernetes:core/v1:Secret", "s2", metadata={"name": "w2-secret", "namespace": "kueue-system"})
     assert rule_for(cluster, secret) == "multikueue-secret" and rule_for(cluster, wrong) is None
-
-
-def test_a_pod_waits_for_the_role_its_accounts_binding_names_too():
-    spec = {"template": {"spec": {"serviceAccountName": "probe", "containers": []}}}
-    job = res("kubernetes:batch/v1:Job", "j", metadata={"name": "j", "namespace": "kueue-system"}, spec=spec)
-    role = res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "r", metadata={"name": "probe-role"})
-    unrelated = res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "u", metadata={"name": "other"})
-    binding = res(
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-        "b",
-        metadata={"name": "probe"},
-        roleRef={"kind": "ClusterRole", "name": "probe-role"},
-        subjects=[{"kind": "ServiceAccount", "name": "probe", "namespace": "kueue-system"}],
-    )
-    assert rule_for(job, role, binding) == "rbac"
-    assert rule_for(job, unrelated, binding) is None
 
 
 def worker_component(urn: str) -> dict:

@@ -122,7 +122,7 @@ def git(checkout: Path, *args: str) -> None:
 def checkout(tmp_path, monkeypatch) -> Path:
     """A git checkout of a project with the shipped template committed; no Pulumi CLI is ever started."""
     if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+        pytest.skip("git is not on PATH: install git (apt-get install git)")
     (tmp_path / "stacks").mkdir()
     (tmp_path / "Pulumi.yaml").write_text("name: elastic-capacity\nstackConfigDir: stacks\n")
     shutil.copy(PROJECT_ROOT / "stacks/Pulumi.ephemeral.yaml", tmp_path / "stacks")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from components.config.kueue_profiles import PROFILES
-from tests.support.kueue_sources import KUEUE_CHARTS
+from tests.support.kueue_sources import FETCH_HINT, KUEUE_CHARTS
 from tests.support.schemas import KUEUE_CRD_DIRS
 from tests.support.tiers import SLOW, tiered
 from tests.support.upstream import Upstream, serving
@@ -29,9 +29,12 @@ SHARED = kueue_assets.DEFAULT_ROOT
 PINS = kueue_assets.load_pins()
 RAW = [unit for unit in kueue_assets.units() if unit.kind != "chart"]
 HELM = os.environ.get("KUEUE_ASSETS_HELM") or shutil.which("helm")
-needs_shared = pytest.mark.skipif(not (SHARED / "charts/kueue").is_dir(), reason=f"no Kueue layout at {SHARED}")
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "charts/kueue").is_dir(), reason=f"no Kueue layout at {SHARED}: {FETCH_HINT}"
+)
 needs_helm = pytest.mark.skipif(
-    HELM is None, reason="the chart needs the helm CLI: on the PATH (ubuntu-latest has it) or $KUEUE_ASSETS_HELM"
+    HELM is None,
+    reason="the chart needs the helm CLI (https://helm.sh/docs/intro/install/): on the PATH or in $KUEUE_ASSETS_HELM",
 )
 
 

@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from tests.support.cel import KNOWN_FUNCTIONS, check_rules, is_transition, program, rule_functions, schema_rules
+from tests.support.kueue_sources import FETCH_HINT
 from tests.support.schemas import KUEUE_CRD_DIR, kueue_schemas, validate_kueue, with_crd_defaults
 
 V1B2, V1B1 = "kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"
@@ -19,7 +20,8 @@ V1B2, V1B1 = "kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1"
 def crd_rules() -> list[Any]:
     """One parameter per rule of every served version of every CRD; one skipped parameter when the CRDs are absent."""
     if not KUEUE_CRD_DIR.is_dir():
-        reason = f"Kueue CRDs not found at {KUEUE_CRD_DIR}; set KUEUE_CRD_DIR to the folder of kueue.x-k8s.io_*.yaml"
+        where = "set KUEUE_CRD_DIR to the folder of kueue.x-k8s.io_*.yaml"
+        reason = f"Kueue CRDs not found at {KUEUE_CRD_DIR}: {where}, or {FETCH_HINT}"
         return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-crds")]
     return [
         pytest.param(rule, id=f"{kind}.{api.rsplit('/', 1)[1]}:{path or '<root>'}:{n}")

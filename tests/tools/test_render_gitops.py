@@ -15,6 +15,7 @@ import pytest
 from components import yaml_text
 from components.cluster_access import SYNC_OPTIONS, SYNC_WAVE
 from tests.support import PROJECT_ROOT, run_cache
+from tests.support.kueue_sources import FETCH_HINT
 from tests.support.stacks import AKS_STACK, STACKS, edited_stack, recorded
 from tools import gitops_preview, render, stack_file
 from tools.recording import Registration
@@ -255,12 +256,12 @@ INSTALLS_KUEUE = [path for path in RENDERABLE if installs_kueue(path)]
 def rendered_with_the_real_chart(stack: Path, tmp_path: Path) -> dict[str, dict[str, Any]]:
     """The whole directory ``pulumi up`` writes for ``stack`` in render mode, the chart's objects included, from the
     chart of the stack's version (relative path -> object)."""
-    pytest.importorskip("helm_python", reason="helm-python-sdk (requirements-dev.txt) renders the chart")
+    pytest.importorskip("helm_python", reason="helm-python-sdk renders the chart: pip install -r requirements-dev.txt")
     source = edited_stack(stack, rendering_workloads_too, tmp_path)
     version = render.validate(stack_file.read(source)).kueue.chart_version
     chart_dir = CHARTS / version / "chart"
     if not (chart_dir / "Chart.yaml").is_file():
-        pytest.skip(f"no Kueue {version} chart at {chart_dir} (KUEUE_CHARTS)")
+        pytest.skip(f"no Kueue {version} chart at {chart_dir}: set KUEUE_CHARTS, or {FETCH_HINT}")
     assert render.main([str(source), "--out", str(tmp_path / "out"), "--kueue-chart", str(chart_dir)]) == 0
     return files_under(tmp_path / "out")
 
