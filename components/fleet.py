@@ -19,6 +19,7 @@ import pulumi
 from components.acs import AcsNamespace, AcsWorkload
 from components.cluster_access import WORKLOADS, ClusterTarget
 from components.config.ack import AckConfig
+from components.config.deploy_checks import AckReport
 from components.config.monitoring import AZURE_MANAGED_PROMETHEUS, MonitoringConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import (
@@ -337,7 +338,7 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
             f"ack-{c.name}",
             c,
             needs=with_worker_needs(config.needs(c), stack, c.name),
-            config_key=config.cluster_key(index),
+            report=AckReport(config.cluster_key(index)),
             render_to=render_to,
         )
         for index, c in enumerate(config.clusters)
@@ -349,9 +350,8 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
             f"ack-{existing.name}",
             existing,
             needs=with_worker_needs(config.needs(existing), stack, existing.name),
-            config_key=config.existing_cluster_key(index),
+            report=AckReport(config.existing_cluster_key(index), reached_by=workers.get(existing.name)),
             render_to=render_to,
-            reached_by=workers.get(existing.name),
         )
     namespaces: dict[tuple[str, str], AcsNamespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}
