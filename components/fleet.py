@@ -32,7 +32,7 @@ from components.config.multikueue_workers import (
 from components.config.stack import StackConfig
 from components.crd_wait import CrdWaitTarget
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
-from components.kueue import Kueue
+from components.kueue import Kueue, KueueArgs
 from components.manifests import kueue_gate
 from components.monitoring import KueueMonitoring, rule_objects
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
@@ -77,13 +77,15 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
     if config.kueue.install:
         kueue = Kueue(
             "kueue",
-            config.kueue,
+            KueueArgs(
+                config.kueue,
+                probe_image=_probe_image(config, cluster),
+                crd_wait=_crd_wait(config, target),
+                protect=config.environment.protect,
+                chart_waits_for=kueue_waits_for if config.queues.uses_provisioning_requests else (),
+                extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
+            ),
             target,
-            probe_image=_probe_image(config, cluster),
-            crd_wait=_crd_wait(config, target),
-            protect=config.environment.protect,
-            chart_waits_for=kueue_waits_for if config.queues.uses_provisioning_requests else None,
-            extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
         )
     gpus = _nvidia_gpus(config, cluster)
     if config.monitoring is not None:

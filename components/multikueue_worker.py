@@ -20,7 +20,7 @@ from components.cluster_access import ClusterTarget
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import WorkerPlan
 from components.kube_wait import ClusterReader
-from components.kueue import Kueue
+from components.kueue import Kueue, KueueArgs
 from components.manifests import multikueue_worker as manifests
 from components.queues import KueueQueues
 from components.worker_token import WorkerToken
@@ -69,10 +69,8 @@ class MultiKueueWorker(pulumi.ComponentResource):
             # A worker only runs burst pods: there is no autoscaler, so no ProvisioningRequest CRD to wait for.
             kueue = Kueue(
                 f"{name}-kueue",
-                plan.kueue,
+                KueueArgs(plan.kueue, plan.probe_image, chart_waits_for=list(kueue_waits_for)),
                 target,
-                probe_image=plan.probe_image,
-                chart_waits_for=list(kueue_waits_for),
                 opts=child,
             )
         queues = KueueQueues(
