@@ -37,7 +37,7 @@ from components.manifests import kueue_gate
 from components.monitoring import KueueMonitoring, rule_objects
 from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
-from components.queue_wait import QueuesActive
+from components.queue_wait import QueuesActive, QueuesActiveArgs
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
 
@@ -252,18 +252,17 @@ def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueu
     watched = [{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst]
     if not watched:
         return queues
-    active = QueuesActive(
-        "queues-active",
+    args = QueuesActiveArgs(
         objects=watched,
         kueue_namespace=config.kueue.namespace,
         kueue_revision=_kueue_revision(config),
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
         hint=_provisioning_hint(config),
-        reader=target.reader,
-        # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
-        opts=pulumi.ResourceOptions(depends_on=[r for (kind, _), r in queues.objects.items() if kind in WATCHED]),
     )
+    # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
+    watched_objects = [r for (kind, _), r in queues.objects.items() if kind in WATCHED]
+    active = QueuesActive("queues-active", args, target.reader, pulumi.ResourceOptions(depends_on=watched_objects))
     active.inactive.apply(lambda message: pulumi.log.warn(message, resource=active) if message else None)
     return active
 

@@ -28,7 +28,7 @@ from components.config.multikueue_workers import WorkerPlan
 from components.kube_wait import ClusterReader
 from components.manifests import multikueue as manifests
 from components.manifests.multikueue_worker import cluster_endpoint
-from components.queue_wait import QueuesActive
+from components.queue_wait import QueuesActive, QueuesActiveArgs
 from components.queues import kueue_object
 
 
@@ -110,8 +110,7 @@ class MultiKueueBurst(pulumi.ComponentResource):
                 for plan, access in workers
             }
         )
-        QueuesActive(
-            f"{name}-active",
+        wait = QueuesActiveArgs(
             objects=[
                 *({"kind": "MultiKueueCluster", "name": cluster} for cluster in names),
                 *({"kind": "AdmissionCheck", "name": check} for check in proof.checks),
@@ -125,9 +124,8 @@ class MultiKueueBurst(pulumi.ComponentResource):
             timeout_seconds=args.wait_timeout_seconds,
             on_inactive="fail",
             hint=endpoints.apply(connection_hint),
-            reader=proof.reader,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=proven),
         )
+        QueuesActive(f"{name}-active", wait, proof.reader, pulumi.ResourceOptions(parent=self, depends_on=proven))
         self.register_outputs({"multiKueueClusters": names})
 
     def _burst_queue(
