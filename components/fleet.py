@@ -123,12 +123,11 @@ def _deploy_monitoring(
     if monitoring.collector != AZURE_MANAGED_PROMETHEUS:
         return
     from components.aks import AksCluster
-    from components.azure_monitor import AzureManagedPrometheus
+    from components.azure_monitor import AzureManagedPrometheus, AzureMonitorArgs
 
     if not isinstance(cluster, AksCluster) or config.aks is None:
         return  # an existing AKS cluster's add-on writes to the workspace its owner set up
-    AzureManagedPrometheus(
-        "monitoring-azure",
+    args = AzureMonitorArgs(
         monitoring,
         resource_group_name=cluster.resource_group_name,
         location=config.aks.location,
@@ -137,6 +136,7 @@ def _deploy_monitoring(
         physical_name=config.aks.cluster_name,
         alert_rules=rule_objects(monitoring, config.kueue),
     )
+    AzureManagedPrometheus("monitoring-azure", args)
 
 
 def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, list[pulumi.Resource]]:
