@@ -35,7 +35,7 @@ from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_
 from components.kueue import Kueue, KueueArgs
 from components.manifests import kueue_gate
 from components.monitoring import KueueMonitoring, rule_objects
-from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
+from components.multikueue import MultiKueueBurst, MultiKueueBurstArgs, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
 from components.queue_wait import QueuesActive, QueuesActiveArgs
 from components.queues import KueueQueues
@@ -283,8 +283,7 @@ def _deploy_multikueue(
     burst = config.multi_kueue
     assert burst is not None
     workers = [(plan, _worker_access(config, burst, plan, ack_clusters)) for plan in worker_plans(config)]
-    MultiKueueBurst(
-        "multikueue",
+    args = MultiKueueBurstArgs(
         burst,
         kueue_ready=kueue.ready,
         kueue_namespace=config.kueue.namespace,
@@ -296,8 +295,8 @@ def _deploy_multikueue(
             checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
             cluster_queues=dispatching_cluster_queues(burst, config.queues),
         ),
-        opts=pulumi.ResourceOptions(provider=manager.target.provider),
     )
+    MultiKueueBurst("multikueue", args, pulumi.ResourceOptions(provider=manager.target.provider))
 
 
 def _worker_access(
