@@ -13,11 +13,9 @@ from pulumi_azure_native import containerservice
 
 from components.aks import aks_user_kubeconfig
 from components.cluster_access import ClusterTarget, cluster_target
-from components.config import kueue_cluster
 from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
-from components.config.base import PROJECT, ConfigError, RuleViolation
+from components.config.base import PROJECT, ConfigError
 from components.config.existing_cluster import ExistingClusterConfig
-from components.config.kueue import KueueConfig
 from components.kubelogin import non_interactive
 from components.versions import KubernetesVersion
 
@@ -112,26 +110,6 @@ class ExistingCluster(pulumi.ComponentResource):
                 opts=self._lookups,
             ).current_kubernetes_version
         return self._current_version
-
-
-def gate_image(args: ExistingClusterConfig, kueue: KueueConfig, version: str) -> str:
-    """The readiness gate's image on an existing AKS cluster that runs ``version``; refuses, as the config loader does
-    where it knows the version, a Kueue too new for the cluster or a probe image out of kubectl's skew."""
-    minor = kueue_cluster.minor_of(version)
-    try:
-        kueue_cluster.require_fits(
-            kueue,
-            minor,
-            version_key="existingCluster.clusterName",
-            version=version,
-            probe_key=kueue_cluster.PROBE_IMAGE_KEY,
-        )
-    except RuleViolation as violation:
-        runs = f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}"
-        raise ConfigError(
-            [(f"{PROJECT}:{violation.key}", f"{runs}: {violation.allowed}")], rule=violation.rule
-        ) from None
-    return kueue.readiness_gate.image_for(minor)
 
 
 def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> str:

@@ -18,15 +18,14 @@ import pulumi
 
 from components.acs import AcsNamespace, AcsWorkload
 from components.cluster_access import WORKLOADS, ClusterTarget
-from components.config.ack import AckConfig
-from components.config.deploy_checks import AckReport
+from components.config import plans
+from components.config.ack import AckClusterConfig, AckConfig
 from components.config.monitoring import AZURE_MANAGED_PROMETHEUS, MonitoringConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import (
     WorkerPlan,
     dispatching_cluster_queues,
     multikueue_checks,
-    with_worker_needs,
     worker_plans,
 )
 from components.config.stack import StackConfig
@@ -193,14 +192,13 @@ def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluste
 
 def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> pulumi.Input[str]:
     """The readiness gate's kubectl for Kueue's cluster: of the minor the stack file states, else of the version the
-    existing AKS cluster runs."""
-    from components.existing_cluster import ExistingCluster, gate_image
+    existing AKS cluster runs (:func:`~components.config.plans.running_probe_image`)."""
+    from components.existing_cluster import ExistingCluster
 
     if config.probe_image is not None:
         return config.probe_image
-    assert isinstance(cluster, ExistingCluster) and config.existing_cluster is not None
-    existing = config.existing_cluster
-    return cluster.current_version().apply(lambda version: gate_image(existing, config.kueue, version))
+    assert isinstance(cluster, ExistingCluster)
+    return cluster.current_version().apply(lambda version: plans.running_probe_image(config, version))
 
 
 def _crd_wait(config: StackConfig, target: ClusterTarget) -> CrdWaitTarget | None:
@@ -241,17 +239,10 @@ def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Re
 def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueues) -> pulumi.Resource:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed. With
     nothing to watch (Kueue alone, or only burst queues) there is no waiter: the queues component stands for it."""
-    wait = config.queues.wait_until_active
-    # MultiKueue's checks and the queues that carry them are Active once a worker connects: the burst set-up's own
-    # proof waits for them, after the workers.
-    burst = {("AdmissionCheck", name) for name in multikueue_checks(config.queues)}
-    if config.multi_kueue is not None:
-        burst |= {("ClusterQueue", name) for name in dispatching_cluster_queues(config.multi_kueue, config.queues)}
-    objects = [("AdmissionCheck", c.name) for c in config.queues.all_admission_checks]
-    objects += [("ClusterQueue", q.name) for q in config.queues.cluster_queues]
-    watched = [{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst]
+    watched = plans.activation_objects(config)
     if not watched:
         return queues
+    wait = config.queues.wait_until_active
     args = QueuesActiveArgs(
         objects=watched,
         kueue_namespace=config.kueue.namespace,
@@ -328,43 +319,45 @@ def _worker_access(
 
 
 def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
-    """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons."""
+    """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons,
+    and the ACS workloads on them."""
+    clusters = _ack_clusters(stack)
+    billed = _acs_workloads(config, clusters)
+    _export_ack(config, clusters, billed)
+    return clusters
+
+
+def _ack_clusters(stack: StackConfig) -> AckClusters:
+    """Each ACK cluster of :func:`~components.config.plans.ack_cluster_plans`, by name. An existing cluster gets only
+    what the stack's workloads put there: no network, cluster, pool or addon."""
     from components.ack import AckProCluster
     from components.ack_existing import ExistingAckCluster
 
     render_to = stack.gitops.render_to_directory
-    clusters: AckClusters = {
-        c.name: AckProCluster(
-            f"ack-{c.name}",
-            c,
-            needs=with_worker_needs(config.needs(c), stack, c.name),
-            report=AckReport(config.cluster_key(index)),
-            render_to=render_to,
+    clusters: AckClusters = {}
+    for plan in plans.ack_cluster_plans(stack):
+        name = f"ack-{plan.cluster.name}"
+        clusters[plan.cluster.name] = (
+            AckProCluster(name, plan.cluster, plan.needs, plan.report, render_to=render_to)
+            if isinstance(plan.cluster, AckClusterConfig)
+            else ExistingAckCluster(name, plan.cluster, plan.needs, plan.report, render_to=render_to)
         )
-        for index, c in enumerate(config.clusters)
+    return clusters
+
+
+def _acs_workloads(config: AckConfig, clusters: AckClusters) -> dict[str, pulumi.Output[str]]:
+    """The shared namespaces, then each workload after its namespace and its cluster's addons; the spec ACS bills
+    each CPU workload's pods as, by ``cluster/namespace/name``."""
+    namespaces = {
+        (cluster, namespace): AcsNamespace(
+            f"ack-{cluster}-ns-{namespace}", namespace, opts=clusters[cluster].target.on(WORKLOADS)
+        )
+        for cluster, namespace in plans.acs_namespaces(config)
     }
-    # An existing cluster gets only what the stack's workloads put there: no network, cluster, pool or addon.
-    workers = {plan.worker.cluster: plan.key for plan in worker_plans(stack) if plan.worker.source == "ack"}
-    for index, existing in enumerate(config.existing_clusters):
-        clusters[existing.name] = ExistingAckCluster(
-            f"ack-{existing.name}",
-            existing,
-            needs=with_worker_needs(config.needs(existing), stack, existing.name),
-            report=AckReport(config.existing_cluster_key(index), reached_by=workers.get(existing.name)),
-            render_to=render_to,
-        )
-    namespaces: dict[tuple[str, str], AcsNamespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}
     for workload in config.workloads:
         cluster = clusters[workload.cluster]
-        key = (workload.cluster, workload.namespace)
-        if workload.namespace != "default" and key not in namespaces:
-            namespaces[key] = AcsNamespace(
-                f"ack-{workload.cluster}-ns-{workload.namespace}",
-                workload.namespace,
-                opts=cluster.target.on(WORKLOADS),
-            )
-        namespace = namespaces.get(key)
+        namespace = namespaces.get((workload.cluster, workload.namespace))
         acs = AcsWorkload(
             f"acs-{workload.cluster}-{workload.namespace}-{workload.name}",
             workload,
@@ -373,7 +366,11 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
         )
         if acs.billed_spec is not None:
             billed[f"{workload.cluster}/{workload.namespace}/{workload.name}"] = acs.billed_spec
+    return billed
 
+
+def _export_ack(config: AckConfig, clusters: AckClusters, billed: dict[str, pulumi.Output[str]]) -> None:
+    """What operators need of the ACK clusters: ids, regions, versions, endpoints, kubeconfigs, billed specs."""
     regions = {c.name: c.region for c in config.clusters} | {c.name: c.region for c in config.existing_clusters}
     pulumi.export(
         "ackClusters",
@@ -389,4 +386,3 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
     )
     pulumi.export("ackKubeconfigs", pulumi.Output.secret({name: c.kubeconfig for name, c in clusters.items()}))
     pulumi.export("acsBilledSpecs", billed)
-    return clusters
