@@ -17,6 +17,7 @@ import pulumi
 from pulumi_kubernetes import apiextensions, core, rbac
 
 from components.cluster_access import ClusterTarget
+from components.config.deploy_checks import TOKEN_CAPPED_ADVICE
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import WorkerPlan
 from components.kube_wait import ClusterReader
@@ -155,7 +156,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             service_account=manifests.manager_identity(burst),
             anchor={"name": anchor.metadata.name, "uid": anchor.metadata.uid},
             expiration_seconds=burst.token_lifetime_days * SECONDS_PER_DAY,
-            config_key="multiKueue.tokenLifetimeDays",
+            capped_advice=TOKEN_CAPPED_ADVICE,
             reader=reader,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[account, anchor]),
         )

@@ -1,10 +1,10 @@
 """How deploy-time findings are worded: a component reports what the cloud or the cluster showed, with no stack key,
 and this module names the key the user changes and the rule broken (docs/rules.md).
 
-Components never name config keys (they would have to follow every rename of the stack file); an ACK cluster's
-components get the :class:`AckReport` of its entry instead, and the render transform words its refusal with
-:func:`secret_data_rendered`. What they raise stays a :class:`ConfigError`, which the render tool locates in the
-stack file by its key.
+Components never name config keys (they would have to follow every rename of the stack file): an ACK cluster's
+components get the :class:`AckReport` of its entry, the render transform words its refusal with
+:func:`secret_data_rendered`, and a worker token the cap it meets with :data:`TOKEN_CAPPED_ADVICE`. What they raise
+stays a :class:`ConfigError`, which the render tool locates in the stack file by its key.
 """
 
 from __future__ import annotations
@@ -112,3 +112,14 @@ def secret_data_rendered(where: str) -> ConfigError:
         "Operator)"
     )
     return ConfigError([(f"{PROJECT}:{RENDER_KEY}", problem)], rule="deploy.render-no-secret-data")
+
+
+TOKEN_CAPPED_ADVICE = {
+    "shorter": "set multiKueue.tokenLifetimeDays to at most {days}",
+    "raise_cap": "multiKueue.tokenLifetimeDays allows at least: set the API server's "
+    "--service-account-max-token-expiration to 24h or more, or give the worker as a kubeconfig "
+    "(multiKueue.workers[].source: kubeconfig) with a credential you renew",
+}
+"""What to do when a worker's API server issued a shorter token than asked: ask for at most the ``{days}`` it
+grants, or, below one day, raise its cap. The token's provider says it in the provider process, where no config is
+loaded, so the wording travels as one of its inputs (:class:`~components.worker_token.WorkerToken`)."""
