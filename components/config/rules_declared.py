@@ -58,55 +58,55 @@ KUEUE_CHART = declare(
 # Deploy time: what the cloud reports about a cluster, checked when the program runs against it.
 declare(
     "deploy.ack-version-offered",
-    "components.ack_checks:kubernetes_version_offer",
+    "components.config.deploy_checks:AckReport.refusal",
     "ACK offers the requested Kubernetes version for a new cluster",
     key="ack.clusters[].kubernetesVersion",
 )
 declare(
     "deploy.ack-enhanced-nat-zone",
-    "components.ack_checks:enhanced_nat_zone",
+    "components.config.deploy_checks:AckReport.refusal",
     "The cluster's first zone offers an Enhanced NAT gateway",
     key="ack.clusters[].network.zones",
 )
 declare(
     "deploy.ack-scheduler-version",
-    "components.ack_checks:installed_scheduler",
+    "components.config.deploy_checks:AckReport.refusal",
     "The kube-scheduler ACK installed meets every need of the cluster's ACS workloads",
     key="ack.clusters[].addons.kubeScheduler",
 )
 declare(
     "deploy.ack-virtual-node-version",
-    "components.ack_checks:installed_virtual_node",
+    "components.config.deploy_checks:AckReport.refusal",
     "The ack-virtual-node ACK installed meets the cluster's need",
     key="ack.clusters[].addons.virtualNode",
 )
 declare(
     "deploy.ack-existing-cluster",
-    "components.ack_checks:existing_cluster",
+    "components.config.deploy_checks:AckReport.refusal",
     "An existing ACK cluster exists in the region, is managed Pro and runs the configured Kubernetes minor",
     key="ack.existingClusters[].clusterId, ack.existingClusters[].kubernetesVersion",
 )
 declare(
     "deploy.ack-existing-addons",
-    "components.ack_checks:existing_addons",
+    "components.config.deploy_checks:AckReport.refusal",
     "An existing ACK cluster runs ack-virtual-node and kube-scheduler new enough for its ACS workloads",
     key="ack.existingClusters[]",
 )
 declare(
     "deploy.ack-api-endpoint",
-    "components.ack_access:cluster_kubeconfig",
+    "components.config.deploy_checks:AckReport.refusal",
     "ACK reports the API endpoint the kubeconfig mode asks for",
     key="ack.clusters[].kubeconfigMode",
 )
 declare(
     "deploy.ack-existing-endpoint",
-    "components.ack_existing:kubeconfig_server",
+    "components.config.deploy_checks:AckReport.refusal",
     "ACK's credential for an existing cluster names an https API endpoint",
     key="ack.existingClusters[]",
 )
 declare(
     "deploy.render-no-secret-data",
-    "components.cluster_access:placed_in",
+    "components.config.deploy_checks:secret_data_rendered",
     "A rendered directory holds no Secret with data, which it would keep in plain text",
     key="gitops.renderToDirectory",
 )
