@@ -187,7 +187,7 @@ def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluste
         return ManagedCluster(cluster.resource_group_name, cluster.cluster_name)
     existing = config.existing_cluster
     assert existing is not None and existing.resource_group_name and existing.cluster_name
-    return ManagedCluster(existing.resource_group_name, existing.cluster_name, "existingCluster.clusterName")
+    return ManagedCluster(existing.resource_group_name, existing.cluster_name, existing=True)
 
 
 def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> pulumi.Input[str]:

@@ -12,8 +12,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from components.config.base import PROJECT, ConfigError, key_path
+from components.config import kueue_extension
+from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
+from components.config.base import PROJECT, ConfigError, RuleViolation, key_path
+from components.config.existing_cluster import ExistingClusterConfig
 from components.config.gitops import RENDER_KEY
+from components.versions import KubernetesVersion
+
+EXISTING_CLUSTER_NAME_KEY = "existingCluster.clusterName"
+"""The key that names an existing AKS cluster, which refusals of what Azure reports it runs name."""
 
 
 class AckCheck(enum.Enum):
@@ -123,3 +130,33 @@ TOKEN_CAPPED_ADVICE = {
 """What to do when a worker's API server issued a shorter token than asked: ask for at most the ``{days}`` it
 grants, or, below one day, raise its cap. The token's provider says it in the provider process, where no config is
 loaded, so the wording travels as one of its inputs (:class:`~components.worker_token.WorkerToken`)."""
+
+
+def require_provisioning_requests(cluster: ExistingClusterConfig, version: str) -> str:
+    """``version``, which Azure reports the existing AKS ``cluster`` runs, unless it is below
+    :data:`AKS_PROVISIONING_REQUESTS_MIN`: refused naming the key and the fix."""
+    parsed = KubernetesVersion.parse(version)
+    if (parsed.major, parsed.minor) < AKS_PROVISIONING_REQUESTS_MIN:
+        minimum = ".".join(map(str, AKS_PROVISIONING_REQUESTS_MIN))
+        problem = (
+            f"AKS cluster {cluster.resource_group_name}/{cluster.cluster_name} runs Kubernetes {version}; its "
+            f"managed cluster autoscaler serves the queues' ProvisioningRequests from {minimum} on "
+            "(https://github.com/Azure/AKS/pull/5867): upgrade it (az aks upgrade) or remove the "
+            "queues' provisioningChecks"
+        )
+        raise ConfigError(
+            [(f"{PROJECT}:{EXISTING_CLUSTER_NAME_KEY}", problem)], rule="deploy.aks-provisioning-requests"
+        )
+    return version
+
+
+def require_extension_offered(location: str, version: str) -> None:
+    """Refuse an existing AKS cluster Azure reports outside the managed Kueue extension's regions or below its
+    Kubernetes minimum, in one line naming the key of the cluster."""
+    try:
+        kueue_extension.require_region(location, EXISTING_CLUSTER_NAME_KEY)
+        kueue_extension.require_kubernetes(version, EXISTING_CLUSTER_NAME_KEY)
+    except RuleViolation as refused:
+        raise ConfigError(
+            [(f"{PROJECT}:{EXISTING_CLUSTER_NAME_KEY}", f"the cluster's {refused.problem}")], rule=refused.rule
+        ) from None

@@ -10,7 +10,7 @@ from components.config import kueue_cluster
 from components.config.ack import AckClusterConfig
 from components.config.ack_existing import AckExistingClusterConfig
 from components.config.base import PROJECT, ConfigError, RuleViolation
-from components.config.deploy_checks import AckReport
+from components.config.deploy_checks import EXISTING_CLUSTER_NAME_KEY, AckReport
 from components.config.multikueue_workers import (
     dispatching_cluster_queues,
     multikueue_checks,
@@ -22,9 +22,6 @@ from components.versions import ClusterNeeds
 if TYPE_CHECKING:
     from components.config.ack import AckConfig
     from components.config.stack import StackConfig
-
-EXISTING_CLUSTER_NAME_KEY = "existingCluster.clusterName"
-"""The key that names an existing AKS cluster, which refusals of what it runs name."""
 
 
 def activation_objects(config: StackConfig) -> list[dict[str, str]]:

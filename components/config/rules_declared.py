@@ -112,7 +112,7 @@ declare(
 )
 declare(
     "deploy.aks-provisioning-requests",
-    "components.existing_cluster:require_provisioning_requests",
+    "components.config.deploy_checks:require_provisioning_requests",
     "An existing AKS cluster runs a Kubernetes whose managed autoscaler serves ProvisioningRequests",
     source="https://github.com/Azure/AKS/pull/5867",
     key="existingCluster.clusterName",

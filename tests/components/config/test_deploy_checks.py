@@ -3,12 +3,19 @@ key name it under the entry, and a render refusal names the render key."""
 
 from __future__ import annotations
 
-from components.config import rules_declared  # noqa: F401  (registers the deploy rules)
+import pytest
+
+from components.config import (
+    deploy_checks,
+    rules_declared,  # noqa: F401  (registers the deploy rules)
+)
 from components.config.base import ConfigError
 from components.config.deploy_checks import ACK_CHECKS, AckCheck, AckFinding, AckReport, secret_data_rendered
+from components.config.existing_cluster import ExistingClusterConfig
 from components.config.rules import RULES
 
 ENTRY = "elastic-capacity:ack.clusters[1]"
+EXISTING_AKS = {"source": "aks", "resourceGroupName": "rg", "clusterName": "platform"}
 
 
 def test_every_check_names_a_field_and_every_refusal_a_declared_deploy_rule():
@@ -50,3 +57,25 @@ def test_a_rendered_secret_with_data_names_the_render_key_and_its_rule():
         "deploy.render-no-secret-data"
     ]
     assert error.problems[0].message.startswith("Secret team/creds holds data, which a rendered directory would keep")
+
+
+def test_an_existing_aks_cluster_below_the_provisioning_minimum_is_refused_naming_its_key():
+    cluster = ExistingClusterConfig.model_validate(EXISTING_AKS)
+    assert deploy_checks.require_provisioning_requests(cluster, "1.33.2") == "1.33.2"
+    with pytest.raises(ConfigError) as refused:
+        deploy_checks.require_provisioning_requests(cluster, "1.32.9")
+    assert refused.value.keys == ["elastic-capacity:existingCluster.clusterName"]
+    assert refused.value.rules == ["deploy.aks-provisioning-requests"]
+    assert "AKS cluster rg/platform runs Kubernetes 1.32.9" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("location", "version", "rule"),
+    [("westeurope", "1.35.1", "kueue-extension.region"), ("eastus", "1.33.4", "kueue-extension.kubernetes")],
+)
+def test_an_existing_cluster_the_extension_is_not_offered_on_is_refused_naming_its_key(location, version, rule):
+    deploy_checks.require_extension_offered("East US", "1.34.0")
+    with pytest.raises(ConfigError) as refused:
+        deploy_checks.require_extension_offered(location, version)
+    assert refused.value.keys == ["elastic-capacity:existingCluster.clusterName"] and refused.value.rules == [rule]
+    assert str(refused.value).startswith("elastic-capacity:existingCluster.clusterName: the cluster's ")
