@@ -252,8 +252,8 @@ def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueu
         hint=_provisioning_hint(config),
     )
     # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
-    watched_objects = [r for (kind, _), r in queues.objects.items() if kind in WATCHED]
-    active = QueuesActive("queues-active", args, target.reader, pulumi.ResourceOptions(depends_on=watched_objects))
+    waits_for = [r for (kind, _), r in queues.objects.items() if kind in WATCHED]
+    active = QueuesActive("queues-active", args, target.reader, pulumi.ResourceOptions(depends_on=waits_for))
     active.inactive.apply(lambda message: pulumi.log.warn(message, resource=active) if message else None)
     return active
 
