@@ -25,7 +25,7 @@ from components.cluster_access import ClusterTarget, cluster_target
 from components.config.ack import AckClusterConfig
 from components.config.ack_addons import MANAGED_ADDONS, ClusterAddonConfig
 from components.config.ack_node_pool import AckNodePoolConfig
-from components.config.base import key_path
+from components.config.deploy_checks import AckCheck, AckReport
 from components.version_pin import ClusterVersion
 from components.versions import ClusterNeeds
 
@@ -180,13 +180,13 @@ class AckProCluster(AckClusterHandle):
         name: str,
         args: AckClusterConfig,
         needs: ClusterNeeds,
-        config_key: str,
+        report: AckReport,
         opts: pulumi.ResourceOptions | None = None,
         *,
         render_to: str | None = None,
     ) -> None:
-        """``needs`` is what the cluster's workloads need of its addons; ``config_key`` (``elastic-capacity:ack.
-        clusters[0]``) prefixes the keys that deploy-time errors name. Names and deletion settings are the resolved
+        """``needs`` is what the cluster's workloads need of its addons; ``report`` words what the deploy-time checks
+        find under the keys of the cluster's entry. Names and deletion settings are the resolved
         config's (``cloud_name``, ``network_name``, ``deleteUnreachable``, ``deleteWithCluster``)."""
         super().__init__("elastic-capacity:alicloud:AckProCluster", name, None, opts)
         region = AlicloudProvider(f"{name}-alicloud", region=args.region, opts=pulumi.ResourceOptions(parent=self))
@@ -194,11 +194,10 @@ class AckProCluster(AckClusterHandle):
         on_region = pulumi.InvokeOutputOptions(parent=self, provider=region)
         tags = dict(args.tags)
 
-        network = ack_network(name, args.network, tags, child, config_key, physical_name=args.network_name)
-        running = _running_cluster(args, config_key, on_region)
-        pin = _version_pin(name, args, config_key, running, on_region, self)
-        version_key = key_path(config_key, "kubernetesVersion")
-        held = pin.version.apply(lambda v: ack_checks.held_matches_key(version_key, args.kubernetes_version, v))
+        network = ack_network(name, args.network, tags, child, report, physical_name=args.network_name)
+        running = _running_cluster(args, report, on_region)
+        pin = _version_pin(name, args, report, running, on_region, self)
+        held = pin.version.apply(lambda v: ack_checks.held_matches_key(report, args.kubernetes_version, v))
         cluster = _cluster(name, args, held, network, tags, child)
         node_pool = _node_pools(name, cluster, args, _Pools(network, tags, _pools_follow(pin, cluster)), child)
         self.ecs_nodes = [node_pool] if node_pool else []
@@ -210,14 +209,14 @@ class AckProCluster(AckClusterHandle):
         )
         virtual_node = ack_addons.virtual_node(name, cluster, args, installed, after_pool)
         scheduler = ack_addons.scheduler(name, cluster, args, installed, child)
-        self.addons = ack_addons.checked_addons(virtual_node, scheduler, installed, needs, config_key)
+        self.addons = ack_addons.checked_addons(virtual_node, scheduler, installed, needs, report)
 
         self.cluster_id = cluster.id
         self.kubernetes_version = cluster.version
         self.api_server_endpoint = cluster.connections.apply(
             lambda connections: api_server_endpoint(connections, public=args.slb_internet_enabled)
         )
-        self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, config_key)
+        self.kubeconfig = cluster_kubeconfig(args, cluster, self.api_server_endpoint, region, self, report)
         self._hand_out(
             name,
             cluster.id,
@@ -228,17 +227,17 @@ class AckProCluster(AckClusterHandle):
 
 
 def _running_cluster(
-    args: AckClusterConfig, config_key: str, on_region: pulumi.InvokeOutputOptions
+    args: AckClusterConfig, report: AckReport, on_region: pulumi.InvokeOutputOptions
 ) -> pulumi.Output[Any | None]:
     """The cluster of this name ACK runs in the region, if any, as ``cs.get_clusters`` lists it (one list call,
     ``DescribeClustersForRegion``); a zone added to a running cluster is warned about on the way."""
     listed = cs.get_clusters_output(cluster_name=args.cloud_name, cluster_type="ManagedKubernetes", opts=on_region)
-    zones_key = key_path(config_key, "network", "zones" if args.network.creates_vpc else "vswitchIds")
+    check = AckCheck.ZONES_ADDED if args.network.creates_vpc else AckCheck.VSWITCHES_ADDED
     zones = len(args.network.zones) if args.network.creates_vpc else len(args.network.vswitch_ids)
 
     def found(clusters: list[Any]) -> Any | None:
         running = ack_checks.running_cluster(args.cloud_name, clusters)
-        ack_checks.zones_added(zones_key, zones, running)
+        ack_checks.zones_added(report, check, zones, running)
         return running
 
     return listed.clusters.apply(found)
@@ -247,7 +246,7 @@ def _running_cluster(
 def _version_pin(
     name: str,
     args: AckClusterConfig,
-    config_key: str,
+    report: AckReport,
     running: pulumi.Output[Any | None],
     on_region: pulumi.InvokeOutputOptions,
     parent: pulumi.Resource,
@@ -257,15 +256,14 @@ def _version_pin(
     one ACK reports the cluster runs after an upgrade outside Pulumi (:class:`~components.version_pin.ClusterVersion`,
     whose ``version`` the cluster gets through a warning when it no longer matches the key)."""
     offered = cs.get_kubernetes_version_output(cluster_type="ManagedKubernetes", profile="Default", opts=on_region)
-    key = key_path(config_key, "kubernetesVersion")
     offer = offered.metadatas.apply(
         lambda metadatas: ack_checks.kubernetes_version_offer(
-            key, args.kubernetes_version, [m.version for m in metadatas]
+            report, args.kubernetes_version, [m.version for m in metadatas]
         )
     )
     return ClusterVersion(
         f"{name}-version",
-        key=key,
+        key=report.key(AckCheck.VERSION_OFFERED),
         requested=args.kubernetes_version,
         offer=offer,
         running=running.apply(lambda cluster: cluster.current_version if cluster is not None else None),

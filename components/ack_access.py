@@ -20,7 +20,7 @@ from pulumi_alicloud import cs
 
 from components.config.ack import AckClusterConfig
 from components.config.ack_rbac import RbacGrant
-from components.config.base import ConfigError, key_path
+from components.config.deploy_checks import AckCheck, AckFinding, AckReport
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 """The ExecCredential version ack-ram-tool answers with by default."""
@@ -69,7 +69,7 @@ def cluster_kubeconfig(
     endpoint: pulumi.Output[str],
     region: AlicloudProvider,
     parent: pulumi.Resource,
-    config_key: str,
+    report: AckReport,
 ) -> pulumi.Output[str]:
     """The kubeconfig of ``args.kubeconfig_mode``, always a secret."""
     temporary = args.kubeconfig_mode == "temporary"
@@ -81,15 +81,12 @@ def cluster_kubeconfig(
     if temporary:
         return pulumi.Output.secret(credential.kube_config)
     ca_data = credential.certificate_authorities.apply(lambda authorities: authorities[0].cluster_cert)
-    key = key_path(config_key, "slbInternetEnabled")
 
     def build(values: list[str]) -> str:
         cluster_id, server, ca = values
         if not server:
-            raise ConfigError(
-                [(key, f"{args.slb_internet_enabled!r}: ACK reports no such API endpoint yet")],
-                rule="deploy.ack-api-endpoint",
-            )
+            found = f"{args.slb_internet_enabled!r}: ACK reports no such API endpoint yet"
+            raise report.refusal(AckFinding(AckCheck.API_ENDPOINT, found))
         return exec_kubeconfig(args.name, cluster_id, args.region, server, ca)
 
     return pulumi.Output.secret(pulumi.Output.all(cluster.id, endpoint, ca_data).apply(build))

@@ -17,7 +17,7 @@ from pulumi_alicloud import cs
 from components import ack_checks
 from components.ack_json import canonical_json
 from components.config.ack import AckClusterConfig
-from components.config.base import key_path
+from components.config.deploy_checks import AckReport
 from components.versions import ClusterNeeds, SchedulerVersion, addon_version
 
 
@@ -98,13 +98,11 @@ def checked_addons(
     scheduler: cs.KubernetesAddon | None,
     installed: pulumi.Output[dict[str, str]],
     needs: ClusterNeeds,
-    config_key: str,
+    report: AckReport,
 ) -> pulumi.Output[list[pulumi.Resource]]:
     """The addons, released to the workloads only after ACK's installed versions met ``needs``."""
-    node_key = key_path(config_key, "virtualNode", "version")
-    scheduler_key = key_path(config_key, "scheduler")
     virtual_node_ok = virtual_node.version.apply(
-        lambda version: ack_checks.installed_virtual_node(node_key, version, needs.virtual_node)
+        lambda version: ack_checks.installed_virtual_node(report, version, needs.virtual_node)
     )
     # A managed scheduler is checked as it is after the resource ran; otherwise as ACK installed it.
     scheduler_version = (
@@ -113,7 +111,7 @@ def checked_addons(
         else installed.apply(lambda versions: versions.get("kube-scheduler", ""))
     )
     scheduler_ok = scheduler_version.apply(
-        lambda version: ack_checks.installed_scheduler(scheduler_key, version, needs.scheduler)
+        lambda version: ack_checks.installed_scheduler(report, version, needs.scheduler)
     )
     addons: list[pulumi.Resource] = [virtual_node, *([scheduler] if scheduler else [])]
     return pulumi.Output.all(virtual_node_ok, scheduler_ok).apply(lambda _: addons)

@@ -1,7 +1,9 @@
 """Deploy-time checks of what only ACK knows: offered Kubernetes versions, Enhanced NAT zones, installed addons.
 
 Each function runs inside an ``Output.apply`` on an invoke's (or a resource's) result and returns the value the
-program goes on with, or raises :class:`ConfigError` naming the stack key to change. ``ConfigError`` is a
+program goes on with, or raises the :class:`ConfigError` the cluster entry's
+:class:`~components.config.deploy_checks.AckReport` words from an :class:`~components.config.deploy_checks.AckFinding`
+(what ACK reported, no key), naming the stack key to change; warnings are worded the same way. ``ConfigError`` is a
 ``pulumi.RunError``, which the Python language host prints as one message without a traceback
 (https://github.com/pulumi/pulumi/blob/master/sdk/python/cmd/pulumi-language-python-exec). The exception reaches
 the registration of whatever consumes the value, so that resource is never created. When a check's input is unknown
@@ -15,7 +17,7 @@ from typing import Any
 
 import pulumi
 
-from components.config.base import ConfigError, key_path
+from components.config.deploy_checks import AckCheck, AckFinding, AckReport
 from components.versions import (
     ClusterNeeds,
     KubernetesVersion,
@@ -26,67 +28,60 @@ from components.versions import (
 )
 
 
-def kubernetes_version_offer(key: str, requested: str, offered: Sequence[str]) -> tuple[str | None, str | None]:
+def kubernetes_version_offer(
+    report: AckReport, requested: str, offered: Sequence[str]
+) -> tuple[str | None, str | None]:
     """What ``cs.get_kubernetes_version`` offers a new cluster for ``requested``: ``(exact version, None)``, or
-    ``(None, why not)`` naming ``key``. Only a cluster still to create, or one asked to move, is refused
+    ``(None, why not)`` naming the key. Only a cluster still to create, or one asked to move, is refused
     (:mod:`components.version_pin`), so a deployed cluster whose minor ACK no longer creates still previews."""
     try:
         return resolve_ack_version(requested, offered), None
     except ValueError as exc:
         return None, str(
-            ConfigError([(key, f"{requested!r} cannot be created: {exc}")], rule="deploy.ack-version-offered")
+            report.refusal(AckFinding(AckCheck.VERSION_OFFERED, f"{requested!r} cannot be created: {exc}"))
         )
 
 
-def enhanced_nat_zone(key: str, zone: str, offered: Sequence[str]) -> str:
+def enhanced_nat_zone(report: AckReport, zone: str, offered: Sequence[str]) -> str:
     """``zone`` if ``vpc.get_enhanced_nat_available_zones`` lists it; the NAT gateway goes into that zone."""
     if zone not in offered:
-        raise ConfigError(
-            [(key, f"{zone!r} offers no Enhanced NAT gateway; put a zone first that does: {sorted(offered)}")],
-            rule="deploy.ack-enhanced-nat-zone",
-        )
+        found = f"{zone!r} offers no Enhanced NAT gateway; put a zone first that does: {sorted(offered)}"
+        raise report.refusal(AckFinding(AckCheck.ENHANCED_NAT_ZONE, found))
     return zone
 
 
-def installed_scheduler(key: str, installed: str, needs: Sequence[SchedulerNeed]) -> str:
+def installed_scheduler(report: AckReport, installed: str, needs: Sequence[SchedulerNeed]) -> str:
     """``installed`` (kube-scheduler's version) if it meets every need; a version it cannot read is only warned."""
     if not needs:
         return installed
     if not installed:
-        pulumi.log.warn(f"{key}: ACK lists no installed kube-scheduler; its minimums are not checked")
+        unlisted = "ACK lists no installed kube-scheduler; its minimums are not checked"
+        pulumi.log.warn(report.warning(AckFinding(AckCheck.SCHEDULER_UNREAD, unlisted)))
         return installed
     try:
         parsed = SchedulerVersion.parse(installed)
     except ValueError:
-        pulumi.log.warn(f"{key}: cannot read kube-scheduler version {installed!r}; its minimums are not checked")
+        unread = f"cannot read kube-scheduler version {installed!r}; its minimums are not checked"
+        pulumi.log.warn(report.warning(AckFinding(AckCheck.SCHEDULER_UNREAD, unread)))
         return installed
     for need in needs:
         if not need.met_by(parsed):
-            raise ConfigError(
-                [
-                    (
-                        key,
-                        f"ACK runs kube-scheduler {installed}, but {need.reason} needs {need.text} or later: "
-                        f"upgrade it in the ACK console (Add-ons) or set {key_path(key, 'version')} to a newer build",
-                    )
-                ],
-                rule="deploy.ack-scheduler-version",
-            )
+            found = f"ACK runs kube-scheduler {installed}, but {need.reason} needs {need.text} or later"
+            raise report.refusal(AckFinding(AckCheck.SCHEDULER, found))
     return installed
 
 
-def installed_virtual_node(key: str, installed: str, need: VirtualNodeNeed) -> str:
+def installed_virtual_node(report: AckReport, installed: str, need: VirtualNodeNeed) -> str:
     """``installed`` (ack-virtual-node's version) if it meets the cluster's need; a version it cannot read is warned."""
     try:
         ok = need.met_by(installed)
     except ValueError:
-        pulumi.log.warn(f"{key}: cannot read ack-virtual-node version {installed!r}; v{need.minimum} is not checked")
+        unread = f"cannot read ack-virtual-node version {installed!r}; v{need.minimum} is not checked"
+        pulumi.log.warn(report.warning(AckFinding(AckCheck.VIRTUAL_NODE_UNREAD, unread)))
         return installed
     if not ok:
-        raise ConfigError(
-            [(key, f"ACK installed ack-virtual-node {installed}, but {need.reason} needs v{need.minimum} or later")],
-            rule="deploy.ack-virtual-node-version",
-        )
+        found = f"ACK installed ack-virtual-node {installed}, but {need.reason} needs v{need.minimum} or later"
+        raise report.refusal(AckFinding(AckCheck.VIRTUAL_NODE, found))
     return installed
 
 
@@ -118,8 +113,8 @@ def running_cluster(name: str, clusters: Sequence[Any]) -> Any | None:
     return named[0] if len(named) == 1 else None
 
 
-def held_matches_key(key: str, requested: str, held: str) -> str:
-    """``held`` (the version the cluster's pin holds); a warning names ``key`` when that is no longer what the key
+def held_matches_key(report: AckReport, requested: str, held: str) -> str:
+    """``held`` (the version the cluster's pin holds); a warning names the key when that is no longer what the key
     says, after an upgrade outside Pulumi (the ACK console, ACK's auto-upgrade) that the pin took over."""
     try:
         wanted, runs = KubernetesVersion.parse(requested), KubernetesVersion.parse(held)
@@ -127,88 +122,83 @@ def held_matches_key(key: str, requested: str, held: str) -> str:
         return held
     if wanted.minor_version != runs.minor_version or not (wanted.is_minor_only or requested == held):
         say = f"{runs.minor_version!r} (or {held!r})" if wanted.is_minor_only else repr(held)
-        pulumi.log.warn(
-            f"{key}: {requested!r}, but the cluster runs {held}, upgraded outside Pulumi; the stack keeps that "
+        found = (
+            f"{requested!r}, but the cluster runs {held}, upgraded outside Pulumi; the stack keeps that "
             f"version (ACK cannot go back): set the key to {say} so the stack file says what runs"
         )
+        pulumi.log.warn(report.warning(AckFinding(AckCheck.VERSION_HELD, found)))
     return held
 
 
-def zones_added(key: str, configured: int, running: Any | None) -> None:
-    """Warn, naming ``key``, when the stack gives a running cluster more node vSwitches than it has: a zone added
-    later. ACK hands Terway its pod vSwitches only when it creates the cluster (``pod_vswitch_ids`` is never updated,
-    ``resourceAlicloudCSManagedKubernetesUpdate`` in
+def zones_added(report: AckReport, check: AckCheck, configured: int, running: Any | None) -> None:
+    """Warn (``check``: of zones or of vSwitches) when the stack gives a running cluster more node vSwitches than it
+    has: a zone added later. ACK hands Terway its pod vSwitches only when it creates the cluster (``pod_vswitch_ids``
+    is never updated, ``resourceAlicloudCSManagedKubernetesUpdate`` in
     https://github.com/aliyun/terraform-provider-alicloud/blob/master/alicloud/resource_alicloud_cs_managed_kubernetes.go),
     and Terway gives pods in a zone it has no pod vSwitch for IPs of the node's own vSwitch
     (https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/increase-pod-vswitches-in-a-terway-cluster)."""
     has = len(running.vswitch_ids or []) if running is not None else 0
     if running is not None and configured > has:
-        pulumi.log.warn(
-            f"{key}: {configured} zones, but cluster {running.cluster_id} runs in {has}: ACK gives Terway pod "
+        found = (
+            f"{configured} zones, but cluster {running.cluster_id} runs in {has}: ACK gives Terway pod "
             "vSwitches only at creation, so pods on the new zone's nodes take IPs from its node vSwitch until you "
             "add its pod vSwitch to Terway (kube-system/eni-config; docs/ack-acs.md, Adding a zone)"
         )
+        pulumi.log.warn(report.warning(AckFinding(check, found)))
 
 
-def existing_cluster(key: str, cluster_id: str, minor: str, clusters: Sequence[Any]) -> str:
+def existing_cluster(report: AckReport, cluster_id: str, minor: str, clusters: Sequence[Any]) -> str:
     """The Kubernetes version ACK reports for an existing cluster (one ``cs.get_clusters`` result), if the cluster
-    exists, is managed Pro and runs the configured minor; ``key`` is the ``existingClusters[i]`` entry."""
+    exists, is managed Pro and runs the configured minor."""
     found = next((c for c in clusters if c.cluster_id == cluster_id), None)
     if found is None:
-        problem = f"{cluster_id!r}: ACK lists no such cluster in the region"
-        raise ConfigError([(key_path(key, "clusterId"), problem)], rule="deploy.ack-existing-cluster")
+        missing = f"{cluster_id!r}: ACK lists no such cluster in the region"
+        raise report.refusal(AckFinding(AckCheck.EXISTING_CLUSTER, missing))
     if not str(found.cluster_spec or "").startswith("ack.pro."):
-        raise ConfigError(
-            [(key_path(key, "clusterId"), f"{cluster_id!r} is {found.cluster_spec!r}: ACS needs an ACK managed Pro")],
-            rule="deploy.ack-existing-cluster",
-        )
+        spec = f"{cluster_id!r} is {found.cluster_spec!r}: ACS needs an ACK managed Pro"
+        raise report.refusal(AckFinding(AckCheck.EXISTING_CLUSTER, spec))
     version = str(found.current_version or "")
     try:
         reported = KubernetesVersion.parse(version).minor_version
     except ValueError:
-        pulumi.log.warn(f"{key}: cannot read the cluster's Kubernetes version {version!r}; {minor} is not checked")
+        unread = f"cannot read the cluster's Kubernetes version {version!r}; {minor} is not checked"
+        pulumi.log.warn(report.warning(AckFinding(AckCheck.EXISTING_VERSION_UNREAD, unread)))
         return version
     if reported != minor:
-        raise ConfigError(
-            [(key_path(key, "kubernetesVersion"), f"{minor!r}, but ACK reports {version} for cluster {cluster_id}")],
-            rule="deploy.ack-existing-cluster",
-        )
+        runs = f"{minor!r}, but ACK reports {version} for cluster {cluster_id}"
+        raise report.refusal(AckFinding(AckCheck.EXISTING_MINOR, runs))
     return version
 
 
-def existing_addons(key: str, installed: Mapping[str, str], needs: ClusterNeeds) -> Mapping[str, str]:
+def existing_addons(report: AckReport, installed: Mapping[str, str], needs: ClusterNeeds) -> Mapping[str, str]:
     """``installed`` (addon name to version, ``cs.get_kubernetes_addons``) if an existing cluster's addons meet
     ``needs``: the stack installs nothing there, so a missing or too old ack-virtual-node is an error."""
-    where = key_path(key, "clusterId")
     node = installed.get("ack-virtual-node", "")
     console = "install or upgrade it in the ACK console (Add-ons) of that cluster"
     if not node:
-        raise ConfigError(
-            [(where, f"ack-virtual-node is not installed in that cluster: {console}")],
-            rule="deploy.ack-existing-addons",
-        )
+        missing = f"ack-virtual-node is not installed in that cluster: {console}"
+        raise report.refusal(AckFinding(AckCheck.EXISTING_ADDONS, missing))
     try:
         node_ok = needs.virtual_node.met_by(node)
     except ValueError:
-        pulumi.log.warn(f"{where}: cannot read ack-virtual-node version {node!r}; its minimum is not checked")
+        unread = f"cannot read ack-virtual-node version {node!r}; its minimum is not checked"
+        pulumi.log.warn(report.warning(AckFinding(AckCheck.EXISTING_ADDONS_UNREAD, unread)))
         node_ok = True
     if not node_ok:
         need = needs.virtual_node
-        raise ConfigError(
-            [(where, f"ACK runs ack-virtual-node {node}, but {need.reason} needs v{need.minimum} or later: {console}")],
-            rule="deploy.ack-existing-addons",
-        )
+        old = f"ACK runs ack-virtual-node {node}, but {need.reason} needs v{need.minimum} or later: {console}"
+        raise report.refusal(AckFinding(AckCheck.EXISTING_ADDONS, old))
     scheduler = installed.get("kube-scheduler", "")
     for scheduler_need in needs.scheduler:
         try:
             ok = scheduler_need.met_by(SchedulerVersion.parse(scheduler))
         except ValueError:
-            pulumi.log.warn(f"{where}: cannot read kube-scheduler version {scheduler!r}; its minimums are not checked")
+            unread = f"cannot read kube-scheduler version {scheduler!r}; its minimums are not checked"
+            pulumi.log.warn(report.warning(AckFinding(AckCheck.EXISTING_ADDONS_UNREAD, unread)))
             break
         if not ok:
             needed = f"{scheduler_need.reason} needs {scheduler_need.text} or later"
-            raise ConfigError(
-                [(where, f"ACK runs kube-scheduler {scheduler}, but {needed}: {console}")],
-                rule="deploy.ack-existing-addons",
+            raise report.refusal(
+                AckFinding(AckCheck.EXISTING_ADDONS, f"ACK runs kube-scheduler {scheduler}, but {needed}: {console}")
             )
     return installed

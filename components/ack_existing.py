@@ -23,14 +23,14 @@ from components import ack_checks, yaml_text
 from components.ack import MANAGED_ADDON_NAMES, AckClusterHandle
 from components.ack_access import CA_ONLY_MINUTES, exec_kubeconfig
 from components.config.ack_existing import AckExistingClusterConfig
-from components.config.base import ConfigError, key_path
+from components.config.deploy_checks import AckCheck, AckFinding, AckReport
 from components.versions import ClusterNeeds
 
 
-def kubeconfig_server(key: str, kubeconfig: str, *, reached_by: str | None = None) -> str:
+def kubeconfig_server(report: AckReport, kubeconfig: str) -> str:
     """The API server of the first cluster in the kubeconfig ``cs.get_cluster_credential`` returns.
 
-    ``reached_by`` names the MultiKueue worker (``multiKueue.workers[i]``) whose manager, outside the cluster's VPC,
+    When a MultiKueue worker is on the cluster (``report.reached_by``), its manager, outside the cluster's VPC,
     connects to this endpoint: then an endpoint whose host is an address no one outside reaches (a private, shared or
     link-local IP, as ACK names the internal SLB when the cluster has no public endpoint) is refused, rather than
     leaving the MultiKueueCluster ``ClientConnectionFailed`` until the wait times out. A host name is kept: whether it
@@ -41,15 +41,10 @@ def kubeconfig_server(key: str, kubeconfig: str, *, reached_by: str | None = Non
     except (yaml.YAMLError, KeyError, IndexError, TypeError):
         server = ""
     if not server.startswith("https://"):
-        raise ConfigError(
-            [(key, "ACK's credential for the cluster names no https API endpoint")], rule="deploy.ack-existing-endpoint"
-        )
-    if reached_by is not None and not is_public_endpoint(server):
-        problem = (
-            f"ACK's credential names the private API endpoint {server}, which the MultiKueue manager of {reached_by} "
-            "cannot reach: give the cluster a public API endpoint (an EIP on its API server SLB)"
-        )
-        raise ConfigError([(key, problem)], rule="deploy.ack-existing-endpoint")
+        no_https = "ACK's credential for the cluster names no https API endpoint"
+        raise report.refusal(AckFinding(AckCheck.EXISTING_ENDPOINT, no_https))
+    if report.reached_by is not None and not is_public_endpoint(server):
+        raise report.refusal(AckFinding(AckCheck.PRIVATE_ENDPOINT, server))
     return server
 
 
@@ -72,14 +67,13 @@ class ExistingAckCluster(AckClusterHandle):
         name: str,
         args: AckExistingClusterConfig,
         needs: ClusterNeeds,
-        config_key: str,
+        report: AckReport,
         opts: pulumi.ResourceOptions | None = None,
         *,
         render_to: str | None = None,
-        reached_by: str | None = None,
     ) -> None:
-        """``config_key`` (``elastic-capacity:ack.existingClusters[0]``) prefixes the keys deploy-time errors name;
-        ``reached_by``, the MultiKueue worker on this cluster, if any (its endpoint must then be public).
+        """``report`` words what the deploy-time checks find under the keys of the cluster's entry, and says whether
+        a MultiKueue worker is on the cluster (its endpoint must then be public).
         The provider never gets ``delete_unreachable``, in any environment: a sign-in that fails would make
         ``destroy`` drop the stack's workloads from the state and leave them on the shared cluster."""
         super().__init__("elastic-capacity:alicloud:ExistingAckCluster", name, None, opts)
@@ -90,14 +84,14 @@ class ExistingAckCluster(AckClusterHandle):
         self.ecs_nodes = []  # the cluster's own nodes exist already
         listed = cs.get_clusters_output(cluster_id=args.cluster_id, enable_details=True, opts=on_region)
         self.kubernetes_version = listed.clusters.apply(
-            lambda clusters: ack_checks.existing_cluster(config_key, args.cluster_id, args.minor_version, clusters)
+            lambda clusters: ack_checks.existing_cluster(report, args.cluster_id, args.minor_version, clusters)
         )
         addons = cs.get_kubernetes_addons_output(
             cluster_id=args.cluster_id, name_regex=MANAGED_ADDON_NAMES, opts=on_region
         )
         checked = addons.addons.apply(
             lambda found: ack_checks.existing_addons(
-                config_key, {addon.name: addon.current_version for addon in found}, needs
+                report, {addon.name: addon.current_version for addon in found}, needs
             )
         )
         self.addons = pulumi.Output.all(self.kubernetes_version, checked).apply(lambda _: [])
@@ -105,10 +99,7 @@ class ExistingAckCluster(AckClusterHandle):
         credential = cs.get_cluster_credential_output(
             cluster_id=args.cluster_id, temporary_duration_minutes=CA_ONLY_MINUTES, opts=on_region
         )
-        server_key = key_path(config_key, "clusterId")
-        self.api_server_endpoint = credential.kube_config.apply(
-            lambda text: kubeconfig_server(server_key, text, reached_by=reached_by)
-        )
+        self.api_server_endpoint = credential.kube_config.apply(lambda text: kubeconfig_server(report, text))
         ca_data = credential.certificate_authorities.apply(lambda authorities: authorities[0].cluster_cert)
         self.kubeconfig = pulumi.Output.secret(
             pulumi.Output.all(self.api_server_endpoint, ca_data).apply(

@@ -15,7 +15,7 @@ from pulumi_alicloud import ecs, vpc
 
 from components import ack_checks
 from components.config.ack_network import AckNetworkConfig
-from components.config.base import key_path
+from components.config.deploy_checks import AckReport
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +33,7 @@ def ack_network(
     args: AckNetworkConfig,
     tags: dict[str, str],
     opts: pulumi.ResourceOptions,
-    config_key: str,
+    report: AckReport,
     *,
     physical_name: str | None = None,
 ) -> AckNetwork:
@@ -50,7 +50,7 @@ def ack_network(
     network_vpc = vpc.Network(
         f"{name}-vpc", vpc_name=names.physical, cidr_block=str(args.vpc_cidr), tags=tags, opts=opts
     )
-    nat_zone = _enhanced_nat_zone(args, opts, key_path(config_key, "network", "zones", 0, "zoneId"))
+    nat_zone = _enhanced_nat_zone(args, opts, report)
     switches = _vswitches(names, args, network_vpc, nat_zone, tags, opts)
     return AckNetwork(
         [switch.id for switch in switches["node"]],
@@ -143,10 +143,10 @@ def _nat_egress(
     ]
 
 
-def _enhanced_nat_zone(args: AckNetworkConfig, opts: pulumi.ResourceOptions, key: str) -> pulumi.Output[str]:
+def _enhanced_nat_zone(args: AckNetworkConfig, opts: pulumi.ResourceOptions, report: AckReport) -> pulumi.Output[str]:
     """The first zone, once the region provider confirms it offers Enhanced NAT gateways."""
     zone = args.zones[0].zone_id
     offered = vpc.get_enhanced_nat_available_zones_output(
         opts=pulumi.InvokeOutputOptions(parent=opts.parent, provider=opts.provider)
     )
-    return offered.zones.apply(lambda zones: ack_checks.enhanced_nat_zone(key, zone, [z.zone_id for z in zones]))
+    return offered.zones.apply(lambda zones: ack_checks.enhanced_nat_zone(report, zone, [z.zone_id for z in zones]))

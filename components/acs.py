@@ -20,17 +20,6 @@ from components.config.acs import AcsWorkloadConfig
 from components.manifests import acs as manifests
 from components.manifests import core as core_manifests
 
-GPU_PREREQUISITES = {
-    "gpu": "ACS GPU in ACK is an invitational preview: without access granted by a ticket its pods stay Pending",
-    "gpu-hpn": "GPU-HPN pods run only on a purchased GPU-HPN capacity reservation associated with the cluster; "
-    "without one they stay Pending",
-}
-"""Why a GPU Deployment may never become ready, per class
-(https://www.alibabacloud.com/help/en/ack/distributed-cloud-container-platform-for-kubernetes/user-guide/schedule-pods-to-run-on-acs-using-virtual-nodes)."""
-
-SIZING_DOC = "https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview"
-"""Where ACS documents how it rounds a pod's cpu and memory up to a spec."""
-
 
 class AcsNamespace(pulumi.ComponentResource):
     """A namespace that ACS workloads share on one cluster, created once before any of them.
@@ -90,24 +79,6 @@ class AcsWorkload(pulumi.ComponentResource):
                 waits_for, pulumi.ResourceOptions(custom_timeouts=pulumi.CustomTimeouts(create=ready, update=ready))
             ),
         )
-        self._warn_about_capacity(args)
         spec = args.billed_spec
         self.billed_spec = pulumi.Output.from_input(spec.text) if spec is not None else None
         self.register_outputs({"billedSpec": self.billed_spec} if self.billed_spec is not None else {})
-
-    def _warn_about_capacity(self, args: AcsWorkloadConfig) -> None:
-        """Say why a GPU workload may never become ready, and when ACS bills more than a CPU workload asked for."""
-        workload = f"{args.namespace}/{args.name}"
-        if args.compute_class in GPU_PREREQUISITES:
-            pulumi.log.warn(
-                f"{workload}: {GPU_PREREQUISITES[args.compute_class]}, and `pulumi up` fails after "
-                f"readyTimeoutMinutes ({args.ready_timeout_minutes})",
-                resource=self,
-            )
-        spec = args.billed_spec
-        if spec is not None and spec.rounded_up:
-            pulumi.log.warn(
-                f"ACS bills each pod of {workload} as {spec.text}: it rounds cpu {args.cpu} / memory {args.memory} "
-                f"up to the nearest ACS spec ({SIZING_DOC})",
-                resource=self,
-            )

@@ -97,6 +97,21 @@ def azure_rule(rule: dict[str, Any]) -> alertsmanagement.PrometheusRuleArgs:
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class AzureMonitorArgs:
+    """The ``monitoring`` section, and the AKS cluster whose metrics add-on writes to the workspace."""
+
+    config: MonitoringConfig
+    resource_group_name: pulumi.Input[str]
+    location: str
+    cluster_id: pulumi.Input[str]
+    cluster_name: pulumi.Input[str]
+    physical_name: str
+    """The cluster's ARM name, which names every object (:class:`MonitorNames`)."""
+    alert_rules: list[dict[str, Any]]
+    """The Prometheus alert rules the rule group carries."""
+
+
 class AzureManagedPrometheus(pulumi.ComponentResource):
     """The workspace the AKS metrics add-on writes to, its data collection, the alert rule group and Grafana."""
 
@@ -108,33 +123,26 @@ class AzureManagedPrometheus(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        config: MonitoringConfig,
-        *,
-        resource_group_name: pulumi.Input[str],
-        location: str,
-        cluster_id: pulumi.Input[str],
-        cluster_name: pulumi.Input[str],
-        physical_name: str,
-        alert_rules: list[dict[str, Any]],
+        args: AzureMonitorArgs,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``physical_name`` (the cluster's ARM name) names every object (:class:`MonitorNames`)."""
         super().__init__("elastic-capacity:azure:AzureManagedPrometheus", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        names = MonitorNames.of(location, physical_name)
+        resource_group_name, location, cluster_id = args.resource_group_name, args.location, args.cluster_id
+        names = MonitorNames.of(location, args.physical_name)
         workspace = self._data_collection(name, resource_group_name, location, cluster_id, names)
-        settings = config.azure_settings
+        settings = args.config.azure_settings
         if settings.alert_rules:
             alertsmanagement.PrometheusRuleGroup(
                 f"{name}-kueue-alerts",
                 resource_group_name=resource_group_name,
                 rule_group_name=names.rule_group,
                 location=location,
-                cluster_name=cluster_name,
+                cluster_name=args.cluster_name,
                 scopes=[workspace.id, cluster_id],
                 interval="PT1M",
                 enabled=True,
-                rules=[azure_rule(rule) for rule in alert_rules],
+                rules=[azure_rule(rule) for rule in args.alert_rules],
                 opts=child,
             )
         self.workspace_id = workspace.id

@@ -19,8 +19,7 @@ import pulumi
 from pulumi_kubernetes import Provider as KubernetesProvider
 from pulumi_kubernetes.apiextensions import CustomResource
 
-from components.config.base import PROJECT, ConfigError
-from components.config.gitops import RENDER_KEY
+from components.config.deploy_checks import secret_data_rendered
 from components.kube_wait import ClusterReader
 from components.manifests.flux import kustomization
 
@@ -81,17 +80,7 @@ def placed_in(layer: Layer, obj: dict[str, Any], name: str) -> dict[str, Any]:
     if obj.get("kind") == "Secret" and (obj.get("data") or obj.get("stringData")):
         known = metadata if isinstance(metadata, dict) else {}
         where = "/".join(str(part) for part in (known.get("namespace"), known.get("name") or name) if part)
-        raise ConfigError(
-            [
-                (
-                    f"{PROJECT}:{RENDER_KEY}",
-                    f"Secret {where} holds data, which a rendered directory would keep in plain text; render stacks "
-                    "must create no Secret with data (put it in the cluster by other means, such as Sealed Secrets "
-                    "or the External Secrets Operator)",
-                )
-            ],
-            rule="deploy.render-no-secret-data",
-        )
+        raise secret_data_rendered(where)
     crd = obj.get("kind") == "CustomResourceDefinition" and str(obj.get("apiVersion")).startswith(CRD_GROUP)
     if isinstance(metadata, pulumi.Output):
         return {**obj, "metadata": metadata.apply(lambda known: _annotated(layer, known or {}, crd))}

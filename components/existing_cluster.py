@@ -13,13 +13,9 @@ from pulumi_azure_native import containerservice
 
 from components.aks import aks_user_kubeconfig
 from components.cluster_access import ClusterTarget, cluster_target
-from components.config import kueue_cluster
-from components.config.aks_versions import AKS_PROVISIONING_REQUESTS_MIN
-from components.config.base import PROJECT, ConfigError, RuleViolation
+from components.config import deploy_checks
 from components.config.existing_cluster import ExistingClusterConfig
-from components.config.kueue import KueueConfig
 from components.kubelogin import non_interactive
-from components.versions import KubernetesVersion
 
 PREVIOUS_TYPE = "elastic-capacity:azure:ExistingCluster"
 """The type token this component had while it lived in ``components/aks.py``: an alias keeps its URN, and with it
@@ -99,7 +95,9 @@ class ExistingCluster(pulumi.ComponentResource):
         """``kubeconfig``, but only after checking that the cluster runs a Kubernetes version whose managed
         autoscaler serves ProvisioningRequests: nothing reaches the cluster otherwise, and ``up`` stops with one line.
         """
-        checked = self.current_version().apply(lambda version: require_provisioning_requests(args, version))
+        checked = self.current_version().apply(
+            lambda version: deploy_checks.require_provisioning_requests(args, version)
+        )
         return pulumi.Output.all(checked, kubeconfig).apply(lambda values: values[1])
 
     def current_version(self) -> pulumi.Output[str]:
@@ -112,43 +110,3 @@ class ExistingCluster(pulumi.ComponentResource):
                 opts=self._lookups,
             ).current_kubernetes_version
         return self._current_version
-
-
-def gate_image(args: ExistingClusterConfig, kueue: KueueConfig, version: str) -> str:
-    """The readiness gate's image on an existing AKS cluster that runs ``version``; refuses, as the config loader does
-    where it knows the version, a Kueue too new for the cluster or a probe image out of kubectl's skew."""
-    minor = kueue_cluster.minor_of(version)
-    try:
-        kueue_cluster.require_fits(
-            kueue,
-            minor,
-            version_key="existingCluster.clusterName",
-            version=version,
-            probe_key=kueue_cluster.PROBE_IMAGE_KEY,
-        )
-    except RuleViolation as violation:
-        runs = f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}"
-        raise ConfigError(
-            [(f"{PROJECT}:{violation.key}", f"{runs}: {violation.allowed}")], rule=violation.rule
-        ) from None
-    return kueue.readiness_gate.image_for(minor)
-
-
-def require_provisioning_requests(args: ExistingClusterConfig, version: str) -> str:
-    """Refuse an existing AKS cluster below :data:`AKS_PROVISIONING_REQUESTS_MIN`, naming the key and the fix."""
-    parsed = KubernetesVersion.parse(version)
-    if (parsed.major, parsed.minor) < AKS_PROVISIONING_REQUESTS_MIN:
-        minimum = ".".join(map(str, AKS_PROVISIONING_REQUESTS_MIN))
-        raise ConfigError(
-            [
-                (
-                    f"{PROJECT}:existingCluster.clusterName",
-                    f"AKS cluster {args.resource_group_name}/{args.cluster_name} runs Kubernetes {version}; its "
-                    f"managed cluster autoscaler serves the queues' ProvisioningRequests from {minimum} on "
-                    "(https://github.com/Azure/AKS/pull/5867): upgrade it (az aks upgrade) or remove the "
-                    "queues' provisioningChecks",
-                )
-            ],
-            rule="deploy.aks-provisioning-requests",
-        )
-    return version

@@ -18,25 +18,25 @@ import pulumi
 
 from components.acs import AcsNamespace, AcsWorkload
 from components.cluster_access import WORKLOADS, ClusterTarget
-from components.config.ack import AckConfig
+from components.config import plans
+from components.config.ack import AckClusterConfig, AckConfig
 from components.config.monitoring import AZURE_MANAGED_PROMETHEUS, MonitoringConfig
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import (
     WorkerPlan,
     dispatching_cluster_queues,
     multikueue_checks,
-    with_worker_needs,
     worker_plans,
 )
 from components.config.stack import StackConfig
 from components.crd_wait import CrdWaitTarget
 from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
-from components.kueue import Kueue
+from components.kueue import Kueue, KueueArgs
 from components.manifests import kueue_gate
 from components.monitoring import KueueMonitoring, rule_objects
-from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, given_kubeconfig
+from components.multikueue import MultiKueueBurst, MultiKueueBurstArgs, Proof, WorkerAccess, given_kubeconfig
 from components.multikueue_worker import MultiKueueWorker
-from components.queue_wait import QueuesActive
+from components.queue_wait import QueuesActive, QueuesActiveArgs
 from components.queues import KueueQueues
 from components.smoke_job import SmokeJob
 
@@ -76,13 +76,15 @@ def _deploy_kueue(config: StackConfig) -> tuple[AksCluster | ExistingCluster, Ku
     if config.kueue.install:
         kueue = Kueue(
             "kueue",
-            config.kueue,
+            KueueArgs(
+                config.kueue,
+                probe_image=_probe_image(config, cluster),
+                crd_wait=_crd_wait(config, target),
+                protect=config.environment.protect,
+                chart_waits_for=kueue_waits_for if config.queues.uses_provisioning_requests else (),
+                extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
+            ),
             target,
-            probe_image=_probe_image(config, cluster),
-            crd_wait=_crd_wait(config, target),
-            protect=config.environment.protect,
-            chart_waits_for=kueue_waits_for if config.queues.uses_provisioning_requests else None,
-            extension_on=_extension_cluster(config, cluster) if config.kueue.extension is not None else None,
         )
     gpus = _nvidia_gpus(config, cluster)
     if config.monitoring is not None:
@@ -120,12 +122,11 @@ def _deploy_monitoring(
     if monitoring.collector != AZURE_MANAGED_PROMETHEUS:
         return
     from components.aks import AksCluster
-    from components.azure_monitor import AzureManagedPrometheus
+    from components.azure_monitor import AzureManagedPrometheus, AzureMonitorArgs
 
     if not isinstance(cluster, AksCluster) or config.aks is None:
         return  # an existing AKS cluster's add-on writes to the workspace its owner set up
-    AzureManagedPrometheus(
-        "monitoring-azure",
+    args = AzureMonitorArgs(
         monitoring,
         resource_group_name=cluster.resource_group_name,
         location=config.aks.location,
@@ -134,6 +135,7 @@ def _deploy_monitoring(
         physical_name=config.aks.cluster_name,
         alert_rules=rule_objects(monitoring, config.kueue),
     )
+    AzureManagedPrometheus("monitoring-azure", args)
 
 
 def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, list[pulumi.Resource]]:
@@ -185,19 +187,18 @@ def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluste
         return ManagedCluster(cluster.resource_group_name, cluster.cluster_name)
     existing = config.existing_cluster
     assert existing is not None and existing.resource_group_name and existing.cluster_name
-    return ManagedCluster(existing.resource_group_name, existing.cluster_name, "existingCluster.clusterName")
+    return ManagedCluster(existing.resource_group_name, existing.cluster_name, existing=True)
 
 
 def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> pulumi.Input[str]:
     """The readiness gate's kubectl for Kueue's cluster: of the minor the stack file states, else of the version the
-    existing AKS cluster runs."""
-    from components.existing_cluster import ExistingCluster, gate_image
+    existing AKS cluster runs (:func:`~components.config.plans.running_probe_image`)."""
+    from components.existing_cluster import ExistingCluster
 
     if config.probe_image is not None:
         return config.probe_image
-    assert isinstance(cluster, ExistingCluster) and config.existing_cluster is not None
-    existing = config.existing_cluster
-    return cluster.current_version().apply(lambda version: gate_image(existing, config.kueue, version))
+    assert isinstance(cluster, ExistingCluster)
+    return cluster.current_version().apply(lambda version: plans.running_probe_image(config, version))
 
 
 def _crd_wait(config: StackConfig, target: ClusterTarget) -> CrdWaitTarget | None:
@@ -238,29 +239,21 @@ def _smoke_job_queue(config: StackConfig, queues: KueueQueues) -> list[pulumi.Re
 def _queues_active(config: StackConfig, target: ClusterTarget, queues: KueueQueues) -> pulumi.Resource:
     """Wait until Kueue reports every AdmissionCheck and ClusterQueue Active: admission proven, not assumed. With
     nothing to watch (Kueue alone, or only burst queues) there is no waiter: the queues component stands for it."""
-    wait = config.queues.wait_until_active
-    # MultiKueue's checks and the queues that carry them are Active once a worker connects: the burst set-up's own
-    # proof waits for them, after the workers.
-    burst = {("AdmissionCheck", name) for name in multikueue_checks(config.queues)}
-    if config.multi_kueue is not None:
-        burst |= {("ClusterQueue", name) for name in dispatching_cluster_queues(config.multi_kueue, config.queues)}
-    objects = [("AdmissionCheck", c.name) for c in config.queues.all_admission_checks]
-    objects += [("ClusterQueue", q.name) for q in config.queues.cluster_queues]
-    watched = [{"kind": kind, "name": name} for kind, name in objects if (kind, name) not in burst]
+    watched = plans.activation_objects(config)
     if not watched:
         return queues
-    active = QueuesActive(
-        "queues-active",
+    wait = config.queues.wait_until_active
+    args = QueuesActiveArgs(
         objects=watched,
         kueue_namespace=config.kueue.namespace,
         kueue_revision=_kueue_revision(config),
         timeout_seconds=wait.timeout_seconds,
         on_inactive=wait.on_inactive,
         hint=_provisioning_hint(config),
-        reader=target.reader,
-        # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
-        opts=pulumi.ResourceOptions(depends_on=[r for (kind, _), r in queues.objects.items() if kind in WATCHED]),
     )
+    # Only what it watches: flavors, configs, namespaces and LocalQueues do not decide whether a queue is Active.
+    waits_for = [r for (kind, _), r in queues.objects.items() if kind in WATCHED]
+    active = QueuesActive("queues-active", args, target.reader, pulumi.ResourceOptions(depends_on=waits_for))
     active.inactive.apply(lambda message: pulumi.log.warn(message, resource=active) if message else None)
     return active
 
@@ -281,8 +274,7 @@ def _deploy_multikueue(
     burst = config.multi_kueue
     assert burst is not None
     workers = [(plan, _worker_access(config, burst, plan, ack_clusters)) for plan in worker_plans(config)]
-    MultiKueueBurst(
-        "multikueue",
+    args = MultiKueueBurstArgs(
         burst,
         kueue_ready=kueue.ready,
         kueue_namespace=config.kueue.namespace,
@@ -294,8 +286,8 @@ def _deploy_multikueue(
             checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
             cluster_queues=dispatching_cluster_queues(burst, config.queues),
         ),
-        opts=pulumi.ResourceOptions(provider=manager.target.provider),
     )
+    MultiKueueBurst("multikueue", args, pulumi.ResourceOptions(provider=manager.target.provider))
 
 
 def _worker_access(
@@ -327,44 +319,45 @@ def _worker_access(
 
 
 def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
-    """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons."""
+    """The ACK clusters, each checked at deploy time for what its workloads and burst queues need of its addons,
+    and the ACS workloads on them."""
+    clusters = _ack_clusters(stack)
+    billed = _acs_workloads(config, clusters)
+    _export_ack(config, clusters, billed)
+    return clusters
+
+
+def _ack_clusters(stack: StackConfig) -> AckClusters:
+    """Each ACK cluster of :func:`~components.config.plans.ack_cluster_plans`, by name. An existing cluster gets only
+    what the stack's workloads put there: no network, cluster, pool or addon."""
     from components.ack import AckProCluster
     from components.ack_existing import ExistingAckCluster
 
     render_to = stack.gitops.render_to_directory
-    clusters: AckClusters = {
-        c.name: AckProCluster(
-            f"ack-{c.name}",
-            c,
-            needs=with_worker_needs(config.needs(c), stack, c.name),
-            config_key=config.cluster_key(index),
-            render_to=render_to,
+    clusters: AckClusters = {}
+    for plan in plans.ack_cluster_plans(stack):
+        name = f"ack-{plan.cluster.name}"
+        clusters[plan.cluster.name] = (
+            AckProCluster(name, plan.cluster, plan.needs, plan.report, render_to=render_to)
+            if isinstance(plan.cluster, AckClusterConfig)
+            else ExistingAckCluster(name, plan.cluster, plan.needs, plan.report, render_to=render_to)
         )
-        for index, c in enumerate(config.clusters)
+    return clusters
+
+
+def _acs_workloads(config: AckConfig, clusters: AckClusters) -> dict[str, pulumi.Output[str]]:
+    """The shared namespaces, then each workload after its namespace and its cluster's addons; the spec ACS bills
+    each CPU workload's pods as, by ``cluster/namespace/name``."""
+    namespaces = {
+        (cluster, namespace): AcsNamespace(
+            f"ack-{cluster}-ns-{namespace}", namespace, opts=clusters[cluster].target.on(WORKLOADS)
+        )
+        for cluster, namespace in plans.acs_namespaces(config)
     }
-    # An existing cluster gets only what the stack's workloads put there: no network, cluster, pool or addon.
-    workers = {plan.worker.cluster: plan.key for plan in worker_plans(stack) if plan.worker.source == "ack"}
-    for index, existing in enumerate(config.existing_clusters):
-        clusters[existing.name] = ExistingAckCluster(
-            f"ack-{existing.name}",
-            existing,
-            needs=with_worker_needs(config.needs(existing), stack, existing.name),
-            config_key=config.existing_cluster_key(index),
-            render_to=render_to,
-            reached_by=workers.get(existing.name),
-        )
-    namespaces: dict[tuple[str, str], AcsNamespace] = {}
     billed: dict[str, pulumi.Output[str]] = {}
     for workload in config.workloads:
         cluster = clusters[workload.cluster]
-        key = (workload.cluster, workload.namespace)
-        if workload.namespace != "default" and key not in namespaces:
-            namespaces[key] = AcsNamespace(
-                f"ack-{workload.cluster}-ns-{workload.namespace}",
-                workload.namespace,
-                opts=cluster.target.on(WORKLOADS),
-            )
-        namespace = namespaces.get(key)
+        namespace = namespaces.get((workload.cluster, workload.namespace))
         acs = AcsWorkload(
             f"acs-{workload.cluster}-{workload.namespace}-{workload.name}",
             workload,
@@ -373,7 +366,11 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
         )
         if acs.billed_spec is not None:
             billed[f"{workload.cluster}/{workload.namespace}/{workload.name}"] = acs.billed_spec
+    return billed
 
+
+def _export_ack(config: AckConfig, clusters: AckClusters, billed: dict[str, pulumi.Output[str]]) -> None:
+    """What operators need of the ACK clusters: ids, regions, versions, endpoints, kubeconfigs, billed specs."""
     regions = {c.name: c.region for c in config.clusters} | {c.name: c.region for c in config.existing_clusters}
     pulumi.export(
         "ackClusters",
@@ -389,4 +386,3 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
     )
     pulumi.export("ackKubeconfigs", pulumi.Output.secret({name: c.kubeconfig for name, c in clusters.items()}))
     pulumi.export("acsBilledSpecs", billed)
-    return clusters

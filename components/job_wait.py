@@ -26,7 +26,6 @@ from components.dynamic_by_value import WaitProvider, reading
 from components.kube_wait import (
     KUEUE_API_PATH,
     PROVISIONING_REQUEST_CRD,
-    QUEUE_NAME_LABEL,
     Cluster,
     ClusterReader,
     Conditions,
@@ -37,8 +36,9 @@ from components.kube_wait import (
     is_true,
     poll,
 )
+from components.manifests.labels import QUEUE_NAME_LABEL
 
-SHIPPED_MODULES = ("components.dynamic_by_value", "components.kube_wait", "components.job_wait")
+SHIPPED_MODULES = ("components.dynamic_by_value", "components.manifests.labels", "components.kube_wait", __name__)
 """Everything the provider process needs of this project, dependencies first."""
 
 AKS_PROVISIONING_REQUESTS = (

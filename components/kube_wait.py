@@ -2,8 +2,8 @@
 objects they read.
 
 The waiters run inside Pulumi's dynamic-provider process, shipped by value (:mod:`components.dynamic_by_value`), so
-this module imports nothing from the project (and no Pulumi), which also lets the pure manifest builders use its
-constants. Reading objects by REST path keeps the waiters' fakes in tests to a dictionary of paths.
+this module imports nothing from the project (and no Pulumi). Reading objects by REST path keeps the waiters' fakes
+in tests to a dictionary of paths.
 """
 
 from __future__ import annotations
@@ -21,10 +21,6 @@ PROVISIONING_REQUEST_CRD = "provisioningrequests.autoscaling.x-k8s.io"
 
 KUEUE_API_PATH = "/apis/kueue.x-k8s.io/v1beta2"
 """Where the API server serves Kueue's objects, in the storage version the stack writes."""
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
-"""Routes a Job to a LocalQueue; since v1beta2 only the label works, not the old annotation (``QueueNameForObject`` in
-https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/jobframework/interface.go)."""
-
 MULTIKUEUE_CLUSTER_REASONS = {
     "ClientConnectionFailed": "the manager could not reach or use the worker's API server: its egress must reach the "
     "worker's public endpoint, the token must be valid, and the worker must serve Kueue's v1beta2 API",

@@ -6,6 +6,8 @@ are templates of the chart, so deleting the chart deletes every Kueue object.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -21,6 +23,26 @@ from components.version_pin import KueueVersion
 
 if TYPE_CHECKING:  # the AKS extension (and the azure-native SDK) loads only for a stack that installs it
     from components import kueue_extension
+
+
+@dataclasses.dataclass(frozen=True)
+class KueueArgs:
+    """One Kueue install: the ``kueue`` section and what the fleet decided for this cluster."""
+
+    config: KueueConfig
+    probe_image: pulumi.Input[str]
+    """The readiness gate's kubectl, of the cluster's minor (``ReadinessGateConfig.image_for``; an Output where the
+    version is read at deploy time)."""
+    crd_wait: CrdWaitTarget | None = None
+    """When the queues need the ProvisioningRequest CRD: how the chart's wait for it reads the cluster."""
+    protect: bool = False
+    """Production stacks: Pulumi's ``protect`` on the chart, whose removal would delete Kueue's CRDs and with them
+    every queue and workload, so a destroy or a replacement of it must fail first."""
+    chart_waits_for: Sequence[pulumi.Resource] = ()
+    """What Kueue must start after (on AKS the autoscaling pools, after which AKS serves the CRD)."""
+    extension_on: kueue_extension.ManagedCluster | None = None
+    """With ``kueue.install: aks-extension``, the AKS cluster whose managed extension takes the chart's place
+    (:mod:`components.kueue_extension`): after the namespace, protected and gated the same."""
 
 
 class Kueue(pulumi.ComponentResource):
@@ -40,45 +62,36 @@ class Kueue(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        args: KueueConfig,
+        args: KueueArgs,
         target: ClusterTarget,
-        *,
-        probe_image: pulumi.Input[str],
-        crd_wait: CrdWaitTarget | None = None,
-        protect: bool = False,
-        chart_waits_for: list[pulumi.Resource] | None = None,
-        extension_on: kueue_extension.ManagedCluster | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``probe_image`` is the gate's kubectl, of the cluster's minor (``ReadinessGateConfig.image_for``; an Output
-        where the version is read at deploy time). ``crd_wait``, when the queues need the ProvisioningRequest CRD, is
-        how the chart's wait for it reads the cluster. On a ``target`` that renders for a GitOps controller there is no
-        cluster to probe: the gate and the CRD wait are left out. ``protect`` (production stacks) puts Pulumi's
-        ``protect`` on the chart: removing the chart would delete Kueue's CRDs, and with them every queue and workload,
-        so a destroy or a replacement of it must fail first. With ``kueue.install: aks-extension`` AKS's managed
-        extension on ``extension_on`` takes the chart's place (:mod:`components.kueue_extension`): after the namespace,
-        protected and gated the same."""
+        """On a ``target`` that renders for a GitOps controller there is no cluster to probe: the gate and the CRD
+        wait are left out."""
         super().__init__(
             "elastic-capacity:kueue:Kueue", name, None, pulumi.ResourceOptions.merge(target.on(KUEUE), opts)
         )
         child = pulumi.ResourceOptions(parent=self)
 
-        ns = kueue_install.kueue_namespace(args)
+        config = args.config
+        ns = kueue_install.kueue_namespace(config)
         namespace = core.v1.Namespace(f"{name}-namespace", metadata=ns["metadata"], opts=child)
         self.namespace = namespace
 
         # Only the chart (and the CRD wait, which it follows) waits for what Kueue must start after: the namespace and
         # the gate's RBAC need nothing. Both wait for the version pin, so a refused version (a skipped minor, a minor
         # down: docs/kueue-upgrades.md) fails before either is touched; the extension's version is pinned the same.
-        key = f"{PROJECT}:kueue.{args.version_key}"
-        pin = KueueVersion(f"{name}-version", key=key, requested=args.installed_version, opts=child)
-        before_kueue = [pin, *(chart_waits_for or [])]
-        if target.live and crd_wait is not None:
-            before_kueue.append(self._crd_wait(name, args, crd_wait, [*before_kueue]))
+        key = f"{PROJECT}:kueue.{config.version_key}"
+        pin = KueueVersion(f"{name}-version", key=key, requested=config.installed_version, opts=child)
+        before_kueue = [pin, *args.chart_waits_for]
+        if target.live and args.crd_wait is not None:
+            before_kueue.append(self._crd_wait(name, config, args.crd_wait, [*before_kueue]))
 
-        chart = self._install(name, args, namespace, before_kueue, protect=protect, extension_on=extension_on)
+        chart = self._install(
+            name, config, namespace, before_kueue, protect=args.protect, extension_on=args.extension_on
+        )
         # Without a gate (objects rendered for a GitOps controller) the chart is what the queue objects follow.
-        self.ready = self._readiness_gate(name, args, probe_image, namespace, chart) if target.live else chart
+        self.ready = self._readiness_gate(name, config, args.probe_image, namespace, chart) if target.live else chart
         self.register_outputs({"namespace": namespace.metadata.name})
 
     def _install(

@@ -25,8 +25,7 @@ import dataclasses
 import pulumi
 from pulumi_azure_native import containerservice, kubernetesconfiguration
 
-from components.config import kueue_extension
-from components.config.base import PROJECT, ConfigError, RuleViolation
+from components.config import deploy_checks, kueue_extension
 from components.config.kueue import KueueConfig
 
 CLUSTER_RP = "Microsoft.ContainerService"
@@ -35,22 +34,12 @@ CLUSTER_RESOURCE = "managedClusters"
 
 @dataclasses.dataclass(frozen=True)
 class ManagedCluster:
-    """The AKS cluster the extension goes on. An existing cluster (``checked_by``: the key that names it) is checked
-    at deploy time, where its region and version first become known; a new one was checked when the config loaded."""
+    """The AKS cluster the extension goes on. An ``existing`` one is checked at deploy time, where its region and
+    version first become known; a new one was checked when the config loaded."""
 
     resource_group_name: pulumi.Input[str]
     cluster_name: pulumi.Input[str]
-    checked_by: str | None = None
-
-
-def require_offered(location: str, version: str, key: str) -> None:
-    """Refuse an existing cluster outside the extension's regions or below its Kubernetes minimum, naming ``key``
-    (the config key that names the cluster) in one line."""
-    try:
-        kueue_extension.require_region(location, key)
-        kueue_extension.require_kubernetes(version, key)
-    except RuleViolation as refused:
-        raise ConfigError([(f"{PROJECT}:{key}", f"the cluster's {refused.problem}")], rule=refused.rule) from None
+    existing: bool = False
 
 
 def extension(
@@ -66,15 +55,14 @@ def extension(
     Kueue, and with it (UNVERIFIED for the extension, as for the chart's CRDs) every queue and workload."""
     assert args.extension is not None  # install aks-extension requires it
     cluster_name = pulumi.Output.from_input(cluster.cluster_name)
-    if cluster.checked_by is not None:
+    if cluster.existing:
         found = containerservice.get_managed_cluster_output(
             resource_group_name=cluster.resource_group_name,
             resource_name=cluster.cluster_name,
             opts=pulumi.InvokeOutputOptions(parent=parent),
         )
-        key = cluster.checked_by
         checked = pulumi.Output.all(found.location, found.current_kubernetes_version).apply(
-            lambda found: require_offered(found[0], found[1], key)
+            lambda found: deploy_checks.require_extension_offered(found[0], found[1])
         )
         cluster_name = pulumi.Output.all(checked, cluster_name).apply(lambda values: values[1])
     return kubernetesconfiguration.Extension(

@@ -16,6 +16,7 @@ hold a deletion up.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
@@ -28,7 +29,7 @@ from components.config.multikueue_workers import WorkerPlan
 from components.kube_wait import ClusterReader
 from components.manifests import multikueue as manifests
 from components.manifests.multikueue_worker import cluster_endpoint
-from components.queue_wait import QueuesActive
+from components.queue_wait import QueuesActive, QueuesActiveArgs
 from components.queues import kueue_object
 
 
@@ -74,6 +75,20 @@ def connection_hint(endpoints: Mapping[str, str]) -> str:
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class MultiKueueBurstArgs:
+    """The ``multiKueue`` section on the manager: its Kueue, its workers' access, and how the set-up is proven."""
+
+    config: MultiKueueConfig
+    kueue_ready: pulumi.Resource
+    """The manager's readiness gate: every Kueue object waits for it."""
+    kueue_namespace: str
+    namespace_labels: dict[str, str]
+    """The labels of namespaces Kueue manages, which the burst namespace gets."""
+    workers: Sequence[tuple[WorkerPlan, WorkerAccess]]
+    proof: Proof
+
+
 class MultiKueueBurst(pulumi.ComponentResource):
     """The ``multiKueue`` section on the manager; the manager's Kubernetes provider comes in through ``opts``. Its
     last child proves the set-up: every MultiKueueCluster, the MultiKueue AdmissionChecks and their ClusterQueues
@@ -82,16 +97,12 @@ class MultiKueueBurst(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        args: MultiKueueConfig,
-        *,
-        kueue_ready: pulumi.Resource,
-        kueue_namespace: str,
-        namespace_labels: dict[str, str],
-        workers: Sequence[tuple[WorkerPlan, WorkerAccess]],
-        proof: Proof,
+        args: MultiKueueBurstArgs,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("elastic-capacity:kueue:MultiKueueBurst", name, None, opts)
+        config, workers, proof, kueue_namespace = args.config, args.workers, args.proof, args.kueue_namespace
+        kueue_ready = args.kueue_ready
 
         def after(*resources: pulumi.Resource) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, depends_on=[kueue_ready, *resources])
@@ -100,18 +111,17 @@ class MultiKueueBurst(pulumi.ComponentResource):
         # Kueue reconciles these in any order (like the queues section's objects); a MultiKueueCluster alone waits for
         # its Secret: one created without it never joins after a manager restart (kueue#13238).
         names = [plan.cluster_name for plan, _ in workers]
-        kueue_object(f"{name}-config", manifests.multikueue_config(args, names), after())
+        kueue_object(f"{name}-config", manifests.multikueue_config(config, names), after())
         proven: list[pulumi.Resource] = list(clusters)
-        if args.burst_queue:
-            proven += self._burst_queue(name, args, namespace_labels, after)
+        if config.burst_queue:
+            proven += self._burst_queue(name, config, args.namespace_labels, after)
         endpoints = pulumi.Output.all(
             **{
                 plan.cluster_name: pulumi.Output.from_input(access.kubeconfig).apply(lambda kc: cluster_endpoint(kc)[0])
                 for plan, access in workers
             }
         )
-        QueuesActive(
-            f"{name}-active",
+        wait = QueuesActiveArgs(
             objects=[
                 *({"kind": "MultiKueueCluster", "name": cluster} for cluster in names),
                 *({"kind": "AdmissionCheck", "name": check} for check in proof.checks),
@@ -122,12 +132,11 @@ class MultiKueueBurst(pulumi.ComponentResource):
             kueue_revision=pulumi.Output.concat(
                 proof.kueue_revision, *(pulumi.Output.concat("/", access.generation) for _, access in workers)
             ),
-            timeout_seconds=args.wait_timeout_seconds,
+            timeout_seconds=config.wait_timeout_seconds,
             on_inactive="fail",
             hint=endpoints.apply(connection_hint),
-            reader=proof.reader,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=proven),
         )
+        QueuesActive(f"{name}-active", wait, proof.reader, pulumi.ResourceOptions(parent=self, depends_on=proven))
         self.register_outputs({"multiKueueClusters": names})
 
     def _burst_queue(

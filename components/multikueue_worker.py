@@ -17,10 +17,11 @@ import pulumi
 from pulumi_kubernetes import apiextensions, core, rbac
 
 from components.cluster_access import ClusterTarget
+from components.config.deploy_checks import TOKEN_CAPPED_ADVICE
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import WorkerPlan
 from components.kube_wait import ClusterReader
-from components.kueue import Kueue
+from components.kueue import Kueue, KueueArgs
 from components.manifests import multikueue_worker as manifests
 from components.queues import KueueQueues
 from components.worker_token import WorkerToken
@@ -69,10 +70,8 @@ class MultiKueueWorker(pulumi.ComponentResource):
             # A worker only runs burst pods: there is no autoscaler, so no ProvisioningRequest CRD to wait for.
             kueue = Kueue(
                 f"{name}-kueue",
-                plan.kueue,
+                KueueArgs(plan.kueue, plan.probe_image, chart_waits_for=list(kueue_waits_for)),
                 target,
-                probe_image=plan.probe_image,
-                chart_waits_for=list(kueue_waits_for),
                 opts=child,
             )
         queues = KueueQueues(
@@ -157,7 +156,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             service_account=manifests.manager_identity(burst),
             anchor={"name": anchor.metadata.name, "uid": anchor.metadata.uid},
             expiration_seconds=burst.token_lifetime_days * SECONDS_PER_DAY,
-            config_key="multiKueue.tokenLifetimeDays",
+            capped_advice=TOKEN_CAPPED_ADVICE,
             reader=reader,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[account, anchor]),
         )

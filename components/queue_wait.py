@@ -16,6 +16,7 @@ Shipped by value (:mod:`components.dynamic_by_value`): imports nothing from the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -130,6 +131,22 @@ class QueuesActiveProvider(WaitProvider):
         return CreateResult(id_=props["kueueRevision"], outs={**outs, "inactive": message})
 
 
+@dataclasses.dataclass(frozen=True)
+class QueuesActiveArgs:
+    """What one activation wait watches, and how it ends."""
+
+    objects: Sequence[Mapping[str, str]]
+    """The objects to see Active, each ``{"kind": ..., "name": ...}``."""
+    kueue_namespace: str
+    kueue_revision: pulumi.Input[str]
+    """What changes whenever Kueue restarts (or a worker's credential is renewed): the wait then runs again."""
+    timeout_seconds: int
+    on_inactive: str
+    """``fail``, or ``warn`` (:attr:`QueuesActive.inactive` carries the diagnosis)."""
+    hint: pulumi.Input[str]
+    """What the diagnosis adds about where the missing piece comes from."""
+
+
 class QueuesActive(pulumi.dynamic.Resource, module="kueue", name="QueuesActive"):
     """Completes once Kueue reports every listed object Active; otherwise fails, or warns, with the likely cause."""
 
@@ -139,23 +156,17 @@ class QueuesActive(pulumi.dynamic.Resource, module="kueue", name="QueuesActive")
     def __init__(
         self,
         resource_name: str,
-        *,
-        objects: Sequence[Mapping[str, str]],
-        kueue_namespace: str,
-        kueue_revision: pulumi.Input[str],
-        timeout_seconds: int,
-        on_inactive: str,
-        hint: pulumi.Input[str],
+        args: QueuesActiveArgs,
         reader: ClusterReader,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         props = {
-            "objects": [dict(o) for o in objects],
-            "kueueNamespace": kueue_namespace,
-            "kueueRevision": kueue_revision,
-            "timeoutSeconds": timeout_seconds,
-            "onInactive": on_inactive,
-            "hint": hint,
+            "objects": [dict(o) for o in args.objects],
+            "kueueNamespace": args.kueue_namespace,
+            "kueueRevision": args.kueue_revision,
+            "timeoutSeconds": args.timeout_seconds,
+            "onInactive": args.on_inactive,
+            "hint": args.hint,
             "kubeconfig": pulumi.Output.secret(reader.kubeconfig),
             "inactive": None,
         }

@@ -49,20 +49,20 @@ def token_request(expiration_seconds: int, anchor: dict[str, str]) -> dict[str, 
     }
 
 
-def capped_message(asked: float, granted: float, config_key: str) -> str:
-    """What to do when the API server issued a ``granted``-second token for ``asked`` seconds: a shorter lifetime in
-    days, or, when the cap is below the one day ``config_key`` allows at least, a longer cap on the API server."""
+def capped_message(asked: float, granted: float, advice: dict[str, str]) -> str:
+    """What to do when the API server issued a ``granted``-second token for ``asked`` seconds, in the config's words
+    (``advice``, :data:`~components.config.deploy_checks.TOKEN_CAPPED_ADVICE`): a shorter lifetime in days, or,
+    when the cap is below one day, a longer cap on the API server."""
     days = int(granted // 86400)
     if days >= 1:
         return (
             f"The worker's API server caps ServiceAccount tokens at about {days} day(s), below the "
-            f"{int(asked // 86400)} asked for: set {config_key} to at most {days}"
+            f"{int(asked // 86400)} asked for: {advice['shorter'].format(days=days)}"
         )
     hours = max(int(granted // 3600), 0)
     return (
         f"The worker's API server caps ServiceAccount tokens at about {hours} hour(s), below the one day "
-        f"{config_key} allows at least: set the API server's --service-account-max-token-expiration to 24h or "
-        "more, or give the worker as a kubeconfig (multiKueue.workers[].source: kubeconfig) with a credential you renew"
+        f"{advice['raise_cap']}"
     )
 
 
@@ -98,8 +98,8 @@ class WorkerTokenProvider(ResourceProvider):
         expires = _timestamp(status["expirationTimestamp"])
         granted = (expires - issued).total_seconds()
         if granted < asked * 0.99:
-            raise TokenCappedError(capped_message(asked, granted, props["configKey"]))
-        outs = {key: props[key] for key in (*WATCHED_INPUTS, "configKey")}
+            raise TokenCappedError(capped_message(asked, granted, props["cappedAdvice"]))
+        outs = {key: props[key] for key in (*WATCHED_INPUTS, "cappedAdvice")}
         outs |= {"token": status["token"], "issuedAt": issued.isoformat(), "expiresAt": expires.isoformat()}
         return CreateResult(id_=f"{props['namespace']}/{props['serviceAccount']}/{issued.isoformat()}", outs=outs)
 
@@ -133,17 +133,18 @@ class WorkerToken(pulumi.dynamic.Resource, module="multikueue", name="WorkerToke
         service_account: str,
         anchor: pulumi.Input[dict[str, pulumi.Input[str]]],
         expiration_seconds: int,
-        config_key: str,
+        capped_advice: dict[str, str],
         reader: ClusterReader,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """``config_key`` is the key of the lifetime, for the message when the worker caps it."""
+        """``capped_advice`` is what the message says to do when the worker caps the lifetime
+        (:func:`capped_message`)."""
         props = {
             "namespace": namespace,
             "serviceAccount": service_account,
             "anchor": anchor,
             "expirationSeconds": expiration_seconds,
-            "configKey": config_key,
+            "cappedAdvice": capped_advice,
             "kubeconfig": pulumi.Output.secret(reader.kubeconfig),
             "token": None,
             "issuedAt": None,

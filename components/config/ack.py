@@ -507,6 +507,7 @@ class AckConfig(ConfigModel):
                         "asking for a model ACS does not offer stay Pending. Confirm the value with Alibaba Cloud.",
                     )
                 )
+            found += [(key_path(SECTION, "workloads", index, key), message) for key, message in workload.warnings()]
         for index, cluster in enumerate(self.clusters):
             pool = cluster.node_pool
             if pool is None:

@@ -74,6 +74,16 @@ ComputeClass = Literal["general-purpose", "performance", "gpu", "gpu-hpn"]
 ComputeQos = Literal["default", "best-effort"]
 SchedulingMethod = Literal["node-selector", "pod-label", "resource-policy"]
 
+GPU_PREREQUISITES = {
+    "gpu": "ACS GPU in ACK is an invitational preview: without access granted by a ticket its pods stay Pending",
+    "gpu-hpn": "GPU-HPN pods run only on a purchased GPU-HPN capacity reservation associated with the cluster; "
+    "without one they stay Pending",
+}
+"""Why a GPU Deployment may never become ready, per class
+(https://www.alibabacloud.com/help/en/ack/distributed-cloud-container-platform-for-kubernetes/user-guide/schedule-pods-to-run-on-acs-using-virtual-nodes)."""
+SIZING_DOC = "https://www.alibabacloud.com/help/en/cs/user-guide/acs-pod-instance-overview"
+"""Where ACS documents how it rounds a pod's cpu and memory up to a spec."""
+
 CPU_CLASSES = ("general-purpose", "performance")
 """The classes ACS sizes by its CPU/memory spec table (``components.acs_sizing``)."""
 
@@ -274,6 +284,30 @@ class AcsWorkloadConfig(ConfigModel):
     def billed_spec(self) -> acs_sizing.BilledSpec | None:
         """The spec ACS bills each pod as; ``None`` for GPU classes. Computed once, while validating."""
         return None if self.is_gpu else acs_sizing.billed_spec(self.cpu, self.memory)
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """``(key, message)``, the key relative to the workload, when it may never become ready (a GPU class's
+        prerequisite) or ACS bills more than it asked for: known from the stack file, so said before deploying."""
+        workload = f"{self.namespace}/{self.name}"
+        found = []
+        if self.compute_class in GPU_PREREQUISITES:
+            found.append(
+                (
+                    "computeClass",
+                    f"{workload}: {GPU_PREREQUISITES[self.compute_class]}, and `pulumi up` fails after "
+                    f"readyTimeoutMinutes ({self.ready_timeout_minutes})",
+                )
+            )
+        spec = self.billed_spec
+        if spec is not None and spec.rounded_up:
+            found.append(
+                (
+                    "",
+                    f"ACS bills each pod of {workload} as {spec.text}: it rounds cpu {self.cpu} / memory "
+                    f"{self.memory} up to the nearest ACS spec ({SIZING_DOC})",
+                )
+            )
+        return found
 
     @model_validator(mode="after")
     @rule("acs.class-and-qos", source=_ACS_POD_URL)

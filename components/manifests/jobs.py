@@ -6,7 +6,7 @@ from typing import Any
 
 from components.config.aks import POOL_LABEL
 from components.config.smoke_job import SmokeJobConfig
-from components.kube_wait import QUEUE_NAME_LABEL
+from components.manifests.labels import QUEUE_NAME_LABEL
 
 SKIP_AWAIT = "pulumi.com/skipAwait"
 """pulumi-kubernetes' documented annotation: create the object without waiting for it to become ready."""

@@ -14,7 +14,7 @@ from typing import Any
 from components.config.multikueue import BURST_FLAVOR, MULTIKUEUE_CONTROLLER, MultiKueueConfig
 from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
 from components.manifests.core import namespace
-from components.manifests.jobs import QUEUE_NAME_LABEL
+from components.manifests.labels import QUEUE_NAME_LABEL
 from components.manifests.queues import API_GROUP, API_VERSION
 
 Manifest = dict[str, Any]

@@ -21,6 +21,7 @@ from components.ack_access import (
     rbac_grants,
 )
 from components.config.ack import AckClusterConfig
+from components.config.deploy_checks import AckReport
 from tests.support.ack import (
     CI_USER,
     CLUSTER_TYPE,
@@ -99,7 +100,9 @@ def program_for(cfg: AckClusterConfig, endpoint: str = SERVER):
         parent = pulumi.ComponentResource("test:index:Cluster", "ack-demo")
         region = AlicloudProvider("region", region=cfg.region, opts=pulumi.ResourceOptions(parent=parent))
         cluster = cs.ManagedKubernetes("cluster", opts=pulumi.ResourceOptions(parent=parent, provider=region))
-        kubeconfig = cluster_kubeconfig(cfg, cluster, pulumi.Output.from_input(endpoint), region, parent, KEY)
+        kubeconfig = cluster_kubeconfig(
+            cfg, cluster, pulumi.Output.from_input(endpoint), region, parent, AckReport(KEY)
+        )
         pulumi.export("kubeconfig", kubeconfig)
         pulumi.export("clusterId", cluster.id)
 

@@ -9,10 +9,12 @@ from packaging.version import Version
 
 from components import ack_checks
 from components.config.base import ConfigError
+from components.config.deploy_checks import AckReport
 from components.versions import SCHEDULER_MIN_GPU, SchedulerNeed, SchedulerVersion, VirtualNodeNeed, addon_version
 from tools import mock_runtime
 
 KEY = "elastic-capacity:ack.clusters[2]"
+REPORT = AckReport(KEY)
 OFFERED = ["1.35.0-aliyun.1", "1.35.2-aliyun.1", "1.36.1-aliyun.1"]
 
 
@@ -25,16 +27,16 @@ def error_of(call, *args) -> ConfigError:
 
 def test_kubernetes_version_offer_resolves_or_words_the_refusal_naming_the_key():
     key = f"{KEY}.kubernetesVersion"
-    assert ack_checks.kubernetes_version_offer(key, "1.35", OFFERED) == ("1.35.2-aliyun.1", None)
-    candidate, refusal = ack_checks.kubernetes_version_offer(key, "1.33", OFFERED)
+    assert ack_checks.kubernetes_version_offer(REPORT, "1.35", OFFERED) == ("1.35.2-aliyun.1", None)
+    candidate, refusal = ack_checks.kubernetes_version_offer(REPORT, "1.33", OFFERED)
     assert candidate is None and refusal is not None and "\n" not in refusal
     assert refusal.startswith(f"{key}: '1.33' cannot be created") and "['1.35', '1.36']" in refusal
 
 
 def test_enhanced_nat_zone():
     key = f"{KEY}.network.zones[0].zoneId"
-    assert ack_checks.enhanced_nat_zone(key, "cn-beijing-h", ["cn-beijing-h", "cn-beijing-g"]) == "cn-beijing-h"
-    error = error_of(ack_checks.enhanced_nat_zone, key, "cn-beijing-a", ["cn-beijing-h", "cn-beijing-g"])
+    assert ack_checks.enhanced_nat_zone(REPORT, "cn-beijing-h", ["cn-beijing-h", "cn-beijing-g"]) == "cn-beijing-h"
+    error = error_of(ack_checks.enhanced_nat_zone, REPORT, "cn-beijing-a", ["cn-beijing-h", "cn-beijing-g"])
     assert error.keys == [key]
     assert "'cn-beijing-a'" in str(error) and "['cn-beijing-g', 'cn-beijing-h']" in str(error)
 
@@ -44,11 +46,11 @@ GPU_NEED = SchedulerNeed("ack.workloads[2] (demo, gpu)", Version("6.8.4"), SCHED
 
 def test_installed_scheduler_meeting_the_needs_passes():
     installed = "v1.35.0-apsara.6.11.4.77470105"
-    assert ack_checks.installed_scheduler(f"{KEY}.scheduler", installed, [GPU_NEED]) == installed
+    assert ack_checks.installed_scheduler(REPORT, installed, [GPU_NEED]) == installed
 
 
 def test_installed_scheduler_below_a_need_names_the_key_the_need_and_the_fix():
-    error = error_of(ack_checks.installed_scheduler, f"{KEY}.scheduler", "v1.35.0-apsara.6.8.3.aaaa", [GPU_NEED])
+    error = error_of(ack_checks.installed_scheduler, REPORT, "v1.35.0-apsara.6.8.3.aaaa", [GPU_NEED])
     assert error.keys == [f"{KEY}.scheduler"]
     message = str(error)
     assert "v1.35.0-apsara.6.8.3.aaaa" in message and "ack.workloads[2] (demo, gpu)" in message
@@ -60,22 +62,20 @@ def test_an_unknown_installed_scheduler_is_only_a_warning(caplog, installed, say
     """Run as in a program (the mock engine logs ``pulumi.log`` through ``logging``)."""
     results = []
     with caplog.at_level(logging.WARNING):
-        mock_runtime.run(
-            lambda: results.append(ack_checks.installed_scheduler(f"{KEY}.scheduler", installed, [GPU_NEED])), {}
-        )
+        mock_runtime.run(lambda: results.append(ack_checks.installed_scheduler(REPORT, installed, [GPU_NEED])), {})
     assert results == [installed]
     assert any(says in record.getMessage() for record in caplog.records)
 
 
 def test_no_need_no_check():
-    assert ack_checks.installed_scheduler(f"{KEY}.scheduler", "garbage", []) == "garbage"
+    assert ack_checks.installed_scheduler(REPORT, "garbage", []) == "garbage"
 
 
 def test_installed_virtual_node():
     need = VirtualNodeNeed(Version("2.15.0"), "ack.workloads[5] (hpn, gpu-hpn)")
     key = f"{KEY}.virtualNode.version"
-    assert ack_checks.installed_virtual_node(key, "v2.15.0", need) == "v2.15.0"
-    error = error_of(ack_checks.installed_virtual_node, key, "v2.14.0", need)
+    assert ack_checks.installed_virtual_node(REPORT, "v2.15.0", need) == "v2.15.0"
+    error = error_of(ack_checks.installed_virtual_node, REPORT, "v2.14.0", need)
     assert error.keys == [key]
     assert "v2.14.0" in str(error) and "v2.15.0" in str(error) and "gpu-hpn" in str(error)
 

@@ -11,6 +11,7 @@ import pytest
 from components import yaml_text
 from components.ack_existing import kubeconfig_server
 from components.config.base import ConfigError
+from components.config.deploy_checks import AckReport
 from components.config.loader import load_stack_config
 from components.fleet import deploy
 from tests.support import ack as ack_data
@@ -19,6 +20,7 @@ from tools import mock_cloud, mock_runtime
 from tools.recording import Recording
 
 KEY = "elastic-capacity:ack.existingClusters[0]"
+WORKER = AckReport("k", reached_by="multiKueue.workers[0]")
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 
 
@@ -138,25 +140,26 @@ def test_a_cluster_ack_does_not_report_as_configured_fails_naming_the_key(monkey
 
 
 def test_the_api_endpoint_comes_from_the_credentials_kubeconfig():
-    assert kubeconfig_server("k", "clusters:\n- cluster: {server: 'https://1.2.3.4:6443'}\n") == "https://1.2.3.4:6443"
+    assert (
+        kubeconfig_server(AckReport("k"), "clusters:\n- cluster: {server: 'https://1.2.3.4:6443'}\n")
+        == "https://1.2.3.4:6443"
+    )
     for broken in ("", "clusters: []", "clusters:\n- cluster: {server: 'http://x'}\n", ": :"):
         with pytest.raises(ConfigError) as caught:
-            kubeconfig_server("k", broken)
-        assert caught.value.keys == ["k"]
+            kubeconfig_server(AckReport("k"), broken)
+        assert caught.value.keys == ["k.clusterId"]
 
 
 def test_a_private_endpoint_is_refused_only_for_a_multikueue_worker():
     private = "clusters:\n- cluster: {server: 'https://192.168.0.10:6443'}\n"
-    assert kubeconfig_server("k", private) == "https://192.168.0.10:6443", "a runner in the VPC may use it"
+    assert kubeconfig_server(AckReport("k"), private) == "https://192.168.0.10:6443", "a runner in the VPC may use it"
     for server in ("https://192.168.0.10:6443", "https://100.100.1.2:6443", "https://[fd00::1]:6443"):
         with pytest.raises(ConfigError) as caught:
-            kubeconfig_server(
-                "k", f"clusters:\n- cluster: {{server: '{server}'}}\n", reached_by="multiKueue.workers[0]"
-            )
-        assert caught.value.keys == ["k"] and "multiKueue.workers[0]" in str(caught.value)
+            kubeconfig_server(WORKER, f"clusters:\n- cluster: {{server: '{server}'}}\n")
+        assert caught.value.keys == ["k.clusterId"] and "multiKueue.workers[0]" in str(caught.value)
     for server in ("https://47.96.1.2:6443", "https://c1.cs.aliyuncs.com:6443"):
         text = f"clusters:\n- cluster: {{server: '{server}'}}\n"
-        assert kubeconfig_server("k", text, reached_by="multiKueue.workers[0]") == server
+        assert kubeconfig_server(WORKER, text) == server
 
 
 def test_an_existing_ack_worker_whose_credential_names_a_private_endpoint_fails_naming_its_cluster_id(monkeypatch):

@@ -11,6 +11,7 @@ from pulumi_alicloud import Provider as AlicloudProvider
 
 from components.ack_network import ack_network
 from components.config.ack_network import AckNetworkConfig
+from components.config.deploy_checks import AckReport
 from tests.support.ack import (
     EIP_ASSOCIATION_TYPE,
     EIP_TYPE,
@@ -41,7 +42,7 @@ def program_for(network: dict[str, Any], physical_name: str | None = None):
         region = AlicloudProvider("region", region="cn-hangzhou", opts=pulumi.ResourceOptions(parent=parent))
         opts = pulumi.ResourceOptions(parent=parent, provider=region)
         config = AckNetworkConfig.model_validate(network)
-        built = ack_network("ack-demo", config, TAGS, opts, KEY, physical_name=physical_name)
+        built = ack_network("ack-demo", config, TAGS, opts, AckReport(KEY), physical_name=physical_name)
         pulumi.export("vswitchIds", built.vswitch_ids)
         pulumi.export("podVswitchIds", built.pod_vswitch_ids)
         pulumi.export("snatEntries", [entry.urn for entry in built.snat_entries])

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import jsonschema
@@ -19,7 +18,6 @@ from components.manifests.core import namespace
 from tests.support.ack import (
     DEPLOYMENT_TYPE,
     GPU,
-    GPU_HPN,
     NAMESPACE_TYPE,
     RESOURCE_POLICY_TYPE,
     workload_config,
@@ -52,10 +50,6 @@ def build(run_program, cfg: AcsWorkloadConfig, *, released: bool = False):
             pulumi.export("billedSpec", component.billed_spec)
 
     return run_program(program), built
-
-
-def capacity_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "default/web" in r.getMessage()]
 
 
 # --- AcsWorkload --------------------------------------------------------------------------------------------------
@@ -110,42 +104,12 @@ def test_the_billed_spec_is_the_one_the_config_computed(run_program):
     assert rec.outputs["billedSpec"] == cfg.billed_spec.text == "2-4Gi"
 
 
-def test_rounded_up_requests_log_the_billed_spec(run_program, caplog):
-    with caplog.at_level(logging.WARNING):
-        rec, _ = build(run_program, workload_config(cpu=2, memory="3.5Gi"))
-    assert rec.outputs["billedSpec"] == "2-4Gi"
-    [warning] = capacity_warnings(caplog)
-    assert "2-4Gi" in warning and "cpu 2 / memory 3.5Gi" in warning
-
-
-@pytest.mark.parametrize("fields", [{"cpu": 2, "memory": "4Gi"}, {}], ids=["exact-spec", "no-requests"])
-def test_exact_or_default_specs_log_nothing(run_program, caplog, fields):
-    with caplog.at_level(logging.WARNING):
-        rec, _ = build(run_program, workload_config(**fields))
-    assert rec.outputs["billedSpec"] == "2-4Gi"
-    assert capacity_warnings(caplog) == []
-
-
-def test_gpu_workload_has_no_billed_spec(run_program, caplog):
+def test_gpu_workload_has_no_billed_spec(run_program):
     cfg = workload_config(**GPU)
-    with caplog.at_level(logging.WARNING):
-        rec, built = build(run_program, cfg)
+    rec, built = build(run_program, cfg)
     assert built["billed_spec"] is None
     assert "billedSpec" not in rec.outputs
     assert rec.one(DEPLOYMENT_TYPE, "web-deployment").inputs == deployment(cfg)
-    assert not [r for r in caplog.records if "bills" in r.getMessage()]
-
-
-@pytest.mark.parametrize(
-    ("fields", "says"),
-    [(GPU, "invitational preview"), (GPU_HPN, "GPU-HPN capacity reservation")],
-    ids=["gpu", "gpu-hpn"],
-)
-def test_gpu_classes_warn_about_their_acs_prerequisites_and_the_timeout(run_program, caplog, fields, says):
-    with caplog.at_level(logging.WARNING):
-        build(run_program, workload_config(**fields, readyTimeoutMinutes=25))
-    [warning] = capacity_warnings(caplog)
-    assert says in warning and "readyTimeoutMinutes (25)" in warning
 
 
 # --- AcsNamespace -------------------------------------------------------------------------------------------------

@@ -194,7 +194,8 @@ def test_the_dev_stack_gives_every_cluster_ecs_nodes_and_documented_gpu_models(d
     }
     assert models == {None, "GN8IS"}
     _, config, secret_keys = render.read_stack_file(ACK_STACK)
-    assert load_stack_config(config, secret_keys).ack.warnings() == []
+    warned = [key for key, _ in load_stack_config(config, secret_keys).ack.warnings()]
+    assert not [key for key in warned if key.endswith(("gpuModelSeries", "nodePool", "spotStrategy"))]
 
 
 # --- every shipped stack -----------------------------------------------------------------------------------------

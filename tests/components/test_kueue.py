@@ -15,7 +15,7 @@ import pytest
 from components.config.kueue import LATEST_CHART_VERSION, KueueConfig
 from components.crd_wait import CrdWaitTarget
 from components.kube_wait import PROVISIONING_REQUEST_CRD, ClusterReader
-from components.kueue import Kueue
+from components.kueue import Kueue, KueueArgs
 from components.manifests import kueue_gate, kueue_install
 from tests.support.targets import live_target, rendering_target
 from tools import mock_runtime
@@ -50,14 +50,8 @@ def _install(crd_wait: bool, protect: bool, probe: str, kueue: str) -> Recording
         provider = kubernetes.Provider("cluster", kubeconfig=pulumi.Output.secret("kubeconfig"))
         # An Output, as an existing cluster's version read at deploy time hands it over.
         image = provider.id.apply(lambda _: probe)
-        component = Kueue(
-            "kueue",
-            config,
-            live_target(provider),
-            probe_image=image,
-            crd_wait=crd_wait_target() if crd_wait else None,
-            protect=protect,
-        )
+        args = KueueArgs(config, image, crd_wait=crd_wait_target() if crd_wait else None, protect=protect)
+        component = Kueue("kueue", args, live_target(provider))
         pulumi.export("readyUrn", component.ready.urn)
 
     return mock_runtime.run(program, {})
@@ -161,8 +155,10 @@ def after_a_stand_in(crd_wait: bool = True, live: bool = True) -> Recording:
             "pool-stand-in", metadata={"name": "x"}, opts=pulumi.ResourceOptions(provider=provider)
         )
         target = live_target(provider) if live else rendering_target(provider)
-        Kueue("kueue", KueueConfig(), target, probe_image=PROBE, crd_wait=crd_wait_target() if crd_wait else None,
-              chart_waits_for=[before])  # fmt: skip
+        args = KueueArgs(
+            KueueConfig(), PROBE, crd_wait=crd_wait_target() if crd_wait else None, chart_waits_for=[before]
+        )
+        Kueue("kueue", args, target)
 
     return mock_runtime.run(program, {})
 

@@ -12,7 +12,14 @@ from components.config.loader import load_stack_config
 from components.config.multikueue_workers import worker_plans
 from components.kube_wait import ClusterReader
 from components.manifests.multikueue_worker import token_kubeconfig
-from components.multikueue import MultiKueueBurst, Proof, WorkerAccess, connection_hint, given_kubeconfig
+from components.multikueue import (
+    MultiKueueBurst,
+    MultiKueueBurstArgs,
+    Proof,
+    WorkerAccess,
+    connection_hint,
+    given_kubeconfig,
+)
 from tests.support import ack as ack_data
 from tests.support.config import as_config
 from tools import mock_runtime
@@ -66,8 +73,7 @@ def record() -> Recording:
             )
             for plan in PLANS
         ]
-        MultiKueueBurst(
-            "multikueue",
+        args = MultiKueueBurstArgs(
             BURST,
             kueue_ready=stand_in("kueue-ready", manager),
             kueue_namespace="kueue-system",
@@ -79,8 +85,8 @@ def record() -> Recording:
                 [BURST.admission_check],
                 [BURST.cluster_queue],
             ),
-            opts=pulumi.ResourceOptions(provider=manager),
         )
+        MultiKueueBurst("multikueue", args, pulumi.ResourceOptions(provider=manager))
 
     return mock_runtime.run(program, {})
 

@@ -16,6 +16,7 @@ import pulumi_kubernetes as kubernetes
 from pulumi_kubernetes.core import v1 as core
 
 from components import yaml_text
+from components.config.deploy_checks import TOKEN_CAPPED_ADVICE
 from components.config.kubectl_image import kubectl_tag
 from components.config.loader import load_stack_config
 from components.config.multikueue_workers import WorkerPlan, worker_plans
@@ -253,11 +254,11 @@ def test_namespaced_objects_wait_for_their_namespace_and_bindings_for_nothing():
 def test_the_token_is_requested_for_the_account_bound_to_the_anchor_and_kept_secret():
     recording = record({"workers": [WORKER_CONFIG], "tokenLifetimeDays": 30})
     token, anchor = recording.one(TOKEN, "hz-token"), recording.one(SECRET, "hz-token-anchor")
-    assert {key: token.inputs[key] for key in ("namespace", "serviceAccount", "expirationSeconds", "configKey")} == {
+    assert {key: token.inputs[key] for key in ("namespace", "serviceAccount", "expirationSeconds", "cappedAdvice")} == {
         "namespace": "kueue-system",
         "serviceAccount": "elastic-capacity-multikueue",
         "expirationSeconds": 30 * 86_400,
-        "configKey": "multiKueue.tokenLifetimeDays",
+        "cappedAdvice": TOKEN_CAPPED_ADVICE,
     }
     assert token.inputs["anchor"]["name"] == anchor.inputs["metadata"]["name"]
     assert anchor.urn in token.property_dependencies["anchor"], "bound to this anchor's uid"

@@ -12,8 +12,8 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from components.config.smoke_job import SmokeJobConfig
 from components.job_wait import JobCompletionProvider
-from components.kube_wait import QUEUE_NAME_LABEL
 from components.manifests.jobs import FLUX_FORCE, smoke_job
+from components.manifests.labels import QUEUE_NAME_LABEL
 from components.smoke_job import SmokeJob
 from tests.support.config import ARTICLE_SMOKE_TARGET
 from tests.support.targets import live_target, rendering_target

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import pytest
 
 from components import worker_token
+from components.config.deploy_checks import TOKEN_CAPPED_ADVICE
 from components.worker_token import TokenCappedError, WorkerTokenProvider, renewal_due, token_request
 from tests.support.fakes import FakeApiServer
 from tools.mock_cloud import FAKE_KUBECONFIG
@@ -19,7 +20,7 @@ PROPS = {
     "serviceAccount": "elastic-capacity-multikueue",
     "anchor": {"name": "elastic-capacity-multikueue-anchor-1", "uid": "1b2c"},
     "expirationSeconds": 90 * DAY,
-    "configKey": "multiKueue.tokenLifetimeDays",
+    "cappedAdvice": TOKEN_CAPPED_ADVICE,
     "kubeconfig": "the worker's kubeconfig",
 }
 

@@ -18,6 +18,7 @@ from components.ack import AckProCluster
 from components.config.ack import AckClusterConfig
 from components.config.acs import AcsWorkloadConfig
 from components.config.base import ConfigError
+from components.config.deploy_checks import AckReport
 from components.config.environment import EnvironmentConfig
 from components.config.environment_rules import resolved_ack_cluster
 from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
@@ -164,7 +165,7 @@ def program_for(
         for index, given in enumerate(configs):
             key = f"elastic-capacity:ack.clusters[{index}]"
             cfg = resolved_ack_cluster(index, given, environment) if environment is not None else given
-            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, key)
+            component = AckProCluster(f"ack-{cfg.name}", cfg, needs, AckReport(key))
             pulumi.export(f"{cfg.name}-kubeconfig", component.kubeconfig)
             pulumi.export(f"{cfg.name}-endpoint", component.api_server_endpoint)
             pulumi.export(f"{cfg.name}-cluster-id", component.cluster_id)

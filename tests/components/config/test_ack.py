@@ -405,7 +405,7 @@ def test_ecs_only_policy_needs_no_acs_scheduler():
 @pytest.mark.parametrize("model", ["GN8IS", "T4", "GU8TF", "L20N"])
 def test_documented_gpu_models_on_clusters_with_nodes_do_not_warn(model):
     config = load([workload(**{**GPU, "gpuModelSeries": model})], [cluster(nodePool=POOL)])
-    assert config.warnings() == []
+    assert [key for key, _ in config.warnings()] == [f"{PROJECT}:ack.workloads[0].computeClass"]
 
 
 @pytest.mark.parametrize(("fields", "model"), [(GPU, "L20"), (GPU_HPN, "example-model")])
@@ -414,6 +414,12 @@ def test_an_undocumented_gpu_model_is_a_warning_naming_the_key_and_the_documente
     [(key, message)] = [w for w in config.warnings() if "gpuModelSeries" in w[0]]
     assert key == f"{PROJECT}:ack.workloads[1].gpuModelSeries"
     assert repr(model) in message and "GN8IS" in message and "T4" in message
+
+
+def test_a_workloads_own_warnings_are_named_under_its_entry():
+    config = load([workload("a"), workload("b", cpu=2, memory="3.5Gi")], [cluster(nodePool=POOL)])
+    [(key, message)] = config.warnings()
+    assert key == f"{PROJECT}:ack.workloads[1]" and "bills each pod of default/b" in message
 
 
 def test_a_cluster_without_a_node_pool_warns_that_it_has_no_dns():

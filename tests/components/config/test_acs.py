@@ -244,3 +244,29 @@ def test_scheduler_needs_of_a_resource_policy_follow_its_acs_units(units, level)
     options = {"resourcePolicy": {"units": list(units)}} if units else {}
     needs = workload_config(scheduling="resource-policy", **options).scheduler_needs("1.35", "who")
     assert [str(n.feature_level) for n in needs] == ([level] if level else [])
+
+
+# --- warnings: what the stack file already says about readiness and billing ---------------------------------------
+
+
+def test_rounded_up_requests_warn_of_the_billed_spec():
+    [(key, message)] = workload_config(cpu=2, memory="3.5Gi").warnings()
+    assert key == ""
+    assert "default/web as 2-4Gi" in message and "cpu 2 / memory 3.5Gi" in message
+
+
+@pytest.mark.parametrize("fields", [{"cpu": 2, "memory": "4Gi"}, {}], ids=["exact-spec", "no-requests"])
+def test_exact_or_default_specs_warn_of_nothing(fields):
+    assert workload_config(**fields).warnings() == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [(GPU, "invitational preview"), (GPU_HPN, "GPU-HPN capacity reservation")],
+    ids=["gpu", "gpu-hpn"],
+)
+def test_gpu_classes_warn_about_their_acs_prerequisites_and_the_timeout(fields, says):
+    [(key, message)] = workload_config(**fields, readyTimeoutMinutes=25).warnings()
+    assert key == "computeClass"
+    assert message.startswith("default/web: ") and says in message and "readyTimeoutMinutes (25)" in message
+    assert "bills" not in message

@@ -7,7 +7,7 @@ import pytest
 
 from components.config.multikueue import MULTIKUEUE_CONTROLLER, MultiKueueConfig
 from components.manifests import multikueue as manifests
-from components.manifests.jobs import QUEUE_NAME_LABEL
+from components.manifests.labels import QUEUE_NAME_LABEL
 from tests.support.schemas import validate_core, validate_kueue
 
 BURST = MultiKueueConfig.model_validate(
