@@ -16,9 +16,10 @@ from pulumi_azure_native import authorization, containerservice, resources
 from components import aks_catalogue
 from components.access_wait import ClusterAccess
 from components.cluster_access import ClusterTarget, cluster_target
-from components.config.aks import AksConfig, AksNodePoolConfig, UserPoolConfig
+from components.config.aks import AksConfig
 from components.config.aks_maintenance import MaintenanceWindowConfig
 from components.config.aks_network import AksNetworkConfig, ApiServerAccessConfig
+from components.config.aks_pools import AksNodePoolConfig, UserPoolConfig
 from components.config.base import PROJECT
 from components.config.entra_id import EntraIdConfig, KubeloginConfig
 from components.kubelogin import non_interactive

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from components import yaml_text
-from components.config.aks import POOL_LABEL
+from components.config.aks_pools import POOL_LABEL
 from components.config.base import PROJECT, ConfigError
 from components.config.stack import KUBECONFIG_KEY
 from components.kube_wait import Cluster, RestCluster, is_not_found, poll

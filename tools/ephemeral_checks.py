@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from components.config.acs import APP_LABEL, AcsWorkloadConfig
-from components.config.aks import POOL_LABEL
+from components.config.aks_pools import POOL_LABEL
 from components.config.multikueue import MultiKueueConfig
 from components.config.multikueue_workers import dispatching_cluster_queues, multikueue_checks
 from components.config.queues import QueuesConfig

@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
-from components.config.aks import POOL_LABEL, UserPoolConfig
+from components.config.aks_pools import POOL_LABEL, UserPoolConfig
 from components.config.base import RuleViolation, key_path
 from components.config.kube import quantity_value
 from components.config.pool_flavors import parse_taint, pool_resources, tolerates

@@ -14,7 +14,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from components.config.aks import DEFAULT_CLUSTER_NODES, POOL_LABEL, UserPoolConfig
+from components.config.aks import DEFAULT_CLUSTER_NODES
+from components.config.aks_pools import POOL_LABEL, UserPoolConfig
 from components.config.base import RuleViolation, key_path
 from components.config.gpu import gpu_resources
 from components.config.kube import Toleration, quantity_value

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic.fields import FieldInfo
 
-from components.config.aks import POOL_LABEL, WALKTHROUGH_POOL
+from components.config.aks_pools import POOL_LABEL, WALKTHROUGH_POOL
 from components.config.base import MisplacedKey
 
 PresetName = Literal["aks-walkthrough"]

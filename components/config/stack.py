@@ -23,7 +23,8 @@ from components.config import (
     pool_flavors,
 )
 from components.config.ack import AckConfig
-from components.config.aks import POOL_LABEL, AksConfig
+from components.config.aks import AksConfig
+from components.config.aks_pools import POOL_LABEL
 from components.config.base import (
     ConfigModel,
     MisplacedKey,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.aks import POOL_LABEL
+from components.config.aks_pools import POOL_LABEL
 from components.config.smoke_job import SmokeJobConfig
 from components.manifests.labels import QUEUE_NAME_LABEL
 

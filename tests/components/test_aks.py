@@ -11,7 +11,8 @@ import pytest
 
 from components import yaml_text
 from components.aks import AKS_RBAC_CLUSTER_ADMIN, AksCluster, principal_type_of
-from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
+from components.config.aks import AksConfig
+from components.config.aks_pools import CRITICAL_ADDONS_TAINT
 from tools import mock_cloud, mock_runtime
 from tools.recording import REDACTED, Recording
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.config.aks import CRITICAL_ADDONS_TAINT, AksConfig
+from components.config.aks import AksConfig
+from components.config.aks_pools import CRITICAL_ADDONS_TAINT
 from components.config.base import ConfigError, RuleViolation
 from components.config.loader import load_stack_config
 from tests.support.config import as_config, stack_error_keys
