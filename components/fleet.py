@@ -16,35 +16,35 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.acs import AcsNamespace, AcsWorkload
-from components.cluster_access import WORKLOADS, ClusterTarget
-from components.config import plans
-from components.config.ack import AckClusterConfig, AckConfig
-from components.config.monitoring import AZURE_MANAGED_PROMETHEUS, MonitoringConfig
-from components.config.multikueue import MultiKueueConfig
-from components.config.multikueue_workers import (
+from components.alicloud.acs import AcsNamespace, AcsWorkload
+from components.cluster_target import WORKLOADS, ClusterTarget
+from components.config.ack.ack import AckClusterConfig, AckConfig
+from components.config.deploy import plans
+from components.config.kueue.monitoring import AZURE_MANAGED_PROMETHEUS, MonitoringConfig
+from components.config.multikueue.multikueue import MultiKueueConfig
+from components.config.multikueue.workers import (
     WorkerPlan,
     dispatching_cluster_queues,
     multikueue_checks,
     worker_plans,
 )
 from components.config.stack import StackConfig
-from components.crd_wait import CrdWaitTarget
-from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
-from components.kueue import Kueue, KueueArgs
+from components.kueue.kueue import Kueue, KueueArgs
+from components.kueue.monitoring import KueueMonitoring, rule_objects
+from components.kueue.multikueue import MultiKueueBurst, MultiKueueBurstArgs, Proof, WorkerAccess, given_kubeconfig
+from components.kueue.multikueue_worker import MultiKueueWorker
+from components.kueue.queues import KueueQueues
+from components.kueue.smoke_job import SmokeJob
 from components.manifests import kueue_gate
-from components.monitoring import KueueMonitoring, rule_objects
-from components.multikueue import MultiKueueBurst, MultiKueueBurstArgs, Proof, WorkerAccess, given_kubeconfig
-from components.multikueue_worker import MultiKueueWorker
-from components.queue_wait import QueuesActive, QueuesActiveArgs
-from components.queues import KueueQueues
-from components.smoke_job import SmokeJob
+from components.waiters.crd_wait import CrdWaitTarget
+from components.waiters.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
+from components.waiters.queue_wait import QueuesActive, QueuesActiveArgs
 
 if TYPE_CHECKING:  # the cloud SDKs load with the section that needs them (the functions that build its clusters)
-    from components.ack import AckClusterHandle
-    from components.aks import AksCluster
-    from components.existing_cluster import ExistingCluster
-    from components.kueue_extension import ManagedCluster
+    from components.alicloud.ack import AckClusterHandle
+    from components.azure.aks import AksCluster
+    from components.azure.existing_cluster import ExistingCluster
+    from components.kueue.extension import ManagedCluster
 
 AckClusters = dict[str, "AckClusterHandle"]
 """The stack's ACK clusters, new and existing, by ``name``."""
@@ -121,8 +121,8 @@ def _deploy_monitoring(
     KueueMonitoring("monitoring", monitoring, config.kueue, cluster.target, kueue_ready=kueue.ready)
     if monitoring.collector != AZURE_MANAGED_PROMETHEUS:
         return
-    from components.aks import AksCluster
-    from components.azure_monitor import AzureManagedPrometheus, AzureMonitorArgs
+    from components.azure.aks import AksCluster
+    from components.azure.monitor import AzureManagedPrometheus, AzureMonitorArgs
 
     if not isinstance(cluster, AksCluster) or config.aks is None:
         return  # an existing AKS cluster's add-on writes to the workspace its owner set up
@@ -145,11 +145,11 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
     the autoscaler that serves the CRD acts on autoscaling pools: install Kueue once the pools exist. A MultiKueue
     manager's provider updates its workers' kubeconfig Secrets in place.
     """
-    from components.existing_cluster import ExistingCluster
+    from components.azure.existing_cluster import ExistingCluster
 
     manages_multikueue = config.multi_kueue is not None
     if config.aks is not None:
-        from components.aks import AksCluster
+        from components.azure.aks import AksCluster
 
         aks = AksCluster(
             "aks",
@@ -180,8 +180,8 @@ def _kueue_cluster(config: StackConfig) -> tuple[AksCluster | ExistingCluster, l
 def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluster) -> ManagedCluster:
     """The AKS cluster of ``kueue.install: aks-extension`` (an AKS one: the config allows no other); an existing
     one's region and version are only known at deploy time, so the extension checks them there."""
-    from components.aks import AksCluster
-    from components.kueue_extension import ManagedCluster
+    from components.azure.aks import AksCluster
+    from components.kueue.extension import ManagedCluster
 
     if isinstance(cluster, AksCluster):
         return ManagedCluster(cluster.resource_group_name, cluster.cluster_name)
@@ -192,8 +192,8 @@ def _extension_cluster(config: StackConfig, cluster: AksCluster | ExistingCluste
 
 def _probe_image(config: StackConfig, cluster: AksCluster | ExistingCluster) -> pulumi.Input[str]:
     """The readiness gate's kubectl for Kueue's cluster: of the minor the stack file states, else of the version the
-    existing AKS cluster runs (:func:`~components.config.plans.running_probe_image`)."""
-    from components.existing_cluster import ExistingCluster
+    existing AKS cluster runs (:func:`~components.config.deploy.plans.running_probe_image`)."""
+    from components.azure.existing_cluster import ExistingCluster
 
     if config.probe_image is not None:
         return config.probe_image
@@ -218,10 +218,10 @@ WATCHED = ("AdmissionCheck", "ClusterQueue")
 
 
 def _nvidia_gpus(config: StackConfig, cluster: AksCluster | ExistingCluster) -> list[pulumi.Resource]:
-    """NVIDIA's chart on an AKS cluster with GPU pools (:mod:`components.gpu`), after those pools; a GPU smoke Job
+    """NVIDIA's chart on an AKS cluster with GPU pools (:mod:`components.azure.gpu`), after those pools; a GPU smoke Job
     waits for it, as its pods need ``nvidia.com/gpu`` advertised."""
-    from components.aks import AksCluster
-    from components.gpu import NvidiaGpus
+    from components.azure.aks import AksCluster
+    from components.azure.gpu import NvidiaGpus
 
     if config.aks is None or not isinstance(cluster, AksCluster) or config.aks.gpu_driver is None:
         return []
@@ -302,7 +302,7 @@ def _worker_access(
             pulumi.Output.secret(config.multi_kueue_kubeconfigs[plan.cluster_name].get_secret_value())
         )
     if plan.aks is not None:
-        from components.existing_cluster import ExistingCluster
+        from components.azure.existing_cluster import ExistingCluster
 
         cluster: AksCluster | ExistingCluster | AckClusterHandle = ExistingCluster(f"aks-{plan.label}", plan.aks)
         kueue_waits_for: list[pulumi.Resource] = []
@@ -328,10 +328,10 @@ def _deploy_ack(stack: StackConfig, config: AckConfig) -> AckClusters:
 
 
 def _ack_clusters(stack: StackConfig) -> AckClusters:
-    """Each ACK cluster of :func:`~components.config.plans.ack_cluster_plans`, by name. An existing cluster gets only
-    what the stack's workloads put there: no network, cluster, pool or addon."""
-    from components.ack import AckProCluster
-    from components.ack_existing import ExistingAckCluster
+    """Each ACK cluster of :func:`~components.config.deploy.plans.ack_cluster_plans`, by name. An existing cluster gets
+    only what the stack's workloads put there: no network, cluster, pool or addon."""
+    from components.alicloud.ack import AckProCluster
+    from components.alicloud.ack_existing import ExistingAckCluster
 
     render_to = stack.gitops.render_to_directory
     clusters: AckClusters = {}

@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from components.config.multikueue import MULTIKUEUE_CONTROLLER
-from components.config.multikueue_workers import MAINLAND_CHINA_GATE_SECONDS
+from components.config.multikueue.multikueue import MULTIKUEUE_CONTROLLER
+from components.config.multikueue.workers import MAINLAND_CHINA_GATE_SECONDS
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.stacks import kueue_version, of_type, rendered

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from components import yaml_text
-from components.config.kueue import OPT_IN_LABEL
+from components.config.kueue.kueue import OPT_IN_LABEL
 from tests.support import PROJECT_ROOT
 from tests.support.gallery import assert_renders_the_upstream_objects, canonical
 from tests.support.kueue_examples import GALLERY, REFUSED, Refused

@@ -11,7 +11,7 @@ Each probe changes one field of one object. An accepted probe loads and every ob
   the namespace existing.
 
 Every probe runs at the newest verified patch of each supported minor, against that version's CRDs: the rules the
-model mirrors are the same in all of them (components/config/queues_objects.py says so), and these tests keep it so.
+model mirrors are the same in all of them (components/config/queues/objects.py says so), and these tests keep it so.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pytest
 
 from components import yaml_text
 from components.config.base import ConfigError
-from components.config.kueue_profiles import PROFILES
-from components.config.queues import QueuesConfig
+from components.config.kueue.profiles import PROFILES
+from components.config.queues.queues import QueuesConfig
 from components.manifests.queues import queue_manifests
 from tests.support.cel import is_transition, schema_rules
 from tests.support.config import load_on_existing_cluster

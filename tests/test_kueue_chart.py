@@ -16,7 +16,7 @@ import pytest
 
 from components import yaml_text
 from components.config.base import ConfigError
-from components.config.registries import (
+from components.config.kueue.registries import (
     AZURE_CHINA_MIRRORS,
     MAINLAND_CHINA_UNREACHABLE,
     is_azure_china_only,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from components.config.kueue_profiles import profile_for
+from components.config.kueue.profiles import profile_for
 from tests.support import kueue_upgrades
 from tests.support.kueue_upgrades import STEPS, UPGRADE_STACK, Install, install, step_block, step_diff
 from tests.support.stacks import STACKS, edited_stack, recorded, run_stack

@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from components.config.kueue import KueueConfig
-from components.config.kueue_profiles import PROFILES, profile_for
+from components.config.kueue.kueue import KueueConfig
+from components.config.kueue.profiles import PROFILES, profile_for
 from tests.support.schemas import KUEUE_CRD_DIRS, kueue_schemas, tightened, validate_kueue
 from tests.support.stacks import STACKS, kueue_version
 from tools import render, stack_file

@@ -9,7 +9,7 @@ import pytest
 
 from components.config.feasibility import GIB
 from components.config.kube import quantity_value
-from components.config.kueue import LATEST_CHART_VERSION as LATEST
+from components.config.kueue.kueue import LATEST_CHART_VERSION as LATEST
 from tests.support import PROJECT_ROOT
 from tests.support.schemas import validate_core, validate_kueue
 from tests.support.stacks import of_type, rendered

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import kueue_extension
+from components.config.kueue import extension as kueue_extension
 from components.config.stack import StackConfig
 from tests.support import run_cache
 from tests.support.stacks import SHARED_STACK, recorded

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from components.config.environment import stack_digest
-from components.config.kubectl_image import kubectl_tag
+from components.config.kueue.kubectl_image import kubectl_tag
 from tests.support import PROJECT_ROOT, service_monitor
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
 from tests.support.seeds import (

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from components import yaml_text
-from components.config.entra_id import KubeloginConfig
-from components.kubelogin import non_interactive
+from components.azure.kubelogin import non_interactive
+from components.config.aks.entra_id import KubeloginConfig
 from tests.support import PROJECT_ROOT
 from tests.support.workflows import (
     OURS,

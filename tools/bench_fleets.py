@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from components.config.base import PROJECT
-from components.config.queues_presets import AKS_WALKTHROUGH, PRESETS
+from components.config.queues.presets import AKS_WALKTHROUGH, PRESETS
 
 IMAGE = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
 WALKTHROUGH = PRESETS[AKS_WALKTHROUGH]

@@ -7,7 +7,7 @@ An edge "R waits for D" of a plan is *really needed* when
 3. one of :data:`REQUIREMENTS` below holds for the pair: an ordering a vendor or the program's documents require
    although no value flows (an object in a namespace after the namespace, Kueue objects after the readiness gate ...);
    those between a Kueue object and an object it names are the waits of the reference table
-   (:mod:`components.config.kueue_references`).
+   (:mod:`components.config.queues.kueue_references`).
 
 Anything else is a wait without need; docs/bench.md lists the ones this benchmark found and the program no longer has.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from components.config.kueue_references import REFERENCES, Reference, manifest_names
+from components.config.queues.kueue_references import REFERENCES, Reference, manifest_names
 from tools.bench_plan import (
     CHART,
     JOB,
@@ -206,7 +206,7 @@ def _kind(r: Resource) -> str | None:
 
 
 def _after_what_it_names(reference: Reference) -> Callable[[Resource, Resource, Context], bool]:
-    """The ordering a :class:`~components.config.kueue_references.Wait` of the reference table documents."""
+    """The ordering a :class:`~components.config.queues.kueue_references.Wait` of the reference table documents."""
 
     def holds(r: Resource, d: Resource, _: Context) -> bool:
         if _kind(r) != reference.kind or _kind(d) != reference.target or not same_provider(r, d):

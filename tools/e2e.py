@@ -48,10 +48,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from components import yaml_text
-from components.config.aks_pools import POOL_LABEL
+from components.config.aks.pools import POOL_LABEL
 from components.config.base import PROJECT, ConfigError
 from components.config.stack import KUBECONFIG_KEY
-from components.kube_wait import Cluster, RestCluster, is_not_found, poll
+from components.waiters.kube_wait import Cluster, RestCluster, is_not_found, poll
 from tools import render, stack_file
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from components.config.loader import load_stack_config
-from components.kube_wait import Cluster
+from components.waiters.kube_wait import Cluster
 from tools.ephemeral_burst import RestWriter
 from tools.ephemeral_checks import check_all, plan_checks
 from tools.ephemeral_settings import (

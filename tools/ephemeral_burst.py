@@ -16,10 +16,19 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from components.config.multikueue import MultiKueueConfig
-from components.job_wait import job_outcome
-from components.kube_wait import KUEUE_API_PATH, Cluster, RestCluster, condition, explained, is_not_found, is_true, poll
+from components.config.multikueue.multikueue import MultiKueueConfig
 from components.manifests.multikueue import MANAGED_BY, burst_smoke_job
+from components.waiters.job_wait import job_outcome
+from components.waiters.kube_wait import (
+    KUEUE_API_PATH,
+    Cluster,
+    RestCluster,
+    condition,
+    explained,
+    is_not_found,
+    is_true,
+    poll,
+)
 
 INSTANCE_ID_ANNOTATION = "alibabacloud.com/instance-id"
 """ACS writes the id of the instance that runs the pod here."""
@@ -131,7 +140,7 @@ def latched(evaluate: Evaluate) -> Evaluate:
 
 def submission(burst: MultiKueueConfig) -> Callable[..., None]:
     """Submit the burst smoke Job to the manager, once an earlier check's Job of that name is gone; ``poll_options``
-    go to :func:`components.kube_wait.poll`."""
+    go to :func:`components.waiters.kube_wait.poll`."""
     jobs = f"/apis/batch/v1/namespaces/{burst.namespace}/jobs"
     path = f"{jobs}/{burst.smoke_job.name}"
 

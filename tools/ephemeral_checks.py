@@ -1,8 +1,8 @@
 """The verification steps of an ephemeral environment, read from the clusters it created.
 
 Each step is a :class:`Probe`: a name a person recognises (``ClusterQueue cas-cluster-queue Active``) and a pure
-function from a :class:`~components.kube_wait.Cluster` to ``(ok, detail)``. Which probes a stack gets follows from
-its validated configuration and its outputs:
+function from a :class:`~components.waiters.kube_wait.Cluster` to ``(ok, detail)``. Which probes a stack gets follows
+from its validated configuration and its outputs:
 
 * ``kubeconfig`` (the cluster Kueue runs on): every AdmissionCheck and ClusterQueue ``Active``; the smoke Job
   completed with all its completions; its Workload admitted; its ProvisioningRequest ``Provisioned``; its pods ran on
@@ -18,7 +18,7 @@ its validated configuration and its outputs:
   last (the worker's copy and pods are deleted once the Job completes), so each counts once it has been seen.
 
 :func:`run_probes` polls a cluster's probes together until all pass or the deadline (the bounded retries of
-:func:`components.kube_wait.poll`); an API error counts as "not yet" and is shown if it persists.
+:func:`components.waiters.kube_wait.poll`); an API error counts as "not yet" and is shown if it persists.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from components.config.acs import APP_LABEL, AcsWorkloadConfig
-from components.config.aks_pools import POOL_LABEL
-from components.config.multikueue import MultiKueueConfig
-from components.config.multikueue_workers import dispatching_cluster_queues, multikueue_checks
-from components.config.queues import QueuesConfig
+from components.config.ack.acs import APP_LABEL, AcsWorkloadConfig
+from components.config.aks.pools import POOL_LABEL
+from components.config.multikueue.multikueue import MultiKueueConfig
+from components.config.multikueue.workers import dispatching_cluster_queues, multikueue_checks
+from components.config.queues.queues import QueuesConfig
 from components.config.stack import StackConfig
-from components.job_wait import JobObservation, JobObserver, job_outcome
-from components.kube_wait import (
+from components.waiters.job_wait import JobObservation, JobObserver, job_outcome
+from components.waiters.kube_wait import (
     KUEUE_API_PATH,
     Cluster,
     condition,

@@ -4,7 +4,7 @@ Each object goes where its rendering provider puts it: ``<renderYamlToDirectory>
 ``/1-manifest/`` for everything else, named ``<apiVersion>-<kind>-<namespace>-<name>.yaml`` with ``/`` and ``:`` of
 the apiVersion replaced by ``_`` and a missing namespace written ``default``, as ``renderPathForResource`` does
 (https://github.com/pulumi/pulumi-kubernetes/blob/master/provider/pkg/provider/provider.go). Objects of a layer
-directory get what the program's transform gives them there (:func:`components.cluster_access.placed_in`).
+directory get what the program's transform gives them there (:func:`components.cluster_target.placed_in`).
 
 The Kueue chart's objects are added when its unpacked chart is at hand (``--kueue-chart`` or ``KUEUE_CHART_DIR``),
 rendered with the PyPI package ``helm-python-sdk`` as Chart v4 renders it: the stack's values, release name and
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from components import yaml_text
-from components.cluster_access import layer_of, placed_in
+from components.cluster_target import layer_of, placed_in
 from components.config.base import ConfigError
 from tools.recording import Recording, Registration
 

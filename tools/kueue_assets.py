@@ -6,7 +6,7 @@
 
 ``DIR`` defaults to ``../shared`` beside the project's root, the folder the tests read (``tests/support/schemas.py``
 and ``tests/support/kueue_sources.py``). For every release in :data:`RELEASES` (the verified patches of
-``components/config/kueue_profiles.py``, a test keeps the two equal) it holds:
+``components/config/kueue/profiles.py``, a test keeps the two equal) it holds:
 
 - ``charts/kueue/<v>/chart/``: the chart as ``helm pull oci://registry.k8s.io/kueue/charts/kueue --version <v>
   --untar`` writes it (https://kueue.sigs.k8s.io/docs/installation/#install-by-helm);

@@ -18,7 +18,7 @@ the raw answer gets different inputs on every run; see :func:`aks_user_credentia
 The vendor state the invokes report (``ACK_OFFERED_VERSIONS``, ``ACK_INSTALLED_ADDONS``, ``ENHANCED_NAT_ZONES``,
 ``EXISTING_AKS_VERSION`` ...) lives in module globals that tests monkeypatch.
 
-A version pin (:mod:`components.version_pin`) is answered as the engine answers it: its provider's ``check``
+A version pin (:mod:`components.waiters.version_pin`) is answered as the engine answers it: its provider's ``check``
 runs against the last deployment's inputs (:mod:`tools.mock_engine`), and a failed check fails the run.
 """
 
@@ -216,7 +216,7 @@ MOCK_NOW = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
 
 
 def service_account_token(inputs: Mapping[str, Any]) -> dict[str, str]:
-    """What the TokenRequest API answers a :class:`~components.worker_token.WorkerToken` with, as its outputs: a
+    """What the TokenRequest API answers a :class:`~components.waiters.worker_token.WorkerToken` with, as its outputs: a
     token per account and anchor (a rotated anchor gets a new one), issued at :data:`MOCK_NOW` for the lifetime
     asked."""
     anchor = inputs.get("anchor") or {}
@@ -227,7 +227,8 @@ def service_account_token(inputs: Mapping[str, Any]) -> dict[str, str]:
 
 
 def is_worker_token(args: pulumi_mocks.MockResourceArgs) -> bool:
-    """A dynamic :class:`~components.worker_token.WorkerToken` (the mocks see dynamic resources by their inputs)."""
+    """A dynamic :class:`~components.waiters.worker_token.WorkerToken` (the mocks see dynamic resources by their
+    inputs)."""
     return args.typ == "pulumi-python:dynamic/multikueue:WorkerToken"
 
 
@@ -328,7 +329,7 @@ Long-Term Support only."""
 
 
 def aks_catalogue(_token: str, _subscription_id: str, _location: str) -> dict[str, tuple[str, ...]]:
-    """``components.aks_catalogue.LOOKUP`` under the mocks."""
+    """``components.azure.aks_catalogue.LOOKUP`` under the mocks."""
     return dict(AKS_OFFERED_VERSIONS)
 
 

@@ -1,6 +1,6 @@
 """What the engine does with a dynamic resource the mocks cannot leave to Pulumi: run its provider's ``check``.
 
-A version pin (:mod:`components.version_pin`: a cluster's Kubernetes version, Kueue's chart version) decides its
+A version pin (:mod:`components.waiters.version_pin`: a cluster's Kubernetes version, Kueue's chart version) decides its
 version in ``check`` against the last deployment's inputs, so the mock keeps those per stack run in
 :data:`VERSION_PIN_STATE` and answers with what ``check`` returned, failing the run where the engine would fail the
 preview.
@@ -13,7 +13,7 @@ from typing import Any
 from pulumi.runtime import mocks as pulumi_mocks
 
 from components.config.base import ConfigError
-from components.version_pin import CLUSTER_PIN, KUEUE_PIN, VersionPinProvider
+from components.waiters.version_pin import CLUSTER_PIN, KUEUE_PIN, VersionPinProvider
 
 VERSION_PIN_TYPES: dict[str, VersionPinProvider] = {
     "pulumi-python:dynamic/clusters:ClusterVersion": CLUSTER_PIN,

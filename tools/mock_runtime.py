@@ -18,7 +18,7 @@ from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from components import aks_catalogue
+from components.azure import aks_catalogue
 from components.config.base import PROJECT
 from tools.mock_cloud import DEPLOYER, ProgramMocks, Signer
 from tools.mock_cloud import aks_catalogue as mock_aks_catalogue

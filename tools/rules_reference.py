@@ -47,8 +47,8 @@ and `stack-file.*` the checks of the raw values, `deploy.*` what the cloud repor
 def load_all() -> dict[str, Rule]:
     """Every rule: importing each config module registers its checks."""
     importlib.import_module("components.config.rules_declared")
-    for module in pkgutil.iter_modules(components.config.__path__):
-        importlib.import_module(f"components.config.{module.name}")
+    for module in pkgutil.walk_packages(components.config.__path__, "components.config."):
+        importlib.import_module(module.name)
     return RULES
 
 

@@ -1,9 +1,9 @@
 """Say in one line why a Kueue Job waits and what to do: ``python -m tools.why NAMESPACE/JOB``.
 
-It reads what the smoke Job's waiter reads, with the waiter's own :class:`components.job_wait.JobObserver` (the Job,
-its pods, its Workload with that Workload's conditions and admission checks, the Workload's newest
+It reads what the smoke Job's waiter reads, with the waiter's own :class:`components.waiters.job_wait.JobObserver` (the
+Job, its pods, its Workload with that Workload's conditions and admission checks, the Workload's newest
 ProvisioningRequest, and where the state calls for them the AdmissionChecks, the LocalQueue, the pods' events and the
-nodes), and prints :func:`components.job_wait.diagnose`'s line: one diagnosis for both.
+nodes), and prints :func:`components.waiters.job_wait.diagnose`'s line: one diagnosis for both.
 
 The kubeconfig is ``--kubeconfig FILE``; or with ``--stack STACK`` the stack's ``kubeconfig`` output, which
 ``pulumi stack output --show-secrets`` writes to a pipe (never onto a command line or a file); else the one file
@@ -26,8 +26,8 @@ from typing import NoReturn
 
 import yaml
 
-from components.job_wait import JobObserver, diagnose
-from components.kube_wait import Cluster, CredentialPluginError, RestCluster, UnreachableError, is_not_found
+from components.waiters.job_wait import JobObserver, diagnose
+from components.waiters.kube_wait import Cluster, CredentialPluginError, RestCluster, UnreachableError, is_not_found
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 JOB_REFERENCE = re.compile(

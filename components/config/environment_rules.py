@@ -22,22 +22,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from components.config.ack_logs import AuditLogConfig, ControlPlaneLogsConfig
-from components.config.aks_network import API_SERVER_ACCESS_URL
+from components.config.ack.logs import AuditLogConfig, ControlPlaneLogsConfig
+from components.config.aks.entra_id import EntraIdConfig
+from components.config.aks.network import API_SERVER_ACCESS_URL
 from components.config.base import RuleViolation, key_path
-from components.config.entra_id import EntraIdConfig
 from components.config.environment import EnvironmentConfig, suffixed
-from components.config.kueue_manager import MetricsSettings
-from components.config.queues_naming import renamed_namespaces
+from components.config.kueue.manager import MetricsSettings
+from components.config.queues.naming import renamed_namespaces
 from components.config.rules import rule
 
 _K8S_PROVIDER_URL = "https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/"
 _PROTECT_URL = "https://www.pulumi.com/docs/iac/concepts/options/protect/"
 
 if TYPE_CHECKING:
-    from components.config.ack import AckClusterConfig, AckConfig, DeletedWithCluster
-    from components.config.acs import AcsWorkloadConfig
-    from components.config.aks import AksConfig
+    from components.config.ack.ack import AckClusterConfig, AckConfig, DeletedWithCluster
+    from components.config.ack.acs import AcsWorkloadConfig
+    from components.config.aks.aks import AksConfig
     from components.config.stack import StackConfig
 
 EPHEMERAL_CREDENTIAL_MINUTES = 60

@@ -13,12 +13,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple
 
-from components.config.aks_pools import POOL_LABEL, UserPoolConfig
+from components.config.aks.pools import POOL_LABEL, UserPoolConfig
+from components.config.aks.vm_sizes import VM_SIZES, VmSize
 from components.config.base import RuleViolation, key_path
 from components.config.kube import quantity_value
 from components.config.pool_flavors import parse_taint, pool_resources, tolerates
 from components.config.rules import rule
-from components.config.vm_sizes import VM_SIZES, VmSize
 
 _CLUSTER_QUEUE_URL = (
     "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/cluster_queue.md"

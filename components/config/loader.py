@@ -17,7 +17,7 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
-from components.config import environment_rules, multikueue_rules, pool_flavors, rules_declared
+from components.config import environment_rules, pool_flavors, rules_declared
 from components.config.base import (
     PROJECT,
     ConfigError,
@@ -29,6 +29,7 @@ from components.config.base import (
     problems_from,
 )
 from components.config.environment import RESOLVED
+from components.config.multikueue import rules as multikueue_rules
 from components.config.stack import KUBECONFIG_KEY, AzureCloud, StackConfig, is_azure_china_region
 
 KUBECONFIG_SECRET_KEYS = {

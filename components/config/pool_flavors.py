@@ -14,21 +14,21 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from components.config.aks import DEFAULT_CLUSTER_NODES
-from components.config.aks_pools import POOL_LABEL, UserPoolConfig
+from components.config.aks.aks import DEFAULT_CLUSTER_NODES
+from components.config.aks.gpu import gpu_resources
+from components.config.aks.pools import POOL_LABEL, UserPoolConfig
+from components.config.aks.vm_sizes import VM_SIZES
 from components.config.base import RuleViolation, key_path
-from components.config.gpu import gpu_resources
 from components.config.kube import Toleration, quantity_value
-from components.config.queues_objects import ResourceFlavorConfig
+from components.config.queues.objects import ResourceFlavorConfig
 from components.config.rules import rule
-from components.config.vm_sizes import VM_SIZES
 
 _RESOURCE_FLAVOR_URL = (
     "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/resource_flavor.md"
 )
 
 if TYPE_CHECKING:
-    from components.config.aks import AksConfig
+    from components.config.aks.aks import AksConfig
     from components.config.stack import StackConfig
 
 GIB = Decimal(2**30)

@@ -71,7 +71,7 @@ KUEUE_CHART = declare(
 # Deploy time: what the cloud reports about a cluster, checked when the program runs against it.
 declare(
     "deploy.ack-version-offered",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "ACK offers the requested Kubernetes version for a new cluster, because it creates clusters only of the versions "
     "it lists",
     source=ACK_VERSIONS,
@@ -79,14 +79,14 @@ declare(
 )
 declare(
     "deploy.ack-enhanced-nat-zone",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "The cluster's first zone offers an Enhanced NAT gateway, because the NAT gateway of a new VPC is created there",
     source="https://www.pulumi.com/registry/packages/alicloud/api-docs/vpc/getenhancednatavailablezones",
     key="ack.clusters[].network.zones",
 )
 declare(
     "deploy.ack-scheduler-version",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "The kube-scheduler ACK installed meets every need of the cluster's ACS workloads, because an older one cannot "
     "schedule their compute classes",
     source="https://www.alibabacloud.com/help/en/ack/product-overview/kube-scheduler",
@@ -94,14 +94,14 @@ declare(
 )
 declare(
     "deploy.ack-virtual-node-version",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "The ack-virtual-node ACK installed meets the cluster's need, because an older one cannot create its ACS pods",
     source=ACS_IN_ACK,
     key="ack.clusters[].addons.virtualNode",
 )
 declare(
     "deploy.ack-existing-cluster",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "An existing ACK cluster exists in the region, is managed Pro and runs the configured Kubernetes minor, because "
     "ACS compute needs ACK managed Pro and the scheduler tables are keyed by minor",
     source=ACS_IN_ACK,
@@ -109,7 +109,7 @@ declare(
 )
 declare(
     "deploy.ack-existing-addons",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "An existing ACK cluster runs ack-virtual-node and kube-scheduler new enough for its ACS workloads, because the "
     "stack does not manage a shared cluster's addons",
     source=ACS_IN_ACK,
@@ -117,14 +117,14 @@ declare(
 )
 declare(
     "deploy.ack-api-endpoint",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "ACK reports the API endpoint the kubeconfig mode asks for, because the kubeconfig is built on that endpoint",
     source=ACK_KUBECONFIG,
     key="ack.clusters[].kubeconfigMode",
 )
 declare(
     "deploy.ack-existing-endpoint",
-    "components.config.deploy_checks:AckReport.refusal",
+    "components.config.deploy.checks:AckReport.refusal",
     "ACK's credential for an existing cluster names an https API endpoint, because the stack's kubeconfig connects "
     "to it",
     source=ACK_KUBECONFIG,
@@ -132,21 +132,21 @@ declare(
 )
 declare(
     "deploy.render-no-secret-data",
-    "components.config.deploy_checks:secret_data_rendered",
+    "components.config.deploy.checks:secret_data_rendered",
     "A rendered directory holds no Secret with data, because the provider writes rendered Secrets in plain text",
     source="https://www.pulumi.com/registry/packages/kubernetes/api-docs/provider/#renderyamltodirectory_python",
     key="gitops.renderToDirectory",
 )
 declare(
     "deploy.aks-provisioning-requests",
-    "components.config.deploy_checks:require_provisioning_requests",
+    "components.config.deploy.checks:require_provisioning_requests",
     "An existing AKS cluster runs a Kubernetes whose managed autoscaler serves ProvisioningRequests",
     source="https://github.com/Azure/AKS/pull/5867",
     key="existingCluster.clusterName",
 )
 declare(
     "deploy.aks-version-offered",
-    "components.aks_catalogue:offer",
+    "components.azure.aks_catalogue:offer",
     "AKS creates the requested Kubernetes minor in the location with the stack's support plan",
     source="https://learn.microsoft.com/azure/aks/supported-kubernetes-versions",
     key="aks.kubernetesVersion",

@@ -12,19 +12,11 @@ from typing import Literal, NamedTuple
 
 from pydantic import Field, SecretStr, ValidationInfo, model_validator
 
-from components.config import (
-    environment_rules,
-    feasibility,
-    kueue_cluster,
-    kueue_extension,
-    kueue_manager,
-    kueue_rules,
-    multikueue_rules,
-    pool_flavors,
-)
-from components.config.ack import AckConfig
-from components.config.aks import AksConfig
-from components.config.aks_pools import POOL_LABEL
+from components.config import environment_rules, feasibility, pool_flavors
+from components.config.ack.ack import AckConfig
+from components.config.aks.aks import AksConfig
+from components.config.aks.existing_cluster import ExistingClusterConfig
+from components.config.aks.pools import POOL_LABEL
 from components.config.base import (
     ConfigModel,
     MisplacedKey,
@@ -32,22 +24,26 @@ from components.config.base import (
     key_path,
 )
 from components.config.environment import EnvironmentConfig
-from components.config.existing_cluster import ExistingClusterConfig
 from components.config.gitops import GitOpsConfig
-from components.config.kueue import KueueConfig
-from components.config.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, MonitoringConfig
-from components.config.multikueue import MultiKueueConfig
-from components.config.queues import QueuesConfig
-from components.config.queues_presets import AKS_WALKTHROUGH, SETTINGS
-from components.config.registries import (
+from components.config.kueue import cluster as kueue_cluster
+from components.config.kueue import extension as kueue_extension
+from components.config.kueue import manager as kueue_manager
+from components.config.kueue import rules as kueue_rules
+from components.config.kueue.kueue import KueueConfig
+from components.config.kueue.monitoring import ARMS, AZURE_MANAGED_PROMETHEUS, MonitoringConfig
+from components.config.kueue.registries import (
     AZURE_CHINA_MIRRORS,
     AZURE_CHINA_PROXIES,
     NO_AZURE_CHINA_MIRROR,
     is_azure_china_only,
     registry_host,
 )
+from components.config.kueue.smoke_job import SmokeJobConfig
+from components.config.multikueue import rules as multikueue_rules
+from components.config.multikueue.multikueue import MultiKueueConfig
+from components.config.queues.presets import AKS_WALKTHROUGH, SETTINGS
+from components.config.queues.queues import QueuesConfig
 from components.config.rules import rule
-from components.config.smoke_job import SmokeJobConfig
 
 _AKS_KUEUE_URL = "https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler"
 _AMP_CRD_URL = "https://learn.microsoft.com/en-us/azure/azure-monitor/containers/prometheus-metrics-scrape-crd"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.acs import (
+from components.config.ack.acs import (
     ACS_LABEL,
     APP_LABEL,
     COMPUTE_CLASS_LABEL,

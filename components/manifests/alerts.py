@@ -1,6 +1,6 @@
 """Prometheus alerting rules for Kueue, and the ``monitoring.coreos.com/v1`` PrometheusRule that carries them.
 
-Every rule reads only metrics that Kueue 0.17.1 already registers (``components/config/kueue_metrics.py``; a test
+Every rule reads only metrics that Kueue 0.17.1 already registers (``components/config/kueue/metrics.py``; a test
 holds every rule to every supported release), so the same rules serve each supported release. Kueue has no
 ProvisioningRequest metric of its own: a ProvisioningRequest shows in Kueue's metrics as its admission check, through
 the workloads that hold quota waiting on it and the evictions its failures cause

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from components.config.aks import AksConfig
-from components.config.gpu import DEVICE_PLUGIN_REPOSITORY, GPU_OPERATOR_REPOSITORY, NvidiaConfig
+from components.config.aks.aks import AksConfig
+from components.config.aks.gpu import DEVICE_PLUGIN_REPOSITORY, GPU_OPERATOR_REPOSITORY, NvidiaConfig
+from components.config.kueue.registries import chart_reference
 from components.config.pool_flavors import parse_taint, pool_tolerations
-from components.config.registries import chart_reference
 
 DEVICE_PLUGIN_IMAGE = "nvidia/k8s-device-plugin"
 """The device plugin's image path under ``nvcr.io``, which the chart's ``image.repository`` names

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.aks_pools import POOL_LABEL
-from components.config.smoke_job import SmokeJobConfig
+from components.config.aks.pools import POOL_LABEL
+from components.config.kueue.smoke_job import SmokeJobConfig
 from components.manifests.labels import QUEUE_NAME_LABEL
 
 SKIP_AWAIT = "pulumi.com/skipAwait"

@@ -4,7 +4,7 @@ The gate is a Job that asks the API server to create a ResourceFlavor and a Clus
 ``kubectl create --dry-run=server``: that runs Kueue's mutating and validating webhooks without persisting anything,
 so the Job only completes once those webhooks answer (the probe Kueue's own e2e uses,
 https://github.com/kubernetes-sigs/kueue/pull/12016). The wait for the ProvisioningRequest CRD before the chart is
-:mod:`components.crd_wait`.
+:mod:`components.waiters.crd_wait`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from components import yaml_text
 from components.config.base import PROJECT
-from components.config.kueue import KueueConfig
+from components.config.kueue.kueue import KueueConfig
 from components.manifests.kueue_install import chart_values
 from components.manifests.queues import API_GROUP, API_VERSION
 

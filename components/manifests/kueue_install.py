@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from components import yaml_text
-from components.config import registries
-from components.config.kueue import KueueConfig
+from components.config.kueue import registries
+from components.config.kueue.kueue import KueueConfig
 from components.manifests.core import namespace
 
 MANAGER_CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"

@@ -1,6 +1,6 @@
 """Label keys the builders write and the waiters read.
 
-Imports nothing, so a waiter shipped by value (:mod:`components.dynamic_by_value`) can ship it too.
+Imports nothing, so a waiter shipped by value (:mod:`components.waiters.dynamic_by_value`) can ship it too.
 """
 
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"

@@ -3,7 +3,7 @@ Kueue's metrics Service, and the binding that lets the scraper in.
 
 The dashboard is one JSON file in the repository, ``deploy/grafana/kueue-dashboard.json``, written for the newest
 supported Kueue; it can be imported by hand as it is. :func:`dashboard` drops the panels that read a metric the
-installed release does not register yet (``components/config/kueue_metrics.py`` says which release added each), so
+installed release does not register yet (``components/config/kueue/metrics.py`` says which release added each), so
 no panel of a deployed dashboard stays empty for want of a metric its Kueue lacks; panels fed by an off-by-default
 gate or setting stay, and their description names it.
 """
@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from components.config.kueue_metrics import missing_in
-from components.config.monitoring import ScraperIdentity
+from components.config.kueue.metrics import missing_in
+from components.config.kueue.monitoring import ScraperIdentity
 
 DASHBOARD_FILE = Path(__file__).resolve().parents[2] / "deploy/grafana/kueue-dashboard.json"
 DASHBOARD_KEY = "kueue-dashboard.json"

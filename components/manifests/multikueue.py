@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.multikueue import BURST_FLAVOR, MULTIKUEUE_CONTROLLER, MultiKueueConfig
-from components.config.queues_checks import MULTIKUEUE_CONFIG_KIND
+from components.config.multikueue.multikueue import BURST_FLAVOR, MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.config.queues.checks import MULTIKUEUE_CONFIG_KIND
 from components.manifests.core import namespace
 from components.manifests.labels import QUEUE_NAME_LABEL
 from components.manifests.queues import API_GROUP, API_VERSION

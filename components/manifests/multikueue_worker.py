@@ -8,7 +8,7 @@ grants the same verbs cluster-wide): ``list``/``watch`` cluster-wide on Workload
 the manager dispatches, because MultiKueue's watches span every namespace (``establishWatch`` in
 https://github.com/kubernetes-sigs/kueue/blob/v0.17.8/pkg/controller/admissionchecks/multikueue/multikueuecluster.go),
 and every write only in the burst namespaces, where the copies are made. Its token is a bound, expiring token
-(:mod:`components.worker_token`) tied to an anchor Secret: deleting the anchor revokes it.
+(:mod:`components.waiters.worker_token`) tied to an anchor Secret: deleting the anchor revokes it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from components import yaml_text
-from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
-from components.config.multikueue import AcsPlacement, MultiKueueConfig
-from components.config.multikueue_adapters import WORKLOADS, WatchedKind
+from components.config.ack.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
+from components.config.multikueue.adapters import WORKLOADS, WatchedKind
+from components.config.multikueue.multikueue import AcsPlacement, MultiKueueConfig
 from components.manifests.acs import RESOURCE_POLICY_API_VERSION
 
 Manifest = dict[str, Any]
@@ -59,7 +59,7 @@ def cluster_role(
     burst: MultiKueueConfig, watched: Sequence[WatchedKind], gate_reads: Sequence[WatchedKind] = ()
 ) -> Manifest:
     """Read-only and cluster-wide: the watches MultiKueue opens on every worker, and those the manager's feature gates
-    add (``gate_reads``, :data:`~components.config.multikueue_adapters.GATE_READS`), nothing else."""
+    add (``gate_reads``, :data:`~components.config.multikueue.adapters.GATE_READS`), nothing else."""
     kinds = [WORKLOADS, *watched, *(kind for kind in gate_reads if kind not in watched)]
     rules = [{"apiGroups": [kind.api_group], "resources": [kind.resource], "verbs": list(READ_VERBS)} for kind in kinds]
     return {

@@ -12,11 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from components.config.kueue_references import REFERENCES, creation_order, manifest_names, self_references
-from components.config.queues import QueuesConfig
-from components.config.queues_checks import API_GROUP, AdmissionCheckConfig, ProvisioningRequestConfigConfig
-from components.config.queues_multikueue import MultiKueueClusterObject, MultiKueueConfigObject
-from components.config.queues_objects import (
+from components.config.queues.checks import API_GROUP, AdmissionCheckConfig, ProvisioningRequestConfigConfig
+from components.config.queues.kueue_references import REFERENCES, creation_order, manifest_names, self_references
+from components.config.queues.multikueue import MultiKueueClusterObject, MultiKueueConfigObject
+from components.config.queues.objects import (
     ClusterQueueConfig,
     CohortConfig,
     LocalQueueConfig,
@@ -24,6 +23,7 @@ from components.config.queues_objects import (
     TopologyConfig,
     WorkloadPriorityClassConfig,
 )
+from components.config.queues.queues import QueuesConfig
 from components.manifests.core import namespace
 
 API_VERSION = f"{API_GROUP}/v1beta2"
@@ -101,15 +101,15 @@ def multikueue_cluster(cluster: MultiKueueClusterObject) -> Manifest:
 
 def references(manifest: Manifest) -> list[tuple[str, str]]:
     """The ``(kind, name)`` of every object ``manifest`` names, each once, as
-    :data:`~components.config.kueue_references.REFERENCES` declares them."""
+    :data:`~components.config.queues.kueue_references.REFERENCES` declares them."""
     found = [(r.target, name) for r in REFERENCES for name in manifest_names(manifest, r)]
     return list(dict.fromkeys(found))
 
 
 def in_creation_order(manifests: list[Manifest]) -> list[Manifest]:
     """``manifests`` with what an object names before it, so deletion in reverse order meets no ``resource-in-use``
-    finalizer: kinds in :func:`~components.config.kueue_references.creation_order`, and within a kind naming its own
-    (Cohorts) a named one before those that name it."""
+    finalizer: kinds in :func:`~components.config.queues.kueue_references.creation_order`, and within a kind naming its
+    own (Cohorts) a named one before those that name it."""
     rank = {kind: i for i, kind in enumerate(creation_order())}
     named_by: dict[tuple[str, str], list[str]] = {
         (m["kind"], m["metadata"]["name"]): [name for r in self_references(m["kind"]) for name in manifest_names(m, r)]

@@ -1,5 +1,5 @@
 """Which field of which Kueue kind names which other object: a copy of the program's table
-(components/config/kueue_references.py), by ``python -m tests.support.policy_references --write``.
+(components/config/queues/kueue_references.py), by ``python -m tests.support.policy_references --write``.
 """
 
 REFERENCES: tuple[tuple[str, str, str], ...] = (

@@ -18,10 +18,10 @@ JOB = "kubernetes:batch/v1:Job"
 POD_TEMPLATE_OWNERS = (DEPLOYMENT, JOB)
 
 ACS_SELECTOR_LABELS = ("alibabacloud.com/compute-class", "alibabacloud.com/compute-qos")
-"""ACS's system labels for a pod's compute class and QoS (docs/ack-acs.md; ``components/config/acs.py``)."""
+"""ACS's system labels for a pod's compute class and QoS (docs/ack-acs.md; ``components/config/ack/acs.py``)."""
 
 GPU_RESOURCE = "nvidia.com/gpu"
-"""The GPU resource ACS pods request (``components/config/acs.py`` ``gpuResourceName``'s default, as in ACK's
+"""The GPU resource ACS pods request (``components/config/ack/acs.py`` ``gpuResourceName``'s default, as in ACK's
 examples). Another device plugin's name counts too: any ``<vendor>/gpu`` or ``<vendor>/gpu-…`` resource, such as
 ``amd.com/gpu`` or ACK's shared-GPU ``aliyun.com/gpu-mem``."""
 

@@ -17,9 +17,9 @@ from pydantic import BaseModel
 
 from components.config.base import ConfigError, ConfigModel
 from components.config.loader import load_stack_config
-from components.config.queues_presets import AKS_WALKTHROUGH
+from components.config.queues.presets import AKS_WALKTHROUGH
 from components.fleet import deploy
-from components.queue_wait import QueuesActiveProvider
+from components.waiters.queue_wait import QueuesActiveProvider
 from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
 from tests.support.config import KUBECONFIG_SECRET, ON_EXISTING_CLUSTER, WALKTHROUGH, WALKTHROUGH_OBJECTS, as_config

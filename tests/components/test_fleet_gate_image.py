@@ -10,9 +10,9 @@ import pytest
 
 from components import yaml_text
 from components.config.base import ConfigError
-from components.config.kubectl_image import kubectl_tag
+from components.config.kueue.kubectl_image import kubectl_tag
 from components.config.loader import load_stack_config
-from components.config.multikueue_workers import worker_plans
+from components.config.multikueue.workers import worker_plans
 from components.fleet import deploy
 from tests.support import PROJECT_ROOT
 from tests.support import ack as ack_data
@@ -23,7 +23,8 @@ from tools.recording import Recording
 
 JOB = "kubernetes:batch/v1:Job"
 GATE_JOBS = ("kueue-ready",)
-"""The Jobs that run kubectl: the gate alone (the CRD wait is a waiter of the program, :mod:`components.crd_wait`)."""
+"""The Jobs that run kubectl: the gate alone (the CRD wait is a waiter of the program,
+:mod:`components.waiters.crd_wait`)."""
 OFFICIAL = ("KubernetesOfficial", "AKSLongTermSupport")
 TODAY = {"1.35": OFFICIAL, "1.36": OFFICIAL, "1.37": OFFICIAL}
 LATER = {"1.36": OFFICIAL, "1.37": OFFICIAL, "1.38": OFFICIAL}

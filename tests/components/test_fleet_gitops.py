@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.cluster_access import SYNC_OPTIONS, SYNC_WAVE, layer_of
+from components.cluster_target import SYNC_OPTIONS, SYNC_WAVE, layer_of
 from components.config.base import ConfigError
 from components.config.loader import load_stack_config
 from components.fleet import deploy

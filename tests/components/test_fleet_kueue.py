@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from components.config.loader import load_stack_config
 from components.fleet import deploy
-from components.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
+from components.waiters.job_wait import AKS_PROVISIONING_REQUESTS, GENERIC_PROVISIONING_REQUESTS
 from tests.support import PROJECT_ROOT
 from tests.support.config import WALKTHROUGH, as_config
 from tests.support.stacks import recorded

@@ -14,14 +14,14 @@ import pulumi
 import pytest
 from packaging.version import Version
 
-from components.ack import AckProCluster
-from components.config.ack import AckClusterConfig
-from components.config.acs import AcsWorkloadConfig
+from components.alicloud.ack import AckProCluster
+from components.config.ack.ack import AckClusterConfig
+from components.config.ack.acs import AcsWorkloadConfig
 from components.config.base import ConfigError
-from components.config.deploy_checks import AckReport
+from components.config.deploy.checks import AckReport
 from components.config.environment import EnvironmentConfig
 from components.config.environment_rules import resolved_ack_cluster
-from components.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
+from components.config.versions import SCHEDULER_MIN_GPU_HPN, ClusterNeeds, SchedulerNeed, VirtualNodeNeed
 from tools import mock_runtime
 from tools.recording import Recording, RecordingMonitor, Registration
 

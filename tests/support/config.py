@@ -11,7 +11,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from components.config.base import PROJECT, ConfigError, problems_from
 from components.config.loader import load_stack_config
-from components.config.queues_presets import AKS_WALKTHROUGH, PRESETS
+from components.config.queues.presets import AKS_WALKTHROUGH, PRESETS
 from components.config.stack import StackConfig
 
 

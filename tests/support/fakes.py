@@ -23,7 +23,8 @@ class NotFoundError(Exception):
 
 
 class FakeCluster:
-    """:class:`components.kube_wait.Cluster` over a dict: path -> object (``get``), items (``list``) or an error."""
+    """:class:`components.waiters.kube_wait.Cluster` over a dict: path -> object (``get``), items (``list``) or an
+    error."""
 
     def __init__(self, objects: dict[str, Any]) -> None:
         self.objects = objects

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.kueue import OPT_IN_LABEL
+from components.config.kueue.kueue import OPT_IN_LABEL
 from tests.support.schemas import validate_kueue, with_crd_defaults
 from tests.support.stacks import of_type
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from components import yaml_text
-from components.config.kueue_profiles import PROFILES
+from components.config.kueue.profiles import PROFILES
 from tests.support import PROJECT_ROOT
 from tools import gitops_preview
 

@@ -1,4 +1,4 @@
-"""Write the policy pack's copy of the Kueue reference table (:mod:`components.config.kueue_references`).
+"""Write the policy pack's copy of the Kueue reference table (:mod:`components.config.queues.kueue_references`).
 
     python -m tests.support.policy_references            # print it
     python -m tests.support.policy_references --write    # write policies/elastic_capacity_policies/kueue_references.py
@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from components.config.kueue_references import REFERENCES
+from components.config.queues.kueue_references import REFERENCES
 from tools import generated_file
 
 PACK_COPY = Path(__file__).resolve().parents[2] / "policies" / "elastic_capacity_policies" / "kueue_references.py"
@@ -24,7 +24,7 @@ def text() -> str:
     rows = "".join(f"    ({json.dumps(r.kind)}, {json.dumps(r.path)}, {json.dumps(r.target)}),\n" for r in REFERENCES)
     return (
         '"""Which field of which Kueue kind names which other object: a copy of the program\'s table\n'
-        "(components/config/kueue_references.py), by ``python -m tests.support.policy_references --write``.\n"
+        "(components/config/queues/kueue_references.py), by ``python -m tests.support.policy_references --write``.\n"
         '"""\n\n'
         f"REFERENCES: tuple[tuple[str, str, str], ...] = (\n{rows})\n"
     )

@@ -8,7 +8,7 @@ import functools
 import operator
 from typing import Any
 
-from components.config.queues import QueuesConfig
+from components.config.queues.queues import QueuesConfig
 from tests.support.config import model_error_keys
 
 GENERAL: dict[str, Any] = {

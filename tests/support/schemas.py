@@ -24,7 +24,7 @@ import kubernetes_validate
 import pytest
 
 from components import yaml_text
-from components.config.kueue_profiles import LATEST_CHART_VERSION, profile_for
+from components.config.kueue.profiles import LATEST_CHART_VERSION, profile_for
 from tests.support import PROJECT_ROOT
 from tests.support.cel import Checked, check_rules
 from tests.support.kueue_sources import FETCH_HINT

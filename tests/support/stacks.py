@@ -10,7 +10,7 @@ from typing import Any
 from unittest import mock
 
 from components import yaml_text
-from components.config.kueue_profiles import LATEST_CHART_VERSION
+from components.config.kueue.profiles import LATEST_CHART_VERSION
 from tests.support import PROJECT_ROOT, run_cache
 from tools import render
 from tools.recording import Recording

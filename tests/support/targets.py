@@ -1,11 +1,11 @@
-"""Clusters for component tests: a :class:`~components.cluster_access.ClusterTarget` over a stand-in provider."""
+"""Clusters for component tests: a :class:`~components.cluster_target.ClusterTarget` over a stand-in provider."""
 
 from __future__ import annotations
 
 import pulumi
 from pulumi_kubernetes import Provider
 
-from components.cluster_access import ClusterTarget
+from components.cluster_target import ClusterTarget
 from tools.mock_cloud import FAKE_KUBECONFIG
 
 

@@ -1,7 +1,7 @@
-"""The recorded states of tests/cases/why/states.yaml as the API answers :class:`components.job_wait.JobObserver` gets
-for Job ``cas-kueue-demo/kueue-cas-job`` in each: the Job, its pods, its Workload (the one of
-tests/support/why_states/pending-quota.json, with the state's conditions and admission checks), its
-ProvisioningRequest, the AdmissionChecks, the LocalQueue, the autoscaler's events on the pod and the nodes.
+"""The recorded states of tests/cases/why/states.yaml as the API answers
+:class:`components.waiters.job_wait.JobObserver` gets for Job ``cas-kueue-demo/kueue-cas-job`` in each: the Job, its
+pods, its Workload (the one of tests/support/why_states/pending-quota.json, with the state's conditions and admission
+checks), its ProvisioningRequest, the AdmissionChecks, the LocalQueue, the autoscaler's events on the pod and the nodes.
 
 The file holds each state's strings, with the upstream line that sets them; this module only builds the objects
 around them, in the shapes the API server stores (``metav1.Condition`` with a reason, ``AdmissionCheckState`` with a

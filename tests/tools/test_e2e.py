@@ -50,7 +50,8 @@ PASSPHRASE = "run-passphrase-0123456789"
 
 
 class ApiServer:
-    """A cluster's objects and the groups it serves, read by REST path like :class:`~components.kube_wait.Cluster`."""
+    """A cluster's objects and the groups it serves, read by REST path like
+    :class:`~components.waiters.kube_wait.Cluster`."""
 
     def __init__(self) -> None:
         self.live: set[ObjectRef] = set(KIND_DEFAULTS)

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from components.config.multikueue import MultiKueueConfig
-from components.kube_wait import KUEUE_API_PATH
+from components.config.multikueue.multikueue import MultiKueueConfig
 from components.manifests.multikueue import MANAGED_BY, burst_smoke_job
+from components.waiters.kube_wait import KUEUE_API_PATH
 from tests.support.fakes import FakeClock, FakeCluster, NotFoundError, cond
 from tools.ephemeral_burst import (
     INSTANCE_ID_ANNOTATION,

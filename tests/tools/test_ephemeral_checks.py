@@ -10,7 +10,7 @@ import pytest
 
 from components.config.loader import load_stack_config
 from components.config.stack import StackConfig
-from components.kube_wait import KUEUE_API_PATH
+from components.waiters.kube_wait import KUEUE_API_PATH
 from tests.support import PROJECT_ROOT
 from tests.support.fakes import FakeClock, FakeCluster, cond
 from tests.support.stacks import ACK_STACK, AKS_STACK, SHARED_STACK

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from components.config.kueue_profiles import PROFILES
+from components.config.kueue.profiles import PROFILES
 from tests.support.kueue_sources import FETCH_HINT, KUEUE_CHARTS
 from tests.support.schemas import KUEUE_CRD_DIRS
 from tests.support.tiers import SLOW, tiered

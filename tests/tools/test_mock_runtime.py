@@ -17,7 +17,7 @@ from pulumi.runtime import resource, rpc
 from pulumi_azure_native import containerservice, resources
 
 from components import yaml_text
-from components.version_pin import ClusterVersion
+from components.waiters.version_pin import ClusterVersion
 from tests.support.stacks import STACKS, recorded
 from tools import bench_fleets, mock_cloud, mock_runtime, render
 from tools.recording import REDACTED, UNKNOWN, Recording, Registration

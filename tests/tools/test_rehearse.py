@@ -9,7 +9,8 @@ import dataclasses
 import pulumi
 import pytest
 
-from components import aks, dynamic_by_value, kube_wait
+from components.azure import aks
+from components.waiters import dynamic_by_value, kube_wait
 from tests.support.rehearsals import LONGEST_PROPAGATION, cached_plan, rehearsed
 from tests.support.stacks import AKS_STACK, CHINA_STACK, SHARED_STACK, STACKS
 from tools import rehearse
@@ -47,7 +48,7 @@ def as_at_157fa20(monkeypatch: pytest.MonkeyPatch) -> None:
     """The waiters wired as at 157fa20: none waits for the access waiter, and a 403 ends a wait at once."""
     monkeypatch.setattr(dynamic_by_value, "reading", lambda reader, opts: opts or pulumi.ResourceOptions())
     for module in ("crd_wait", "queue_wait", "job_wait", "worker_token"):
-        monkeypatch.setattr(f"components.{module}.reading", dynamic_by_value.reading)
+        monkeypatch.setattr(f"components.waiters.{module}.reading", dynamic_by_value.reading)
     monkeypatch.setattr(kube_wait, "not_yet", lambda error, waited: getattr(error, "status", None) in (429, 503))
 
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from components import yaml_text
-from components.cluster_access import SYNC_OPTIONS, SYNC_WAVE
+from components.cluster_target import SYNC_OPTIONS, SYNC_WAVE
 from tests.support import PROJECT_ROOT, run_cache
 from tests.support.kueue_sources import FETCH_HINT
 from tests.support.stacks import AKS_STACK, STACKS, edited_stack, recorded

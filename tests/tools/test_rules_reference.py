@@ -19,6 +19,6 @@ def test_every_registered_rule_has_its_row():
 
 def test_the_keys_of_a_model_validator_are_found_from_the_model():
     keys = rules_reference.guarded_keys()
-    assert keys["components.config.aks_pools:UserPoolConfig._count_bounds"] == ["aks.userPools[]"]
-    assert "aks.location" not in keys.get("components.config.aks:AksConfig._unique_pool_names", [])
+    assert keys["components.config.aks.pools:UserPoolConfig._count_bounds"] == ["aks.userPools[]"]
+    assert "aks.location" not in keys.get("components.config.aks.aks:AksConfig._unique_pool_names", [])
     assert keys["components.config.environment:EnvironmentConfig._suffix_form"] == ["environment.nameSuffix"]

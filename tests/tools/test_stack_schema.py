@@ -14,7 +14,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from components import yaml_text
 from components.config.base import key_path
-from components.config.kueue import KueueConfig
+from components.config.kueue.kueue import KueueConfig
 from tests.support import PROJECT_ROOT
 from tools import stack_schema
 

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from components.job_wait import JobIncompleteError, JobObserver, wait_for_job
+from components.waiters.job_wait import JobIncompleteError, JobObserver, wait_for_job
 from tests.support import PROJECT_ROOT
 from tests.support.fakes import FakeApiServer, FakeCluster
 from tests.support.schemas import validate_core, validate_kueue
@@ -79,7 +79,7 @@ LINES = {
 """The line for each fully recorded state: the six of the issue, then a missing Job, a Job Kueue does not manage, a
 rejected and a retried admission check, the retried Workload once evicted (its request deleted), and a preempted
 Workload. Every other state Kueue and the autoscaler leave is in tests/cases/why/states.yaml
-(tests/components/test_job_wait.py)."""
+(tests/components/waiters/test_job_wait.py)."""
 
 
 class ApiError(Exception):

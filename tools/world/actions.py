@@ -133,12 +133,12 @@ ARM_INVOKE_NOTES = {
 AKS_VERSIONS_REQUEST = (
     "GET /subscriptions/{subscriptionId}/providers/Microsoft.ContainerService/locations/{location}/kubernetesVersions"
 )
-"""The request :func:`components.aks_catalogue.live` makes."""
+"""The request :func:`components.azure.aks_catalogue.live` makes."""
 
 ARM_OTHER: dict[str, tuple[str, ...]] = {
     AKS_VERSIONS_REQUEST: ("Microsoft.ContainerService/locations/kubernetesversions/read",),
 }
-"""ARM requests the program makes itself: the AKS version catalogue :mod:`components.aks_catalogue` reads with the
+"""ARM requests the program makes itself: the AKS version catalogue :mod:`components.azure.aks_catalogue` reads with the
 token of ``getClientToken`` (https://learn.microsoft.com/rest/api/aks/managed-clusters/list-kubernetes-versions;
 the operation as https://learn.microsoft.com/azure/role-based-access-control/permissions/containers lists it).
 Reader's ``*/read`` covers it; a token without it makes the program fall back to its dated table."""

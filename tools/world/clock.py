@@ -1,10 +1,10 @@
 """Simulated time for code that blocks: each process is a thread, and only one of them runs at any moment.
 
-The waiters the program ships (:mod:`components.kube_wait` and the dynamic providers) poll with ``time.sleep`` and
-``time.monotonic``. Under :meth:`Conductor.run` both are this conductor's: a ``sleep`` parks the calling process until
-the simulated clock reaches its wake-up time, and the conductor then wakes the next process due, earliest first, ties
-in the order they were scheduled. Nothing sleeps for real, so a ten-minute rollout takes milliseconds, and a run is the
-same every time for the same processes and durations.
+The waiters the program ships (:mod:`components.waiters.kube_wait` and the dynamic providers) poll with ``time.sleep``
+and ``time.monotonic``. Under :meth:`Conductor.run` both are this conductor's: a ``sleep`` parks the calling process
+until the simulated clock reaches its wake-up time, and the conductor then wakes the next process due, earliest first,
+ties in the order they were scheduled. Nothing sleeps for real, so a ten-minute rollout takes milliseconds, and a run is
+the same every time for the same processes and durations.
 """
 
 from __future__ import annotations

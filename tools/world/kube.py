@@ -2,8 +2,8 @@
 objects the engine applies turn into.
 
 Each :class:`Cluster` keeps its objects by REST path and answers the reads the waiters make
-(:class:`components.kube_wait.Cluster`: ``get``, ``list``, ``post``) the way the real API server and controllers would
-at that moment:
+(:class:`components.waiters.kube_wait.Cluster`: ``get``, ``list``, ``post``) the way the real API server and controllers
+would at that moment:
 
 - a CRD exists once created and is Established from its time on; a kind without its CRD is a 404, and an object of it
   cannot be created ("no matches for kind");

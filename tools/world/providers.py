@@ -9,7 +9,7 @@ they take, and what they change there (:mod:`tools.world.engine` runs them in th
   the API server would (a kind whose CRD is not served, a Kueue object before Kueue's webhooks serve) and is awaited as
   pulumi-kubernetes awaits it; Kueue's chart starts Kueue;
 - a dynamic resource runs its real provider, unpickled from its inputs as Pulumi's dynamic-provider host does, with
-  ``components.kube_wait.RestCluster`` the world's (:meth:`Providers.in_the_world`).
+  ``components.waiters.kube_wait.RestCluster`` the world's (:meth:`Providers.in_the_world`).
 
 Create times are the benchmark's weights (:mod:`tools.bench_weights`), drawn between their low and high from the
 world's seed.
@@ -26,7 +26,8 @@ from typing import Any
 
 import dill
 
-from components import kube_wait, yaml_text
+from components import yaml_text
+from components.waiters import kube_wait
 from tools import bench_weights, mock_cloud
 from tools.recording import Recording, Registration
 from tools.world import actions
@@ -325,8 +326,8 @@ class Providers:
 
     @contextlib.contextmanager
     def in_the_world(self) -> Iterator[None]:
-        """``components.kube_wait.RestCluster`` is the world's while the engine runs: every waiter reads the simulated
-        API servers (the providers' own copies of their modules import it when they are unpickled)."""
+        """``components.waiters.kube_wait.RestCluster`` is the world's while the engine runs: every waiter reads the
+        simulated API servers (the providers' own copies of their modules import it when they are unpickled)."""
         saved = kube_wait.RestCluster
         kube_wait.RestCluster = self.world.connect  # type: ignore[misc,assignment]
         try:

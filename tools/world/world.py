@@ -316,7 +316,7 @@ class World:
 
 
 class Client:
-    """:class:`components.kube_wait.Cluster` on a simulated API server, as one identity."""
+    """:class:`components.waiters.kube_wait.Cluster` on a simulated API server, as one identity."""
 
     def __init__(self, cluster: Cluster, who: str) -> None:
         self.cluster, self.who = cluster, who

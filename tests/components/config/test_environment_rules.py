@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from components.config import environment_rules
-from components.config.aks import AksConfig
+from components.config.aks.aks import AksConfig
+from components.config.aks.entra_id import EntraIdConfig
 from components.config.base import ConfigError
-from components.config.entra_id import EntraIdConfig
 from components.config.environment_rules import (
     EPHEMERAL_CREDENTIAL_MINUTES,
     PRODUCTION_CONTROL_PLANE_LOG_COMPONENTS,

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from components.config.aks.vm_sizes import VM_SIZES
 from components.config.base import ConfigError
 from components.config.feasibility import allocatable, most_allocatable
 from components.config.loader import load_stack_config
-from components.config.vm_sizes import VM_SIZES
 from tests.support.config import WALKTHROUGH, WALKTHROUGH_OBJECTS, as_config, stack_error_keys
 
 SMOKE = {"enabled": True}

@@ -106,7 +106,11 @@ FILL_INS = {"_names_from_the_stack"}
 """Validators that only fill in defaults and refuse nothing. (base.py's ``matching`` stamps its own id.)"""
 
 
-@pytest.mark.parametrize("path", sorted(set(CONFIG.glob("*.py")) - {CONFIG / "base.py"}), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    sorted(set(CONFIG.rglob("*.py")) - {CONFIG / "base.py"}),
+    ids=lambda p: p.relative_to(CONFIG).as_posix(),
+)
 def test_every_validator_is_a_registered_rule(path: Path):
     missing = [f.name for f in _validator_functions(ast.parse(path.read_text())) if f.name not in FILL_INS]
     assert missing == [], f"decorate these with @rule(...) in {path.name}"

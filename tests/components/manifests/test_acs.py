@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from components.config.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
+from components.config.ack.acs import COMPUTE_CLASS_LABEL, COMPUTE_QOS_LABEL
 from components.manifests.acs import deployment, resource_policy
 from components.manifests.core import namespace
 from tests.support.ack import workload_config as workload

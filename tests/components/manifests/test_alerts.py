@@ -7,7 +7,7 @@ import jsonschema
 import promql_parser
 import pytest
 
-from components.config.kueue_metrics import metric_of, missing_in
+from components.config.kueue.metrics import metric_of, missing_in
 from components.manifests.alerts import WHY, alert_rules, prometheus_rule
 from components.manifests.monitoring import PROMETHEUS_OPERATOR_API_VERSION, service_monitor
 from tests.support.kueue_sources import VERIFIED

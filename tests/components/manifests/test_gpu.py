@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components.config.aks import AksConfig
+from components.config.aks.aks import AksConfig
 from components.config.kube import Toleration
 from components.config.pool_flavors import parse_taint, tolerates
 from components.manifests.gpu import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from components import yaml_text
-from components.config.smoke_job import SmokeJobConfig
+from components.config.kueue.smoke_job import SmokeJobConfig
 from components.manifests.jobs import smoke_job
 from tests.support.config import ARTICLE_SMOKE_TARGET
 from tests.support.schemas import validate_core

@@ -4,7 +4,7 @@ runnable on the official kubectl image, which has no shell."""
 from __future__ import annotations
 
 from components import yaml_text
-from components.config.kueue import KueueConfig
+from components.config.kueue.kueue import KueueConfig
 from components.manifests import kueue_gate, kueue_install
 from tests.support.schemas import validate_core, validate_kueue
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from components import yaml_text
-from components.config.kueue import KueueConfig
+from components.config.kueue.kueue import KueueConfig
 from components.manifests import kueue_install
 from tests.support.kueue_sources import VERIFIED, chart_manager_config
 from tests.support.schemas import validate_core

@@ -9,14 +9,14 @@ import re
 
 import pytest
 
-from components.config.kueue_metrics import (
+from components.config.kueue.metrics import (
     CLUSTER_QUEUE_RESOURCES,
     WAIT_FOR_PODS_READY,
     UnknownMetric,
     metric_of,
     metrics_in,
 )
-from components.config.kueue_profiles import PROFILES, UnsupportedVersion
+from components.config.kueue.profiles import PROFILES, UnsupportedVersion
 from components.manifests import monitoring
 from components.manifests.monitoring import (
     CLUSTER_LABEL,

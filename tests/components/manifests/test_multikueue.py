@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config.multikueue import MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.config.multikueue.multikueue import MULTIKUEUE_CONTROLLER, MultiKueueConfig
 from components.manifests import multikueue as manifests
 from components.manifests.labels import QUEUE_NAME_LABEL
 from tests.support.schemas import validate_core, validate_kueue

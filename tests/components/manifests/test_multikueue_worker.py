@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from components import yaml_text
-from components.config.multikueue import AcsPlacement, MultiKueueConfig
-from components.config.multikueue_adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
+from components.config.multikueue.adapters import MULTIKUEUE_ADAPTERS, WORKLOADS
+from components.config.multikueue.multikueue import AcsPlacement, MultiKueueConfig
 from components.manifests import multikueue_worker as worker_manifests
 from tests.support.schemas import validate_core
 

@@ -19,9 +19,8 @@ import re
 
 import pytest
 
-from components.config.kueue_profiles import PROFILES
-from components.config.multikueue import MultiKueueConfig
-from components.config.multikueue_adapters import (
+from components.config.kueue.profiles import PROFILES
+from components.config.multikueue.adapters import (
     CLUSTER_QUEUES,
     GATE_READS,
     LOCAL_QUEUES,
@@ -30,7 +29,8 @@ from components.config.multikueue_adapters import (
     WatchedKind,
     gate_reads,
 )
-from components.config.multikueue_rules import MIN_KUEUE
+from components.config.multikueue.multikueue import MultiKueueConfig
+from components.config.multikueue.rules import MIN_KUEUE
 from components.manifests import multikueue_worker as worker_manifests
 from tests.support.kueue_sources import kueue_git
 

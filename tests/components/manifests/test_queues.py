@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config.queues import QueuesConfig
+from components.config.queues.queues import QueuesConfig
 from components.manifests.queues import queue_manifests, references
 from tests.support.queues import GENERAL, edited
 from tests.support.schemas import validate_core, validate_kueue

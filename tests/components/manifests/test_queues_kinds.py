@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config.queues import QueuesConfig
+from components.config.queues.queues import QueuesConfig
 from components.manifests.queues import queue_manifests, references
 from tests.support.queues import EVERY_KIND, PROVISIONING_CONFIG_REF
 from tests.support.schemas import validate_core, validate_kueue

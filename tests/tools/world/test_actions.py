@@ -253,7 +253,7 @@ def test_a_read_only_identity_previews_and_refreshes_but_creates_nothing():
 
 
 def test_only_ack_admin_lets_the_deployer_create_kueue_and_namespaces():
-    """The program creates namespaces, CRDs and cluster roles (components/config/ack_rbac.py asks for admin)."""
+    """The program creates namespaces, CRDs and cluster roles (components/config/ack/rbac.py asks for admin)."""
     needs = [("", "namespaces", "create"), ("apiextensions.k8s.io", "customresourcedefinitions", "create")]
     allowed = {role: all(kube_allows(rules, *need) for need in needs) for role, rules in ACK_ROLES.items()}
     assert allowed == {"admin": True, "ops": False, "dev": False, "restricted": False}

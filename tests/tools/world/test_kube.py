@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from components.job_wait import JobObserver, job_outcome
-from components.queue_wait import inactive, observe
+from components.waiters.job_wait import JobObserver, job_outcome
+from components.waiters.queue_wait import inactive, observe
 from tools.world.kube import PROVISIONING_CRD, ApiError, Cluster
 from tools.world.world import Client
 

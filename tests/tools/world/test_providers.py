@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components import aks
+from components.azure import aks
 from tests.support.rehearsals import rehearsed
 from tests.support.stacks import AKS_STACK, GPU_STACK, MULTICLOUD_STACK
 from tools import rehearse

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from components.aks import AKS_RBAC_CLUSTER_ADMIN
-from components.azure_monitor import MONITORING_DATA_READER
-from components.config.ack_rbac import AckRole
+from components.azure.aks import AKS_RBAC_CLUSTER_ADMIN
+from components.azure.monitor import MONITORING_DATA_READER
+from components.config.ack.rbac import AckRole
 from tools.world.roles import (
     ACK_CLUSTER_ROLES,
     ACK_ROLE_NOTES,

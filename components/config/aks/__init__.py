@@ -1,0 +1,1 @@
+"""The ``aks`` and ``existingCluster`` sections: AKS clusters, their network, versions and sizes."""

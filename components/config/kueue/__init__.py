@@ -1,0 +1,1 @@
+"""The ``kueue`` section and what it pins: the install, gates, profiles, images, monitoring."""

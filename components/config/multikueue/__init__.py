@@ -1,0 +1,1 @@
+"""The ``multiKueue`` section: the manager's adapters, the workers, and their rules."""
