@@ -1,5 +1,5 @@
-"""The codebase's shape, kept: tests mirror the source module for module, share code only through tests/support,
-and no file or function grows into a monster.
+"""The codebase's shape, kept: modules sit in the package of their concept, tests mirror the source module for
+module, share code only through tests/support, and no file or function grows into a monster.
 
 The size limits are a backstop, not a target: a module splits where its concept ends, not where a count is reached.
 So they sit well above the size a module of one concept reaches here, and catch only the file or function nobody can
@@ -21,6 +21,8 @@ ORACLES = {PROJECT_ROOT / "tests/support/seeds.py", PROJECT_ROOT / "tests/suppor
 """The vendors' example objects typed in as test oracles: data, not code."""
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 80
+MAX_TOP_LEVEL_MODULES = 12
+"""Modules beside the packages of components/ and of components/config/: more, and a concept is missing a package."""
 
 
 def relative(path: Path) -> str:
@@ -34,6 +36,16 @@ def test_every_source_module_has_its_test_module():
         if not (PROJECT_ROOT / "tests" / source.parent.relative_to(PROJECT_ROOT) / f"test_{source.stem}.py").is_file()
     ]
     assert missing == []
+
+
+def test_components_and_their_config_keep_their_modules_in_concept_packages():
+    crowded = {
+        folder: modules
+        for folder in ("components", "components/config")
+        if len(modules := sorted(p.name for p in (PROJECT_ROOT / folder).glob("*.py") if p.name != "__init__.py"))
+        > MAX_TOP_LEVEL_MODULES
+    }
+    assert crowded == {}
 
 
 def test_tests_share_code_only_through_tests_support():
