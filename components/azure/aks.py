@@ -17,12 +17,11 @@ from components.azure import aks_catalogue
 from components.azure.access_wait import ClusterAccess
 from components.azure.kubelogin import non_interactive
 from components.cluster_target import ClusterTarget, cluster_target
-from components.config.aks.aks import AksConfig
+from components.config.aks.aks import API_SERVER_ACCESS_KEY, KUBERNETES_VERSION_KEY, AksConfig
 from components.config.aks.entra_id import EntraIdConfig, KubeloginConfig
 from components.config.aks.maintenance import MaintenanceWindowConfig
 from components.config.aks.network import AksNetworkConfig, ApiServerAccessConfig
 from components.config.aks.pools import AksNodePoolConfig, UserPoolConfig
-from components.config.base import PROJECT
 from components.waiters.version_pin import pinned_version
 
 CREATE_ONLY_POOL_PROPERTIES = [
@@ -42,7 +41,6 @@ AUTOSCALED_SYSTEM_COUNT = "agentPoolProfiles[0].count"
 """The inline system pool's node count, as ``ignore_changes`` needs it (nested paths use wire names)."""
 
 
-API_SERVER_ACCESS_KEY = f"{PROJECT}:aks.apiServerAccess"
 """The stack key the access waiter names when the API server cannot be reached."""
 
 FIRST_DEPLOYER = ["principalId", "principalType"]
@@ -343,7 +341,7 @@ class AksCluster(pulumi.ComponentResource):
         """The version the cluster and its pools run: checked against AKS's catalogue for the location when the
         cluster is created, then held until ``kubernetesVersion`` changes
         (:class:`~components.waiters.version_pin.ClusterVersion`)."""
-        key = f"{PROJECT}:aks.kubernetesVersion"
+        key = KUBERNETES_VERSION_KEY
         lts = args.support_plan == "AKSLongTermSupport" and args.sku_tier == "Premium"
         offer = pulumi.Output.all(caller.token, caller.client.subscription_id).apply(
             lambda answers: aks_catalogue.offer(

@@ -14,7 +14,6 @@ import pulumi
 from pulumi_kubernetes import batch, core, helm, rbac
 
 from components.cluster_target import KUEUE, ClusterTarget
-from components.config.base import PROJECT
 from components.config.kueue.kueue import KueueConfig
 from components.manifests import kueue_gate, kueue_install
 from components.waiters.crd_wait import CrdEstablished, CrdWaitTarget
@@ -82,8 +81,7 @@ class Kueue(pulumi.ComponentResource):
         # Only the chart (and the CRD wait, which it follows) waits for what Kueue must start after: the namespace and
         # the gate's RBAC need nothing. Both wait for the version pin, so a refused version (a skipped minor, a minor
         # down: docs/kueue-upgrades.md) fails before either is touched; the extension's version is pinned the same.
-        key = f"{PROJECT}:kueue.{config.version_key}"
-        pin = KueueVersion(f"{name}-version", key=key, requested=config.installed_version, opts=child)
+        pin = KueueVersion(f"{name}-version", key=config.pinned_key, requested=config.installed_version, opts=child)
         before_kueue = [pin, *args.chart_waits_for]
         if target.live and args.crd_wait is not None:
             before_kueue.append(self._crd_wait(name, config, args.crd_wait, [*before_kueue]))

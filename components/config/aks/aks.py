@@ -46,6 +46,10 @@ from components.config.rules import rule
 from components.config.versions import KubernetesVersion
 
 _AGENT_POOLS_URL = "https://learn.microsoft.com/rest/api/aks/agent-pools/create-or-update"
+KUBERNETES_VERSION_KEY = f"{PROJECT}:aks.kubernetesVersion"
+API_SERVER_ACCESS_KEY = f"{PROJECT}:aks.apiServerAccess"
+"""The keys the deploy-time version pin and access waiter name, from Pulumi's provider process where no config is
+loaded."""
 _KUEUE_WALKTHROUGH_URL = "https://learn.microsoft.com/azure/aks/configure-kueue-with-cluster-autoscaler"
 _AKS_LIMITS_URL = "https://learn.microsoft.com/azure/aks/quotas-skus-regions#service-quotas-and-limits"
 _AKS_VERSIONS_URL = "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions"

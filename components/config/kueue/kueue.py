@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from components.config.base import ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
+from components.config.base import PROJECT, ConfigModel, DnsLabel, MisplacedKey, RuleViolation, key_path, require_unique
 from components.config.environment import stack_file_only
 from components.config.kube import (
     NAMESPACE_NAME_LABEL,
@@ -355,6 +355,11 @@ class KueueConfig(ConfigModel):
     def version_key(self) -> str:
         """The key that sets :attr:`installed_version`, relative to the section."""
         return "extension.version" if self.extension is not None else "chartVersion"
+
+    @property
+    def pinned_key(self) -> str:
+        """The full key of :attr:`version_key`: what the deploy-time version pin names when it refuses a version."""
+        return f"{PROJECT}:kueue.{self.version_key}"
 
     @property
     def installed_version(self) -> str:
