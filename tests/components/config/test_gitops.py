@@ -52,7 +52,7 @@ def test_a_directory_is_refused_exactly_when_git_ignores_it(tmp_path):
     """``git check-ignore`` on a file in each directory, with the project's .gitignore: every pattern's own
     directory, at the root and deeper, and directories it must not catch."""
     if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+        pytest.skip("git is not on PATH: install git (apt-get install git)")
     shutil.copy(PROJECT_ROOT / ".gitignore", tmp_path)
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     named = [pattern.strip("/").replace("*", "x") for pattern in GITIGNORE]
