@@ -36,7 +36,7 @@ SETTINGS = frozenset({"preset", "wait_until_active", "lints"})
 WALKTHROUGH_NAMESPACE = "cas-kueue-demo"
 """The article's queue manifest creates its own namespace rather than reusing the Ray example's ``ray``."""
 WALKTHROUGH_LOCAL_QUEUE = "cas-local-queue"
-"""The LocalQueue the article's Job ``kueue-cas-job`` is submitted to (the smoke Job's default)."""
+"""The LocalQueue the article's Job ``kueue-cas-job`` is submitted to."""
 
 PRESETS: dict[PresetName, dict[str, Any]] = {
     AKS_WALKTHROUGH: {
