@@ -14,8 +14,8 @@ from components.config.kueue.kueue import OPT_IN_LABEL
 from tests.support import PROJECT_ROOT
 from tests.support.gallery import assert_renders_the_upstream_objects, canonical
 from tests.support.kueue_examples import GALLERY, REFUSED, Refused
-from tests.support.stacks import edited_stack, of_type, rendered
-from tools import render
+from tests.support.stacks import STACKS, edited_stack, of_type, rendered
+from tools import render, stack_schema
 
 GALLERY_DIR = PROJECT_ROOT / "examples/kueue"
 GALLERY_FILES = sorted(GALLERY_DIR.glob("Pulumi.*.yaml"))
@@ -64,6 +64,20 @@ def gallery(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Rendere
 
 def test_every_gallery_stack_has_its_upstream_set_up_and_every_set_up_its_stack():
     assert sorted(GALLERY_NAMES) == sorted(GALLERY)
+
+
+def test_every_example_and_shipped_stack_file_points_editors_at_the_schema():
+    """Each file's first line is the YAML language server's modeline, by a relative path that reaches
+    stacks/stack-file.schema.json from where the file sits (tests/cases/ are corpus inputs, not stack files to edit)."""
+    violations = []
+    for path in [*sorted(PROJECT_ROOT.glob("examples/*/Pulumi.*.yaml")), *STACKS]:
+        first = path.read_text().partition("\n")[0]
+        prefix, _, schema = first.partition("$schema=")
+        if prefix != stack_schema.MODELINE.partition("$schema=")[0] or not schema:
+            violations.append(f"{path.relative_to(PROJECT_ROOT)}: first line {first!r} is not the modeline")
+        elif (path.parent / schema).resolve() != stack_schema.SCHEMA_FILE:
+            violations.append(f"{path.relative_to(PROJECT_ROOT)}: {schema} does not reach {stack_schema.SCHEMA_FILE}")
+    assert not violations, "\n".join(violations)
 
 
 @pytest.mark.parametrize("name", GALLERY_NAMES)

@@ -1,5 +1,5 @@
 """Each shipped and gallery stack that installs Kueue, moved to every verified version (edited copies; 0.17.1 is the
-seed's walkthrough): every Kueue object it emits validates against that version's CRDs, and the real chart of the
+AKS walkthrough's): every Kueue object it emits validates against that version's CRDs, and the real chart of the
 version, rendered by Helm's own library with the values the program passes (the Chart resource's recorded inputs),
 holds what the stack asked for: a manager Configuration that decodes strictly into that version's Configuration type,
 values a template reads, the image and gates of the stack from a registry the cluster's region reaches, and the objects

@@ -63,8 +63,8 @@ def test_the_crds_follow_the_version_a_field_of_018_is_unknown_to_017():
 
 
 def test_the_default_and_every_shipped_stack_that_installs_kueue_run_the_newest_supported_minor():
-    """The seed's 0.17.1 is the version of its day: the shipped stacks run a supported line (tests/test_kueue_chart.py
-    still renders each of them, the walkthrough's included, at 0.17.1)."""
+    """The AKS walkthrough's 0.17.1 is the version of its day: the shipped stacks run a supported line
+    (tests/test_kueue_chart.py still renders each of them, the walkthrough's included, at 0.17.1)."""
     newest = list(PROFILES.values())[-1]
     assert profile_for(KueueConfig().chart_version) is newest
     installing = [s for s in STACKS if (c := render.validate(stack_file.read(s))).kueue_target and c.kueue.install]

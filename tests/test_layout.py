@@ -17,7 +17,7 @@ SOURCES = sorted(
     p for d in ("components", "tools") for p in (PROJECT_ROOT / d).rglob("*.py") if p.name != "__init__.py"
 )
 PYTHON = sorted(p for d in ("components", "tools", "tests", "policies") for p in (PROJECT_ROOT / d).rglob("*.py"))
-ORACLES = {PROJECT_ROOT / "tests/support/seeds.py", PROJECT_ROOT / "tests/support/kueue_examples.py"}
+ORACLES = {PROJECT_ROOT / "tests/support/vendor_examples.py", PROJECT_ROOT / "tests/support/kueue_examples.py"}
 """The vendors' example objects typed in as test oracles: data, not code."""
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 80

@@ -12,17 +12,6 @@ from components.config.environment import stack_digest
 from components.config.kueue.kubectl_image import kubectl_tag
 from tests.support import PROJECT_ROOT, service_monitor
 from tests.support.schemas import resource_policy_schema, validate_core, validate_kueue
-from tests.support.seeds import (
-    GPU_BY_NODE_SELECTOR,
-    GPU_BY_POD_LABEL,
-    GPU_BY_RESOURCE_POLICY,
-    GPU_HPN,
-    KUEUE_SEED_OBJECTS,
-    NGINX_BY_NODE_SELECTOR,
-    NGINX_BY_POD_LABEL,
-    as_emitted,
-    seed,
-)
 from tests.support.stacks import (
     AKS_STACK,
     CHINA_STACK,
@@ -36,33 +25,45 @@ from tests.support.stacks import (
     recorded,
     rendered,
 )
+from tests.support.vendor_examples import (
+    AKS_WALKTHROUGH_OBJECTS,
+    GPU_BY_NODE_SELECTOR,
+    GPU_BY_POD_LABEL,
+    GPU_BY_RESOURCE_POLICY,
+    GPU_HPN,
+    NGINX_BY_NODE_SELECTOR,
+    NGINX_BY_POD_LABEL,
+    acs_guide_objects,
+    as_emitted,
+)
 from tools import render
 from tools.recording import Recording, Registration
 
-SEED_POLICY, SEED_POLICY_DEPLOYMENT = seed(GPU_BY_RESOURCE_POLICY)
-SEED_DEPLOYMENTS_BY_PLACE = {
-    "ack-acs-hangzhou-k8s/deployment-default-nginx.yaml": seed(NGINX_BY_NODE_SELECTOR)[0],
-    "ack-acs-beijing-k8s/deployment-default-nginx.yaml": seed(NGINX_BY_POD_LABEL)[0],
-    "ack-acs-hangzhou-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_BY_NODE_SELECTOR)[0],
-    "ack-acs-hangzhou-k8s/deployment-default-dep-rp-demo.yaml": SEED_POLICY_DEPLOYMENT,
-    "ack-acs-beijing-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_BY_POD_LABEL)[0],
-    "ack-acs-hpn-k8s/deployment-default-dep-node-selector-demo.yaml": seed(GPU_HPN)[0],
+GUIDE_POLICY, GUIDE_POLICY_DEPLOYMENT = acs_guide_objects(GPU_BY_RESOURCE_POLICY)
+GUIDE_DEPLOYMENTS_BY_PLACE = {
+    "ack-acs-hangzhou-k8s/deployment-default-nginx.yaml": acs_guide_objects(NGINX_BY_NODE_SELECTOR)[0],
+    "ack-acs-beijing-k8s/deployment-default-nginx.yaml": acs_guide_objects(NGINX_BY_POD_LABEL)[0],
+    "ack-acs-hangzhou-k8s/deployment-default-dep-node-selector-demo.yaml": acs_guide_objects(GPU_BY_NODE_SELECTOR)[0],
+    "ack-acs-hangzhou-k8s/deployment-default-dep-rp-demo.yaml": GUIDE_POLICY_DEPLOYMENT,
+    "ack-acs-beijing-k8s/deployment-default-dep-node-selector-demo.yaml": acs_guide_objects(GPU_BY_POD_LABEL)[0],
+    "ack-acs-hpn-k8s/deployment-default-dep-node-selector-demo.yaml": acs_guide_objects(GPU_HPN)[0],
 }
-"""Where stacks/Pulumi.ack-acs-dev.yaml places each seed example (the seed reuses names, so they need 3 clusters)."""
+"""Where stacks/Pulumi.ack-acs-dev.yaml places each example of Alibaba Cloud's ACS guide (the guide reuses names, so
+they need 3 clusters)."""
 RESOURCE_POLICY_SCHEMA = resource_policy_schema()
 
 
 # --- acceptance: the AKS stack -----------------------------------------------------------------------------------
 
 
-def test_aks_stack_renders_the_seed_queue_objects_field_for_field(aks):
+def test_aks_stack_renders_the_walkthroughs_queue_objects_field_for_field(aks):
     _, manifests = aks
     emitted = list(manifests.values())
-    for seed_object in KUEUE_SEED_OBJECTS:
-        kind, name = seed_object["kind"], seed_object["metadata"]["name"]
+    for walkthrough_object in AKS_WALKTHROUGH_OBJECTS:
+        kind, name = walkthrough_object["kind"], walkthrough_object["metadata"]["name"]
         # The one addition: the namespace opts in to Kueue's Job webhook (kueue.managedJobsNamespaceSelector).
         labels = {"labels": {"managed-by-kueue": "true"}} if kind == "Namespace" else {}
-        expected = {**seed_object, "metadata": {**seed_object["metadata"], **labels}}
+        expected = {**walkthrough_object, "metadata": {**walkthrough_object["metadata"], **labels}}
         assert [m for m in emitted if m["kind"] == kind and m["metadata"]["name"] == name] == [expected]
 
 
@@ -134,12 +135,12 @@ def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_pa
 # --- acceptance: the ACK stack -----------------------------------------------------------------------------------
 
 
-def test_ack_stack_renders_each_seed_deployment_and_the_resource_policy(ack):
+def test_ack_stack_renders_each_acs_guide_deployment_and_the_resource_policy(ack):
     _, manifests = ack
-    for path, expected in SEED_DEPLOYMENTS_BY_PLACE.items():
+    for path, expected in GUIDE_DEPLOYMENTS_BY_PLACE.items():
         assert manifests[path] == as_emitted(expected), path
     policy = manifests["ack-acs-hangzhou-k8s/resourcepolicy-default-dep-rp-demo.yaml"]
-    assert policy == SEED_POLICY
+    assert policy == GUIDE_POLICY
     jsonschema.validate(policy, RESOURCE_POLICY_SCHEMA)
 
 

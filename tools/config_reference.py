@@ -46,7 +46,8 @@ the `aks`, `existingCluster` and `ack` sections deploy nothing until present.
 Editors check a stack file as it is typed against `stacks/stack-file.schema.json`, the JSON Schema generated from
 the same model (`python -m tools.stack_schema --write`): each shipped stack file's first line,
 `# yaml-language-server: $schema=stack-file.schema.json`, points the YAML language server (VS Code's YAML
-extension, Neovim's yamlls) at it; copy that line into a new stack file (the CLI keeps comments when it edits one:
+extension, Neovim's yamlls) at it (`$schema=../../stacks/stack-file.schema.json` from `examples/<gallery>/`); copy
+that line into a new stack file (the CLI keeps comments when it edits one:
 https://github.com/pulumi/pulumi/pull/11456). Rules that span keys only `python -m tools.render` checks; it reports
 every mistake at its key's `file:line:column`. Each refusal ends in `[rule: <id>]`: docs/rules.md lists every rule
 with the keys it guards, its check and its public source.

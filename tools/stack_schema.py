@@ -36,7 +36,8 @@ from tools.stack_file import STACK_FILE_KEYS
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "stacks" / "stack-file.schema.json"
 MODELINE = f"# yaml-language-server: $schema={SCHEMA_FILE.name}"
-"""The first line of every shipped stack file: where editors find the schema (a YAML comment, which Pulumi skips)."""
+"""The first line of every shipped stack file: where editors find the schema (a YAML comment, which Pulumi skips);
+the example stacks (``examples/<gallery>/``) start with the same line, by ``../../stacks/``."""
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 _SECURE = {

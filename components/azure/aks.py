@@ -416,9 +416,9 @@ class AksCluster(pulumi.ComponentResource):
         cluster: containerservice.ManagedCluster,
         after: pulumi.Resource,
     ) -> containerservice.AgentPool:
-        """One autoscaling pool, after ``after``; ``count`` only seeds it, the autoscaler owns it afterwards. A change
-        of what AKS fixes at creation replaces the pool (deleted first: the new one has the same name), so the
-        preview shows a replacement where ARM would refuse an update."""
+        """One autoscaling pool, after ``after``; ``count`` is only its starting size, the autoscaler owns it
+        afterwards. A change of what AKS fixes at creation replaces the pool (deleted first: the new one has the same
+        name), so the preview shows a replacement where ARM would refuse an update."""
         gpu = pool.gpu_settings
         return containerservice.AgentPool(
             f"{name}-{pool.name}",

@@ -1,4 +1,4 @@
-"""What the tests share: config helpers, fakes, schemas, seed oracles and factories, each in one place."""
+"""What the tests share: config helpers, fakes, schemas, vendor-example oracles and factories, each in one place."""
 
 from pathlib import Path
 

@@ -41,7 +41,7 @@ def model_error_keys(model: type[BaseModel] | TypeAdapter, data: Any, prefix: st
 
 
 WALKTHROUGH: dict[str, Any] = {"queues": {"preset": AKS_WALKTHROUGH}}
-"""The queues section of the shipped seed stacks: the objects of Azure's article (``queues.preset``)."""
+"""The queues section of the shipped stacks that follow Azure's article: its objects (``queues.preset``)."""
 WALKTHROUGH_OBJECTS: dict[str, Any] = PRESETS[AKS_WALKTHROUGH]
 """The same objects written out as lists, for a test to change one of them."""
 

@@ -1,7 +1,7 @@
 """Kueue's supported minors as data: one :class:`KueueProfile` per minor says what this program must know of it.
 
 Kueue maintains the two minors before the one in development
-(https://github.com/kubernetes-sigs/kueue/blob/main/RELEASE.md); 0.17 stays for the seed's walkthrough (Azure's
+(https://github.com/kubernetes-sigs/kueue/blob/main/RELEASE.md); 0.17 stays for the AKS walkthrough (Azure's
 article pins 0.17.1). Each profile was read from the chart and sources at its newest verified patch:
 ``charts/kueue/values.yaml``, ``apis/config/v1beta2/configuration_types.go``, ``pkg/features/kube_features.go``,
 ``pkg/config/validation.go`` and the ``pkg/controller/jobs/*/*_multikueue_adapter.go`` files at https://github.com/kubernetes-sigs/kueue/tree/v0.17.8,

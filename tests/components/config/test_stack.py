@@ -19,7 +19,7 @@ def test_aks_section_alone_targets_kueue_at_the_new_cluster_with_no_queue_object
     assert (config.queues.namespaces, config.queues.cluster_queues, config.queues.local_queues) == ([], [], [])
 
 
-def test_the_walkthrough_preset_brings_the_seed_queues():
+def test_the_walkthrough_preset_brings_the_walkthroughs_queues():
     config = load_stack_config(as_config({"aks": {"preset": "aks-walkthrough"}, **WALKTHROUGH}))
     assert [f.name for f in config.queues.resource_flavors] == ["scalepool"]
     assert [(q.namespace, q.name) for q in config.queues.local_queues] == [("cas-kueue-demo", "cas-local-queue")]

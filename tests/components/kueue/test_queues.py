@@ -11,8 +11,8 @@ from components.config.queues.queues import QueuesConfig
 from components.kueue.queues import KueueQueues
 from tests.support.queues import EVERY_KIND, GENERAL
 from tests.support.schemas import validate_core, validate_kueue
-from tests.support.seeds import KUEUE_SEED_OBJECTS
 from tests.support.targets import live_target
+from tests.support.vendor_examples import AKS_WALKTHROUGH_OBJECTS
 from tools import mock_runtime
 from tools.mock_cloud import FAKE_KUBECONFIG
 from tools.recording import Recording
@@ -56,7 +56,7 @@ def test_article_objects_are_registered_as_built(article):
         for r in recording.registrations
         if r.type.startswith(KUEUE_TYPE) or r.type == "kubernetes:core/v1:Namespace"
     ]
-    assert sorted(registered, key=str) == sorted(KUEUE_SEED_OBJECTS, key=str)
+    assert sorted(registered, key=str) == sorted(AKS_WALKTHROUGH_OBJECTS, key=str)
     for r in kueue_objects(recording):
         assert r.type == KUEUE_TYPE + r.inputs["kind"]
 

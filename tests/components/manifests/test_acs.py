@@ -10,7 +10,7 @@ from components.manifests.acs import deployment, resource_policy
 from components.manifests.core import namespace
 from tests.support.ack import workload_config as workload
 from tests.support.schemas import resource_policy_schema, validate_core
-from tests.support.seeds import (
+from tests.support.vendor_examples import (
     GPU_BY_NODE_SELECTOR,
     GPU_BY_POD_LABEL,
     GPU_BY_RESOURCE_POLICY,
@@ -20,15 +20,15 @@ from tests.support.seeds import (
     NGINX_BY_NODE_SELECTOR,
     NGINX_BY_POD_LABEL,
     STRESS,
+    acs_guide_objects,
     as_emitted,
-    seed,
 )
 
 RP_SCHEMA = resource_policy_schema()
 
 
-SEED_NGINX = {"name": "nginx", "replicas": 2, "image": NGINX, "cpu": 2}
-SEED_GPU = {
+GUIDE_NGINX = {"name": "nginx", "replicas": 2, "image": NGINX, "cpu": 2}
+GUIDE_GPU = {
     "name": "dep-node-selector-demo",
     "appLabel": "node-selector-demo",
     "image": STRESS,
@@ -38,19 +38,19 @@ SEED_GPU = {
     "gpu": 1,
 }
 
-SEED_CASES = {
-    "nginx-node-selector": (NGINX_BY_NODE_SELECTOR, SEED_NGINX),
-    "nginx-pod-label": (NGINX_BY_POD_LABEL, {**SEED_NGINX, "scheduling": "pod-label"}),
-    "gpu-node-selector": (GPU_BY_NODE_SELECTOR, {**SEED_GPU, "computeClass": "gpu", "gpuModelSeries": MODEL}),
+GUIDE_CASES = {
+    "nginx-node-selector": (NGINX_BY_NODE_SELECTOR, GUIDE_NGINX),
+    "nginx-pod-label": (NGINX_BY_POD_LABEL, {**GUIDE_NGINX, "scheduling": "pod-label"}),
+    "gpu-node-selector": (GPU_BY_NODE_SELECTOR, {**GUIDE_GPU, "computeClass": "gpu", "gpuModelSeries": MODEL}),
     "gpu-pod-label": (
         GPU_BY_POD_LABEL,
-        {**SEED_GPU, "computeClass": "gpu", "gpuModelSeries": MODEL, "scheduling": "pod-label"},
+        {**GUIDE_GPU, "computeClass": "gpu", "gpuModelSeries": MODEL, "scheduling": "pod-label"},
     ),
-    "gpu-hpn": (GPU_HPN, {**SEED_GPU, "computeClass": "gpu-hpn"}),
+    "gpu-hpn": (GPU_HPN, {**GUIDE_GPU, "computeClass": "gpu-hpn"}),
 }
 
-SEED_RP_WORKLOAD = {
-    **SEED_GPU,
+GUIDE_RP_WORKLOAD = {
+    **GUIDE_GPU,
     "name": "dep-rp-demo",
     "appLabel": "dep-rp-demo",
     "containerName": "demo",
@@ -61,7 +61,7 @@ SEED_RP_WORKLOAD = {
 
 
 def test_normalisations_touch_only_the_three_documented_fields():
-    (raw,) = seed(NGINX_BY_NODE_SELECTOR)
+    (raw,) = acs_guide_objects(NGINX_BY_NODE_SELECTOR)
     normalised = as_emitted(raw)
     assert normalised["metadata"]["namespace"] == "default" and "namespace" not in raw["metadata"]
     assert "name" in raw["spec"]["template"]["metadata"] and "name" not in normalised["spec"]["template"]["metadata"]
@@ -74,23 +74,23 @@ def test_normalisations_touch_only_the_three_documented_fields():
     assert normalised == raw
 
 
-@pytest.mark.parametrize("case", SEED_CASES)
-def test_seed_deployments_are_reproduced(case):
-    text, fields = SEED_CASES[case]
-    (expected,) = seed(text)
+@pytest.mark.parametrize("case", GUIDE_CASES)
+def test_the_acs_guides_deployments_are_reproduced(case):
+    text, fields = GUIDE_CASES[case]
+    (expected,) = acs_guide_objects(text)
     assert deployment(workload(**fields)) == as_emitted(expected)
     assert resource_policy(workload(**fields)) is None
 
 
-def test_seed_resource_policy_and_its_deployment_are_reproduced():
-    expected_policy, expected_deployment = seed(GPU_BY_RESOURCE_POLICY)
-    cfg = workload(**SEED_RP_WORKLOAD)
+def test_the_acs_guides_resource_policy_and_its_deployment_are_reproduced():
+    expected_policy, expected_deployment = acs_guide_objects(GPU_BY_RESOURCE_POLICY)
+    cfg = workload(**GUIDE_RP_WORKLOAD)
     assert resource_policy(cfg) == expected_policy
     assert deployment(cfg) == as_emitted(expected_deployment)
 
 
-def test_seed_resource_policy_matches_the_schema():
-    policy, _ = seed(GPU_BY_RESOURCE_POLICY)
+def test_the_acs_guides_resource_policy_matches_the_schema():
+    policy, _ = acs_guide_objects(GPU_BY_RESOURCE_POLICY)
     jsonschema.Draft202012Validator.check_schema(RP_SCHEMA)
     jsonschema.validate(policy, RP_SCHEMA, cls=jsonschema.Draft202012Validator)
 
@@ -108,7 +108,7 @@ def test_seed_resource_policy_matches_the_schema():
     ],
 )
 def test_schema_rejects_undocumented_shapes(path, value):
-    policy, _ = seed(GPU_BY_RESOURCE_POLICY)
+    policy, _ = acs_guide_objects(GPU_BY_RESOURCE_POLICY)
     target = policy
     for part in path[:-1]:
         target = target[part]
@@ -118,7 +118,7 @@ def test_schema_rejects_undocumented_shapes(path, value):
 
 
 def test_schema_requires_a_namespace():
-    policy, _ = seed(GPU_BY_RESOURCE_POLICY)
+    policy, _ = acs_guide_objects(GPU_BY_RESOURCE_POLICY)
     del policy["metadata"]["namespace"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(policy, RP_SCHEMA, cls=jsonschema.Draft202012Validator)
@@ -126,8 +126,8 @@ def test_schema_requires_a_namespace():
 
 VOLUME = {"name": "data", "claimName": "disk-data", "mountPath": "/data", "bindingMode": "WaitForFirstConsumer"}
 
-VARIED = {"seed-" + case: fields for case, (_, fields) in SEED_CASES.items()} | {
-    "seed-rp": SEED_RP_WORKLOAD,
+VARIED = {"guide-" + case: fields for case, (_, fields) in GUIDE_CASES.items()} | {
+    "guide-rp": GUIDE_RP_WORKLOAD,
     "defaults": {"name": "web", "image": "nginx:1.27"},
     "performance-best-effort": {
         "name": "batch",
@@ -159,8 +159,8 @@ VARIED = {"seed-" + case: fields for case, (_, fields) in SEED_CASES.items()} | 
         },
         "volumes": [VOLUME],
     },
-    "hpn-with-model": {**SEED_GPU, "computeClass": "gpu-hpn", "gpuModelSeries": MODEL, "gpu": None},
-    "ppu": {**SEED_GPU, "computeClass": "gpu", "gpuModelSeries": "PPU810E", "gpuResourceName": "alibabacloud.com/ppu"},
+    "hpn-with-model": {**GUIDE_GPU, "computeClass": "gpu-hpn", "gpuModelSeries": MODEL, "gpu": None},
+    "ppu": {**GUIDE_GPU, "computeClass": "gpu", "gpuModelSeries": "PPU810E", "gpuResourceName": "alibabacloud.com/ppu"},
 }
 
 
@@ -258,7 +258,7 @@ def test_gpu_hpn_selects_its_model_by_node_selector():
     }
     assert "alibabacloud.com/gpu-model-series" not in template["metadata"]["labels"]
     assert "tolerations" not in template["spec"]
-    # The seed: GPU-HPN pods may leave the GPU count out; requests still equal limits.
+    # Alibaba Cloud's ACS guide: GPU-HPN pods may leave the GPU count out; requests still equal limits.
     (container,) = template["spec"]["containers"]
     assert container["resources"] == {
         "limits": {"cpu": "1", "memory": "1Gi"},

@@ -8,7 +8,7 @@ from components.config.queues.queues import QueuesConfig
 from components.manifests.queues import queue_manifests, references
 from tests.support.queues import GENERAL, edited
 from tests.support.schemas import validate_core, validate_kueue
-from tests.support.seeds import KUEUE_SEED_OBJECTS
+from tests.support.vendor_examples import AKS_WALKTHROUGH_OBJECTS
 
 KIND_ORDER = [
     "Namespace",
@@ -32,16 +32,16 @@ def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
     return {o["metadata"]["name"]: o for o in objects if o["kind"] == kind}
 
 
-def test_the_walkthrough_preset_renders_the_seed_objects_in_apply_order():
-    assert queue_manifests(QueuesConfig(preset="aks-walkthrough")) == KUEUE_SEED_OBJECTS
+def test_the_walkthrough_preset_renders_the_walkthroughs_objects_in_apply_order():
+    assert queue_manifests(QueuesConfig(preset="aks-walkthrough")) == AKS_WALKTHROUGH_OBJECTS
 
 
 def test_a_section_that_writes_nothing_renders_nothing():
     assert queue_manifests(QueuesConfig()) == []
 
 
-@pytest.mark.parametrize("obj", KUEUE_SEED_OBJECTS, ids=[o["kind"] for o in KUEUE_SEED_OBJECTS])
-def test_seed_objects_pass_the_real_schemas(obj):
+@pytest.mark.parametrize("obj", AKS_WALKTHROUGH_OBJECTS, ids=[o["kind"] for o in AKS_WALKTHROUGH_OBJECTS])
+def test_the_walkthroughs_objects_pass_the_real_schemas(obj):
     validate(obj)
 
 

@@ -30,13 +30,13 @@ def test_memory_choices_per_step(cpu, choices):
     assert memory_choices(Decimal(cpu)) == tuple(Decimal(c) for c in choices)
 
 
-def test_seed_example_rounds_memory_up():
+def test_the_acs_guide_example_rounds_memory_up():
     spec = billed_spec("2", "3.5Gi")
     assert (spec.text, spec.rounded_up) == ("2-4Gi", True)
 
 
-def test_seed_nginx_with_cpu_only_runs_as_2_4gi():
-    """The seed's nginx asks for cpu 2 only and its pod is annotated ``pod-use-spec: 2-4Gi``."""
+def test_the_acs_guides_nginx_with_cpu_only_runs_as_2_4gi():
+    """Alibaba Cloud's ACS guide's nginx asks for cpu 2 only and its pod is annotated ``pod-use-spec: 2-4Gi``."""
     spec = billed_spec("2", None)
     assert (spec.text, spec.rounded_up) == ("2-4Gi", False)
 

@@ -1,13 +1,15 @@
-"""The seeds' example objects, typed in from the seed documents: the ground truth builders and renders must match.
+"""The vendors' example objects, typed in from their documents: the ground truth builders and renders must match.
 
-Kueue (the queue file as the Azure doc embeds it) and ACS (the examples of ACK's "Use ACS computing power in ACK Pro
-clusters", https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
+Kueue (the queue file as Azure's article, the AKS walkthrough, embeds it:
+https://learn.microsoft.com/azure/aks/configure-kueue-with-cluster-autoscaler) and ACS (the examples of Alibaba
+Cloud's ACS guide, "Use ACS computing power in ACK Pro clusters",
+https://www.alibabacloud.com/help/tc/cs/user-guide/access-acs-computing-power-in-an-ack-cluster).
 The ACS examples are YAML as that page writes them (``example-model`` is swapped for :data:`MODEL`); three
 normalisations separate them from what the builders emit, applied by :func:`as_emitted`:
 
-1. ``metadata.namespace`` is always written (``default`` when the seed leaves it out);
-2. quantities are strings (the seed writes ``cpu: 2`` as a YAML number);
-3. the pod template's ``metadata.name`` (ignored by Kubernetes, present in one seed example) is not emitted.
+1. ``metadata.namespace`` is always written (``default`` when the guide leaves it out);
+2. quantities are strings (the guide writes ``cpu: 2`` as a YAML number);
+3. the pod template's ``metadata.name`` (ignored by Kubernetes, present in one of the guide's examples) is not emitted.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from components import yaml_text
 
 # The six objects of the queue manifest in Azure's article, typed from it:
 # https://learn.microsoft.com/en-us/azure/aks/configure-kueue-with-cluster-autoscaler
-KUEUE_SEED_OBJECTS = [
+AKS_WALKTHROUGH_OBJECTS = [
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "cas-kueue-demo"}},
     {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
@@ -88,13 +90,13 @@ STRESS = "registry-cn-hangzhou.ack.aliyuncs.com/acs/stress:v1.0.4"
 NGINX = "registry.openanolis.cn/openanolis/nginx:1.14.1-8.6"
 
 
-def seed(text: str) -> list[dict[str, Any]]:
+def acs_guide_objects(text: str) -> list[dict[str, Any]]:
     """The objects of one example, with :data:`MODEL` for its placeholder GPU model."""
     return yaml_text.load_all(text.replace("example-model", MODEL))
 
 
 def as_emitted(obj: dict[str, Any]) -> dict[str, Any]:
-    """Apply the three documented normalisations to a seed Deployment."""
+    """Apply the three documented normalisations to a Deployment of the ACS guide."""
     out = copy.deepcopy(obj)
     out["metadata"].setdefault("namespace", "default")
     out["spec"]["template"]["metadata"].pop("name", None)
