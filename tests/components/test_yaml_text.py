@@ -56,7 +56,10 @@ def module(request: pytest.FixtureRequest) -> ModuleType:
     return yaml_text if request.param == "libyaml" else request.getfixturevalue("without_libyaml")
 
 
-@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML here is built without libyaml: pip install --force-reinstall --no-binary=pyyaml pyyaml with libyaml-dev present")
+@pytest.mark.skipif(
+    not yaml.__with_libyaml__,
+    reason="PyYAML here is built without libyaml: install libyaml-dev, then pip install --no-binary=pyyaml pyyaml",
+)
 def test_with_libyaml_it_reads_and_writes_through_the_c_classes(monkeypatch: pytest.MonkeyPatch):
     assert (yaml.CSafeLoader, yaml.CSafeDumper) == (yaml_text.FAST_LOADER, yaml_text.FAST_DUMPER)
     used: list[type] = []
