@@ -9,7 +9,7 @@ import pytest
 from pulumi_kubernetes.core import v1 as core
 
 from components.config.loader import load_stack_config
-from components.config.multikueue.workers import worker_plans
+from components.config.multikueue.workers import burst_queues, worker_plans
 from components.kueue.multikueue import (
     MultiKueueBurst,
     MultiKueueBurstArgs,
@@ -75,6 +75,7 @@ def record() -> Recording:
         ]
         args = MultiKueueBurstArgs(
             BURST,
+            queues=burst_queues(BURST),
             kueue_ready=stand_in("kueue-ready", manager),
             kueue_namespace="kueue-system",
             namespace_labels={"managed-by-kueue": "true"},
