@@ -7,6 +7,8 @@ the manager's release; an AKS worker gets them on a ClusterQueue it already has.
 identity, allowed exactly the kinds the manager's integrations dispatch (:mod:`components.config.multikueue.adapters`).
 A ``kubeconfig`` worker gets nothing: its kubeconfig is MultiKueue's credential as it is. The plans are built while
 the config loads (``multikueue_rules.check``), so a mistake in a derived config is refused naming the worker's key.
+The manager's own burst queue objects (``burstQueue: true``) are queue objects too (:func:`burst_queues`), validated
+by the queue rules and rendered by the queue builders like the workers'.
 """
 
 from __future__ import annotations
