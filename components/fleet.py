@@ -24,7 +24,9 @@ from components.config.kueue.monitoring import AZURE_MANAGED_PROMETHEUS, Monitor
 from components.config.multikueue.multikueue import MultiKueueConfig
 from components.config.multikueue.workers import (
     WorkerPlan,
+    burst_queues,
     dispatching_cluster_queues,
+    dispatching_queues,
     multikueue_checks,
     worker_plans,
 )
@@ -276,6 +278,7 @@ def _deploy_multikueue(
     workers = [(plan, _worker_access(config, burst, plan, ack_clusters)) for plan in worker_plans(config)]
     args = MultiKueueBurstArgs(
         burst,
+        queues=burst_queues(burst),
         kueue_ready=kueue.ready,
         kueue_namespace=config.kueue.namespace,
         namespace_labels=config.kueue.managed_namespace_labels,
@@ -283,7 +286,7 @@ def _deploy_multikueue(
         proof=Proof(
             manager.target.reader,
             _kueue_revision(config),
-            checks=[burst.admission_check] if burst.burst_queue else multikueue_checks(config.queues),
+            checks=multikueue_checks(dispatching_queues(burst, config.queues)),
             cluster_queues=dispatching_cluster_queues(burst, config.queues),
         ),
     )

@@ -30,7 +30,7 @@ from typing import Any
 from components.config.ack.acs import APP_LABEL, AcsWorkloadConfig
 from components.config.aks.pools import POOL_LABEL
 from components.config.multikueue.multikueue import MultiKueueConfig
-from components.config.multikueue.workers import dispatching_cluster_queues, multikueue_checks
+from components.config.multikueue.workers import dispatching_cluster_queues, dispatching_queues, multikueue_checks
 from components.config.queues.queues import QueuesConfig
 from components.config.stack import StackConfig
 from components.waiters.job_wait import JobObservation, JobObserver, job_outcome
@@ -241,7 +241,7 @@ def acs_probes(config: StackConfig) -> dict[str, list[Probe]]:
 def burst_probes(burst: MultiKueueConfig, queues: QueuesConfig) -> list[Probe]:
     """The burst set-up on the manager: every worker connected, the MultiKueue checks and their queues Active; then,
     opted in, the burst smoke Job's way to a worker and back, each step latched (:mod:`tools.ephemeral_burst`)."""
-    checks = [burst.admission_check] if burst.burst_queue else multikueue_checks(queues)
+    checks = multikueue_checks(dispatching_queues(burst, queues))
     probes = [_active("MultiKueueCluster", "multikueueclusters", burst.worker_cluster_name(w)) for w in burst.workers]
     probes += [_active("AdmissionCheck", "admissionchecks", check) for check in checks]
     probes += [_active("ClusterQueue", "clusterqueues", queue) for queue in dispatching_cluster_queues(burst, queues)]

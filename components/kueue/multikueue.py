@@ -2,7 +2,8 @@
 ``burstQueue``) the MultiKueue AdmissionCheck with the burst ClusterQueue and LocalQueue; then the proof that every
 worker is connected.
 
-Every object comes from :mod:`components.manifests.multikueue`; this component registers them on the manager's
+Every object comes from :mod:`components.manifests.multikueue`, the burst queue objects from the queue builders
+(:func:`components.manifests.queues.queue_manifests`); this component registers them on the manager's
 Kubernetes provider (given in ``opts``) and orders them. Every Kueue object waits for the manager's Kueue readiness
 gate (its webhooks admit them). A MultiKueueCluster waits for its Secret and for what its worker hands over as
 ``ready`` (the worker's Kueue serving, its queues and the manager's identity there): MultiKueue backs off for minutes
@@ -26,11 +27,23 @@ from pulumi_kubernetes.core import v1 as core
 
 from components.config.multikueue.multikueue import MultiKueueConfig
 from components.config.multikueue.workers import WorkerPlan
+from components.config.queues.queues import QueuesConfig
 from components.kueue.queues import kueue_object
 from components.manifests import multikueue as manifests
 from components.manifests.multikueue_worker import cluster_endpoint
+from components.manifests.queues import queue_manifests, references
 from components.waiters.kube_wait import ClusterReader
 from components.waiters.queue_wait import QueuesActive, QueuesActiveArgs
+
+BURST_QUEUE_CHILDREN = {
+    "Namespace": "namespace",
+    "ResourceFlavor": "flavor",
+    "AdmissionCheck": "admissioncheck",
+    "ClusterQueue": "clusterqueue",
+    "LocalQueue": "localqueue",
+}
+"""The resource name (after the component's) of the burst set-up's one object of each kind: a deployed stack's
+burst queue objects keep their URNs only under these names."""
 
 
 class WorkerAccess(NamedTuple):
@@ -80,6 +93,9 @@ class MultiKueueBurstArgs:
     """The ``multiKueue`` section on the manager: its Kueue, its workers' access, and how the set-up is proven."""
 
     config: MultiKueueConfig
+    queues: QueuesConfig
+    """The section's own burst queue objects (:func:`~components.config.multikueue.workers.burst_queues`); none with
+    ``burstQueue: false``."""
     kueue_ready: pulumi.Resource
     """The manager's readiness gate: every Kueue object waits for it."""
     kueue_namespace: str
@@ -113,8 +129,7 @@ class MultiKueueBurst(pulumi.ComponentResource):
         names = [plan.cluster_name for plan, _ in workers]
         kueue_object(f"{name}-config", manifests.multikueue_config(config, names), after())
         proven: list[pulumi.Resource] = list(clusters)
-        if config.burst_queue:
-            proven += self._burst_queue(name, config, args.namespace_labels, after)
+        proven += self._burst_queue(name, args.queues, args.namespace_labels, after)
         endpoints = pulumi.Output.all(
             **{
                 plan.cluster_name: pulumi.Output.from_input(access.kubeconfig).apply(lambda kc: cluster_endpoint(kc)[0])
@@ -142,22 +157,26 @@ class MultiKueueBurst(pulumi.ComponentResource):
     def _burst_queue(
         self,
         name: str,
-        args: MultiKueueConfig,
+        queues: QueuesConfig,
         namespace_labels: dict[str, str],
         after: Callable[..., pulumi.ResourceOptions],
     ) -> list[pulumi.Resource]:
-        """The section's own burst queue: the MultiKueue check, an empty flavor, the ClusterQueue, the namespace and
-        the LocalQueue; returns what the proof watches."""
-        check = kueue_object(f"{name}-admissioncheck", manifests.admission_check(args), after())
-        kueue_object(f"{name}-flavor", manifests.resource_flavor(), after())
-        queue = kueue_object(f"{name}-clusterqueue", manifests.cluster_queue(args), after())
-        namespace = core.Namespace(
-            f"{name}-namespace",
-            metadata=manifests.burst_namespace(args, namespace_labels)["metadata"],
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        kueue_object(f"{name}-localqueue", manifests.local_queue(args), after(namespace))
-        return [check, queue]
+        """The section's own burst queue objects, as the queue builders render them: the namespace, the empty
+        flavor, the MultiKueue check, the ClusterQueue and the LocalQueue, each under its name of
+        :data:`BURST_QUEUE_CHILDREN`; returns what the proof watches (the check and the ClusterQueue)."""
+        created: dict[tuple[str, str], pulumi.Resource] = {}
+        for manifest in queue_manifests(queues, namespace_labels):
+            kind, metadata = manifest["kind"], manifest["metadata"]
+            child = f"{name}-{BURST_QUEUE_CHILDREN[kind]}"
+            if kind == "Namespace":
+                resource: pulumi.Resource = core.Namespace(
+                    child, metadata=metadata, opts=pulumi.ResourceOptions(parent=self)
+                )
+            else:
+                namespaces = [created[ref] for ref in references(manifest) if ref[0] == "Namespace" and ref in created]
+                resource = kueue_object(child, manifest, after(*namespaces))
+            created[(kind, metadata["name"])] = resource
+        return [resource for (kind, _), resource in created.items() if kind in ("AdmissionCheck", "ClusterQueue")]
 
     def _cluster(
         self,

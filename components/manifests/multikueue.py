@@ -1,8 +1,10 @@
 """The manager's side of the MultiKueue burst set-up as plain dicts, and the burst smoke Job.
 
-On the manager: one kubeconfig Secret and one MultiKueueCluster per worker and the MultiKueueConfig that lists them;
-with ``burstQueue``, also the MultiKueue AdmissionCheck pointing at it and a burst ClusterQueue of its own on an empty
-flavor, with its namespace and LocalQueue (https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/). The manager's
+On the manager: one kubeconfig Secret and one MultiKueueCluster per worker and the MultiKueueConfig that lists them
+(https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/). With ``burstQueue``, the MultiKueue AdmissionCheck
+pointing at it and a burst ClusterQueue of its own on an empty flavor, with its namespace and LocalQueue, are queue
+objects (:func:`components.config.multikueue.workers.burst_queues`) the queue builders render
+(:func:`components.manifests.queues.queue_manifests`), as are the two Kueue kinds here. The manager's
 provisioning-gated queues stay apart: a ClusterQueue with a MultiKueue and a ProvisioningRequest check goes inactive
 (``MultiKueueWithProvisioningRequest``). Pure functions, no Pulumi: the Secret's value is added by the component.
 """
@@ -11,11 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.multikueue.multikueue import BURST_FLAVOR, MULTIKUEUE_CONTROLLER, MultiKueueConfig
-from components.config.queues.checks import MULTIKUEUE_CONFIG_KIND
-from components.manifests.core import namespace
+from components.config.multikueue.multikueue import MultiKueueConfig
+from components.config.queues.multikueue import MultiKueueClusterObject, MultiKueueConfigObject
+from components.manifests import queues
 from components.manifests.labels import QUEUE_NAME_LABEL
-from components.manifests.queues import API_GROUP, API_VERSION
 
 Manifest = dict[str, Any]
 
@@ -25,11 +26,6 @@ MultiKueueCluster inactive with ``BadKubeConfig``."""
 MANAGED_BY = "kueue.x-k8s.io/multikueue"
 """What Kueue's Job webhook writes into ``spec.managedBy`` of a Job sent to a MultiKueue ClusterQueue: the manager's
 own Job controller then leaves it to MultiKueue."""
-
-
-def _object(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> Manifest:
-    metadata: dict[str, Any] = {"name": name} if namespace is None else {"name": name, "namespace": namespace}
-    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
 
 
 def kubeconfig_secret(name: str, kueue_namespace: str) -> Manifest:
@@ -45,57 +41,15 @@ def kubeconfig_secret(name: str, kueue_namespace: str) -> Manifest:
 
 def multikueue_cluster(name: str, secret_name: str) -> Manifest:
     """Cluster-scoped; ``locationType: Secret`` is the CRD's default, written out so the object says where its
-    credential is."""
+    credential is. Built by the queue builder from the queue model, whose rules it meets."""
     source = {"kubeConfig": {"locationType": "Secret", "location": secret_name}}
-    return _object("MultiKueueCluster", name, {"clusterSource": source})
+    return queues.multikueue_cluster(MultiKueueClusterObject.model_validate({"name": name, "clusterSource": source}))
 
 
 def multikueue_config(burst: MultiKueueConfig, clusters: list[str]) -> Manifest:
-    """Every worker's MultiKueueCluster, in the stack's order (``Incremental`` dispatching orders them by name)."""
-    return _object("MultiKueueConfig", burst.multikueue_config, {"clusters": clusters})
-
-
-def admission_check(burst: MultiKueueConfig) -> Manifest:
-    """The check MultiKueue's controller runs, pointing at the MultiKueueConfig."""
-    parameters = {"apiGroup": API_GROUP, "kind": MULTIKUEUE_CONFIG_KIND, "name": burst.multikueue_config}
-    return _object(
-        "AdmissionCheck", burst.admission_check, {"controllerName": MULTIKUEUE_CONTROLLER, "parameters": parameters}
-    )
-
-
-def resource_flavor() -> Manifest:
-    """:data:`BURST_FLAVOR`: no labels, taints or tolerations (Kueue's own MultiKueue examples use an empty one)."""
-    return {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": BURST_FLAVOR}}
-
-
-def cluster_queue(burst: MultiKueueConfig) -> Manifest:
-    """The burst ClusterQueue: exactly one admission check, the MultiKueue one, for every flavor (Kueue refuses one
-    limited by ``onFlavors``: ``MultiKueueAdmissionCheckAppliedPerFlavor``), open to every namespace, in Kueue's
-    default order (written out, as on the stack's other ClusterQueues). Its quota is what the manager lets out at
-    once, about the sum of the workers' quotas."""
-    quota = [{"name": "cpu", "nominalQuota": burst.quota.cpu}, {"name": "memory", "nominalQuota": burst.quota.memory}]
-    return _object(
-        "ClusterQueue",
-        burst.cluster_queue,
-        {
-            "namespaceSelector": {},
-            "queueingStrategy": "BestEffortFIFO",
-            "resourceGroups": [
-                {"coveredResources": ["cpu", "memory"], "flavors": [{"name": BURST_FLAVOR, "resources": quota}]}
-            ],
-            "admissionChecksStrategy": {"admissionChecks": [{"name": burst.admission_check}]},
-        },
-    )
-
-
-def burst_namespace(burst: MultiKueueConfig, labels: dict[str, str] | None) -> Manifest:
-    """Labelled like the manager's other LocalQueue namespaces, so Kueue's Job webhook takes its Jobs."""
-    return namespace(burst.namespace, labels)
-
-
-def local_queue(burst: MultiKueueConfig) -> Manifest:
-    """The queue Jobs name in ``kueue.x-k8s.io/queue-name``; every worker has one of the same name and namespace."""
-    return _object("LocalQueue", burst.local_queue, {"clusterQueue": burst.cluster_queue}, namespace=burst.namespace)
+    """Every worker's MultiKueueCluster, in the stack's order (``Incremental`` dispatching orders them by name). Built
+    by the queue builder from the queue model, whose rules it meets."""
+    return queues.multikueue_config(MultiKueueConfigObject(name=burst.multikueue_config, clusters=clusters))
 
 
 def burst_smoke_job(burst: MultiKueueConfig) -> Manifest:

@@ -25,6 +25,7 @@ from components.config.multikueue.multikueue import BURST_FLAVOR, WorkerConfig
 from components.config.multikueue.workers import (
     FIRST_MINOR_WITH_WORKER_POD_LABEL,
     ack_cluster_version,
+    burst_queues,
     dispatching_cluster_queues,
     installs_kueue,
     multikueue_checks,
@@ -55,8 +56,8 @@ KUBECONFIGS_KEY = "multiKueueKubeconfigs"
 @rule("multikueue.burst-set-up", source=_MK_SETUP_URL)
 def check(config: StackConfig) -> None:
     """A burst set-up with what MultiKueue needs (a Kueue the stack installs, a recent enough release, applied not
-    rendered, reachable workers serving the watched kinds, their kubeconfigs), because the manager cannot
-    dispatch otherwise."""
+    rendered, burst queue objects the queue rules accept, reachable workers serving the watched kinds, their
+    kubeconfigs), because the manager cannot dispatch otherwise."""
     burst = config.multi_kueue
     if burst is None:
         if config.multi_kueue_kubeconfigs is not None:
@@ -71,6 +72,7 @@ def check(config: StackConfig) -> None:
     if config.gitops.render_to_directory is not None:
         raise MisplacedKey("multiKueue", "a worker's token exists only once it is applied: MultiKueue cannot render")
     if burst.burst_queue:
+        burst_queues(burst)  # the burst objects are queue objects: each queue rule holds for them
         _apart_from_the_queues_section(config)
     else:
         _the_queues_section_dispatches(config)

@@ -7,6 +7,8 @@ the manager's release; an AKS worker gets them on a ClusterQueue it already has.
 identity, allowed exactly the kinds the manager's integrations dispatch (:mod:`components.config.multikueue.adapters`).
 A ``kubeconfig`` worker gets nothing: its kubeconfig is MultiKueue's credential as it is. The plans are built while
 the config loads (``multikueue_rules.check``), so a mistake in a derived config is refused naming the worker's key.
+The manager's own burst queue objects (``burstQueue: true``) are queue objects too (:func:`burst_queues`), validated
+by the queue rules and rendered by the queue builders like the workers'.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from components.config.aks.existing_cluster import ExistingClusterConfig
-from components.config.base import key_path
+from components.config.base import RuleViolation, key_path, problems_from
 from components.config.kueue import cluster as kueue_cluster
 from components.config.kueue import gates as kueue_gates
 from components.config.kueue.kueue import KueueConfig
 from components.config.kueue.registries import is_mainland_china_region
 from components.config.multikueue.adapters import MULTIKUEUE_ADAPTERS, WatchedKind, gate_reads, watched_frameworks
 from components.config.multikueue.multikueue import (
+    BURST_FLAVOR,
     MULTIKUEUE_CONTROLLER,
     VIRTUAL_NODE_LABEL,
     VIRTUAL_NODE_TAINT,
@@ -29,6 +34,7 @@ from components.config.multikueue.multikueue import (
     MultiKueueConfig,
     WorkerConfig,
 )
+from components.config.queues.checks import API_GROUP, MULTIKUEUE_CONFIG_KIND
 from components.config.queues.queues import QueuesConfig
 from components.config.versions import SCHEDULER_MIN_ACS_UNIT, ClusterNeeds, SchedulerNeed
 
@@ -139,18 +145,95 @@ def burst_pod_selector(kueue_version: str) -> dict[str, str]:
 
 
 def multikueue_checks(queues: QueuesConfig) -> list[str]:
-    """The ``queues`` section's AdmissionChecks that MultiKueue runs."""
+    """The AdmissionChecks of ``queues`` that MultiKueue runs."""
     return [check.name for check in queues.all_admission_checks if check.controller_name == MULTIKUEUE_CONTROLLER]
+
+
+_QUEUE_KEYS = (
+    ("namespaces[0]", "namespace"),
+    ("localQueues[0].namespace", "namespace"),
+    ("localQueues[0].clusterQueue", "clusterQueue"),
+    ("localQueues[0]", "localQueue"),
+    ("clusterQueues[0].resourceGroups[0].flavors[0].resources[0]", "quota.cpu"),
+    ("clusterQueues[0].resourceGroups[0].flavors[0].resources[1]", "quota.memory"),
+    ("clusterQueues[0].admissionChecksStrategy", "admissionCheck"),
+    ("clusterQueues[0]", "clusterQueue"),
+    ("admissionChecks[0].parameters", "configName"),
+    ("admissionChecks[0]", "admissionCheck"),
+)
+"""Which ``multiKueue`` key each field of :func:`burst_queues` comes from, so a queue rule it breaks names that key
+(first match; ``configName`` is ``admissionCheck`` when unset)."""
+
+
+def burst_queues(burst: MultiKueueConfig) -> QueuesConfig:
+    """The manager's burst queue objects of ``burstQueue: true`` as queue objects, which the queue rules validate and
+    the queue builders render: the burst namespace, an empty ResourceFlavor (:data:`BURST_FLAVOR`, as in Kueue's own
+    MultiKueue examples: the workers' flavors decide placement), the MultiKueue AdmissionCheck naming the
+    MultiKueueConfig, the burst ClusterQueue and its LocalQueue. None with ``burstQueue: false``: the ``queues``
+    section holds them.
+
+    The ClusterQueue has exactly one admission check, the MultiKueue one, for every flavor (Kueue refuses one limited
+    by ``onFlavors``: ``MultiKueueAdmissionCheckAppliedPerFlavor``), is open to every namespace, in Kueue's default
+    order (written out, as on the stack's other ClusterQueues); its quota is what the manager lets out at once, about
+    the sum of the workers' quotas. Built from the section's resolved names (an ephemeral stack's carry its suffix
+    already, :meth:`MultiKueueConfig.named_with`). A queue rule broken is a :class:`RuleViolation` at the
+    ``multiKueue`` key it comes from.
+    """
+    if not burst.burst_queue:
+        return QueuesConfig()
+    quota = [{"name": "cpu", "nominalQuota": burst.quota.cpu}, {"name": "memory", "nominalQuota": burst.quota.memory}]
+    parameters = {"apiGroup": API_GROUP, "kind": MULTIKUEUE_CONFIG_KIND, "name": burst.multikueue_config}
+    objects = {
+        "namespaces": [burst.namespace],
+        "resourceFlavors": [{"name": BURST_FLAVOR}],
+        "admissionChecks": [
+            {"name": burst.admission_check, "controllerName": MULTIKUEUE_CONTROLLER, "parameters": parameters}
+        ],
+        "clusterQueues": [
+            {
+                "name": burst.cluster_queue,
+                "namespaceSelector": {},
+                "queueingStrategy": "BestEffortFIFO",
+                "resourceGroups": [
+                    {"coveredResources": ["cpu", "memory"], "flavors": [{"name": BURST_FLAVOR, "resources": quota}]}
+                ],
+                "admissionChecksStrategy": {"admissionChecks": [{"name": burst.admission_check}]},
+            }
+        ],
+        "localQueues": [{"name": burst.local_queue, "namespace": burst.namespace, "clusterQueue": burst.cluster_queue}],
+    }
+    try:
+        return QueuesConfig.model_validate(objects)
+    except ValidationError as error:
+        problem = problems_from(error, "", root=QueuesConfig)[0]
+        field = next(field for path, field in (*_QUEUE_KEYS, ("", "")) if problem.key.startswith(path))
+        if field == "configName" and burst.config_name is None:
+            field = "admissionCheck"
+        value: Any = burst.model_dump(by_alias=True, mode="json") if field else None
+        for step in field.split(".") if field else ():
+            value = value.get(step) if isinstance(value, dict) else None
+        allowed = problem.message.partition(" is not allowed; ")[2] or problem.message
+        raise RuleViolation(
+            key_path("multiKueue", field) if field else "multiKueue",
+            value,
+            f"the burst set-up's {problem.key} breaks a queue rule: {allowed}",
+            rule=problem.rule,
+        ) from None
+
+
+def dispatching_queues(burst: MultiKueueConfig, queues: QueuesConfig) -> QueuesConfig:
+    """The manager's queue objects that hold the MultiKueue checks: the burst set-up's (:func:`burst_queues`), or the
+    ``queues`` section with ``burstQueue: false``."""
+    return burst_queues(burst) if burst.burst_queue else queues
 
 
 def dispatching_cluster_queues(burst: MultiKueueConfig, queues: QueuesConfig) -> list[str]:
     """The manager's ClusterQueues with a MultiKueue check: the burst one, or those of the ``queues`` section."""
-    if burst.burst_queue:
-        return [burst.cluster_queue]
-    checks = set(multikueue_checks(queues))
+    dispatching = dispatching_queues(burst, queues)
+    checks = set(multikueue_checks(dispatching))
     return [
         queue.name
-        for queue in queues.cluster_queues
+        for queue in dispatching.cluster_queues
         if queue.admission_checks_strategy is not None
         and any(ref.name in checks for ref in queue.admission_checks_strategy.admission_checks)
     ]
@@ -158,13 +241,12 @@ def dispatching_cluster_queues(burst: MultiKueueConfig, queues: QueuesConfig) ->
 
 def burst_local_queues(burst: MultiKueueConfig, queues: QueuesConfig) -> list[BurstQueue]:
     """Every LocalQueue of the manager whose Jobs MultiKueue dispatches."""
-    if burst.burst_queue:
-        return [BurstQueue(burst.namespace, burst.local_queue, creates_namespace=True)]
-    dispatching = set(dispatching_cluster_queues(burst, queues))
+    dispatching = dispatching_queues(burst, queues)
+    cluster_queues = set(dispatching_cluster_queues(burst, queues))
     return [
-        BurstQueue(local.namespace, local.name, creates_namespace=local.namespace in queues.namespaces)
-        for local in queues.local_queues
-        if local.cluster_queue in dispatching
+        BurstQueue(local.namespace, local.name, creates_namespace=local.namespace in dispatching.namespaces)
+        for local in dispatching.local_queues
+        if local.cluster_queue in cluster_queues
     ]
 
 

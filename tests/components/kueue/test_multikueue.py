@@ -9,8 +9,9 @@ import pytest
 from pulumi_kubernetes.core import v1 as core
 
 from components.config.loader import load_stack_config
-from components.config.multikueue.workers import worker_plans
+from components.config.multikueue.workers import burst_queues, worker_plans
 from components.kueue.multikueue import (
+    BURST_QUEUE_CHILDREN,
     MultiKueueBurst,
     MultiKueueBurstArgs,
     Proof,
@@ -75,6 +76,7 @@ def record() -> Recording:
         ]
         args = MultiKueueBurstArgs(
             BURST,
+            queues=burst_queues(BURST),
             kueue_ready=stand_in("kueue-ready", manager),
             kueue_namespace="kueue-system",
             namespace_labels={"managed-by-kueue": "true"},
@@ -184,3 +186,21 @@ def test_a_given_kubeconfig_goes_into_the_secret_as_it_is_and_its_digest_tells_a
     [(one, other, kubeconfig)] = seen
     assert one != other and len(one) == 16 and "token" not in one
     assert kubeconfig == kubeconfig_of("hz")
+
+
+def test_the_burst_queue_objects_keep_their_resource_names_so_a_deployed_stack_keeps_them(burst):
+    """Built by the queue builders, the burst objects stay children of the component under the names they have had
+    since before (their URNs): another name would make ``pulumi up`` delete and re-create a live burst queue."""
+    component = burst.one("elastic-capacity:kueue:MultiKueueBurst").urn
+    expected = {
+        ("kubernetes:core/v1:Namespace", "multikueue-namespace"),
+        (KUEUE_TYPE + "ResourceFlavor", "multikueue-flavor"),
+        (KUEUE_TYPE + "AdmissionCheck", "multikueue-admissioncheck"),
+        (KUEUE_TYPE + "ClusterQueue", "multikueue-clusterqueue"),
+        (KUEUE_TYPE + "LocalQueue", "multikueue-localqueue"),
+    }
+    for type_, name in expected:
+        assert burst.one(type_, name).parent == component
+    assert {
+        type_.rsplit(":", 1)[1]: name.removeprefix("multikueue-") for type_, name in expected
+    } == BURST_QUEUE_CHILDREN

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from components.config.multikueue.multikueue import MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.config.multikueue.multikueue import BURST_FLAVOR, MULTIKUEUE_CONTROLLER, MultiKueueConfig
+from components.config.multikueue.workers import burst_queues
 from components.manifests import multikueue as manifests
 from components.manifests.labels import QUEUE_NAME_LABEL
+from components.manifests.queues import queue_manifests
 from tests.support.schemas import validate_core, validate_kueue
 
 BURST = MultiKueueConfig.model_validate(
@@ -20,6 +22,14 @@ def clusters(burst: MultiKueueConfig) -> list[str]:
     return [burst.worker_cluster_name(worker) for worker in burst.workers]
 
 
+def burst_objects(burst: MultiKueueConfig = BURST, labels: dict[str, str] | None = None) -> dict[str, dict]:
+    """The burst queue objects as the queue builders render them, by kind (one of each)."""
+    rendered = queue_manifests(burst_queues(burst), labels)
+    by_kind = {obj["kind"]: obj for obj in rendered}
+    assert len(by_kind) == len(rendered), "one object per kind"
+    return by_kind
+
+
 def kueue_objects(burst: MultiKueueConfig = BURST) -> list[dict]:
     return [
         *(
@@ -27,10 +37,7 @@ def kueue_objects(burst: MultiKueueConfig = BURST) -> list[dict]:
             for w in burst.workers
         ),
         manifests.multikueue_config(burst, clusters(burst)),
-        manifests.admission_check(burst),
-        manifests.resource_flavor(),
-        manifests.cluster_queue(burst),
-        manifests.local_queue(burst),
+        *(obj for kind, obj in burst_objects(burst).items() if kind != "Namespace"),
     ]
 
 
@@ -53,9 +60,28 @@ def test_each_worker_has_a_secret_and_a_multikueue_cluster_of_the_same_name_in_k
     assert manifests.KUBECONFIG_KEY == "kubeconfig"
 
 
+def test_the_burst_set_up_is_exactly_these_queue_objects_in_creation_order():
+    rendered = queue_manifests(burst_queues(BURST), LABELS)
+    kinds = ["Namespace", "ResourceFlavor", "AdmissionCheck", "ClusterQueue", "LocalQueue"]
+    assert [(obj["kind"], obj["metadata"]["name"]) for obj in rendered] == list(
+        zip(kinds, ["burst", BURST_FLAVOR, "multikueue-burst", "burst", "burst"], strict=True)
+    )
+    assert all(obj["apiVersion"] == "kueue.x-k8s.io/v1beta2" for obj in rendered[1:])
+
+
+def test_no_burst_queue_objects_without_burst_queue():
+    burst = MultiKueueConfig.model_validate({"burstQueue": False, "configName": "mk", "workers": [{"cluster": "w"}]})
+    assert queue_manifests(burst_queues(burst)) == []
+
+
 def test_the_config_lists_every_worker_and_the_check_points_at_it():
-    config, check = manifests.multikueue_config(BURST, clusters(BURST)), manifests.admission_check(BURST)
-    assert config["spec"] == {"clusters": ["elastic-capacity-hangzhou", "elastic-capacity-beijing"]}
+    config, check = manifests.multikueue_config(BURST, clusters(BURST)), burst_objects()["AdmissionCheck"]
+    assert config == {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "MultiKueueConfig",
+        "metadata": {"name": "multikueue-burst"},
+        "spec": {"clusters": ["elastic-capacity-hangzhou", "elastic-capacity-beijing"]},
+    }
     assert check["spec"] == {
         "controllerName": MULTIKUEUE_CONTROLLER,
         "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "MultiKueueConfig", "name": "multikueue-burst"},
@@ -64,33 +90,50 @@ def test_the_config_lists_every_worker_and_the_check_points_at_it():
 
 
 def test_the_burst_cluster_queue_has_exactly_the_multikueue_check_on_every_flavor():
-    queue = manifests.cluster_queue(BURST)
-    assert queue["metadata"] == {"name": "burst"}
-    assert queue["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "multikueue-burst"}]}
-    assert queue["spec"]["namespaceSelector"] == {}
-    [group] = queue["spec"]["resourceGroups"]
-    assert group == {
-        "coveredResources": ["cpu", "memory"],
-        "flavors": [
-            {
-                "name": manifests.BURST_FLAVOR,
-                "resources": [{"name": "cpu", "nominalQuota": "96"}, {"name": "memory", "nominalQuota": "384Gi"}],
-            }
-        ],
+    objects = burst_objects()
+    queue = objects["ClusterQueue"]
+    assert queue == {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": "burst"},
+        "spec": {
+            "namespaceSelector": {},
+            "queueingStrategy": "BestEffortFIFO",
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu", "memory"],
+                    "flavors": [
+                        {
+                            "name": BURST_FLAVOR,
+                            "resources": [
+                                {"name": "cpu", "nominalQuota": "96"},
+                                {"name": "memory", "nominalQuota": "384Gi"},
+                            ],
+                        }
+                    ],
+                }
+            ],
+            "admissionChecksStrategy": {"admissionChecks": [{"name": "multikueue-burst"}]},
+        },
     }
-    assert manifests.resource_flavor() == {
+    assert objects["ResourceFlavor"] == {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
         "kind": "ResourceFlavor",
-        "metadata": {"name": manifests.BURST_FLAVOR},
-    }
+        "metadata": {"name": BURST_FLAVOR},
+    }, "empty: no spec, as in Kueue's own MultiKueue examples"
 
 
 def test_the_burst_namespace_is_labelled_for_kueue_and_holds_the_local_queue():
-    namespace = manifests.burst_namespace(BURST, LABELS)
-    assert namespace["metadata"] == {"name": "burst", "labels": LABELS}
+    objects = burst_objects(labels=LABELS)
+    namespace = objects["Namespace"]
+    assert namespace == {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "burst", "labels": LABELS}}
     validate_core(namespace, "1.35")
-    assert manifests.local_queue(BURST)["metadata"] == {"name": "burst", "namespace": "burst"}
-    assert manifests.local_queue(BURST)["spec"] == {"clusterQueue": "burst"}
+    assert objects["LocalQueue"] == {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {"name": "burst", "namespace": "burst"},
+        "spec": {"clusterQueue": "burst"},
+    }
 
 
 def test_names_follow_the_config():
@@ -107,11 +150,12 @@ def test_names_follow_the_config():
     for obj in kueue_objects(burst):
         validate_kueue(obj)
     assert clusters(burst) == ["aks-one-w"]
-    assert manifests.cluster_queue(burst)["spec"]["admissionChecksStrategy"]["admissionChecks"] == [
-        {"name": "spill-check"}
-    ]
-    assert manifests.local_queue(burst)["metadata"] == {"name": "spill-lq", "namespace": "spill"}
-    assert manifests.local_queue(burst)["spec"] == {"clusterQueue": "spill-cq"}
+    objects = burst_objects(burst)
+    assert objects["ClusterQueue"]["metadata"] == {"name": "spill-cq"}
+    assert objects["ClusterQueue"]["spec"]["admissionChecksStrategy"]["admissionChecks"] == [{"name": "spill-check"}]
+    assert objects["LocalQueue"]["metadata"] == {"name": "spill-lq", "namespace": "spill"}
+    assert objects["LocalQueue"]["spec"] == {"clusterQueue": "spill-cq"}
+    assert objects["Namespace"]["metadata"] == {"name": "spill"}
 
 
 def test_the_smoke_job_goes_to_the_burst_queue_without_an_acs_label_with_requests_equal_to_limits():
@@ -157,5 +201,6 @@ def test_the_chosen_names_reach_the_config_the_cluster_its_secret_and_the_check(
     assert cluster["metadata"] == {"name": "w1"}
     assert cluster["spec"]["clusterSource"]["kubeConfig"]["location"] == "w1-secret"
     assert manifests.multikueue_config(burst, ["w1"])["metadata"] == {"name": "multikueue-test"}
-    assert manifests.admission_check(burst)["spec"]["parameters"]["name"] == "multikueue-test"
-    assert manifests.admission_check(burst)["metadata"] == {"name": "multikueue-burst"}
+    check = burst_objects(burst)["AdmissionCheck"]
+    assert check["spec"]["parameters"]["name"] == "multikueue-test"
+    assert check["metadata"] == {"name": "multikueue-burst"}

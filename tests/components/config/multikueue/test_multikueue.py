@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from components.config.multikueue.multikueue import MultiKueueConfig
+from components.config.multikueue.multikueue import BURST_FLAVOR, MultiKueueConfig
+from components.config.multikueue.workers import burst_queues
+from components.manifests.queues import queue_manifests
 from tests.support.config import model_error_keys
 
 BURST = {"workers": [{"cluster": "hz"}, {"cluster": "bj"}]}
@@ -56,6 +60,18 @@ def test_an_ephemeral_suffix_renames_every_burst_object_and_the_origin():
     )
     assert (burst.multikueue_config, burst.acs_flavor) == ("multikueue-burst-pr7", "acs-virtual-node-pr7")
     assert MultiKueueConfig.model_validate(BURST).named_with("") == MultiKueueConfig.model_validate(BURST)
+
+
+@pytest.mark.parametrize("names", [{}, {"configName": "mk", "namespace": "spill", "clusterQueue": "spill-cq"}])
+def test_the_renamed_burst_queue_objects_are_what_the_queue_naming_makes_of_them_but_the_flavor(names):
+    """The burst queue objects of an ephemeral stack are built from the section's renamed names; renaming them as
+    any queue objects (:mod:`components.config.queues.naming`) gives the same objects, but that the empty flavor
+    keeps its one name on the manager (as before the queue model built it)."""
+    burst = MultiKueueConfig.model_validate({**BURST, **names})
+    from_the_section = queue_manifests(burst_queues(burst.named_with("-pr7")))
+    as_queue_objects = json.dumps(queue_manifests(burst_queues(burst).named_with("-pr7")))
+    assert json.loads(as_queue_objects.replace(f'"{BURST_FLAVOR}-pr7"', f'"{BURST_FLAVOR}"')) == from_the_section
+    assert all(m["metadata"]["name"].endswith("-pr7") for m in from_the_section if m["kind"] != "ResourceFlavor")
 
 
 def test_an_ephemeral_suffix_renames_the_names_the_user_chose():

@@ -7,10 +7,12 @@ import copy
 import pytest
 
 from components import yaml_text
-from components.config.base import ConfigError
+from components.config.base import ConfigError, RuleViolation
 from components.config.loader import load_stack_config
 from components.config.multikueue.adapters import MULTIKUEUE_ADAPTERS
+from components.config.multikueue.multikueue import MultiKueueConfig, Quota
 from components.config.multikueue.rules import multikueue_kubeconfig_problem
+from components.config.multikueue.workers import burst_queues
 from tests.support import ack as ack_data
 from tests.support.config import as_config, stack_error_keys
 from tests.support.multikueue import (
@@ -252,3 +254,32 @@ def test_burst_queue_false_needs_a_multikueue_check_naming_the_config_and_a_queu
     assert stack_error_keys(queues_stack(other)) == ["elastic-capacity:queues.admissionChecks[0].parameters.name"]
     unused = {**QUEUES_WITH_MULTIKUEUE, "localQueues": []}
     assert stack_error_keys(queues_stack(unused)) == ["elastic-capacity:queues.localQueues"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"configName": "multikueue.burst"}, "multiKueue.configName"),
+        ({"admissionCheck": "multikueue.burst"}, "multiKueue.admissionCheck"),
+    ],
+)
+def test_the_burst_objects_are_validated_by_the_queue_rules_naming_the_multikueue_key(changes, key):
+    """A MultiKueue check's ``parameters.name`` is a DNS label (the AdmissionCheck CRD's pattern), which only the
+    queue model knows: the section's names allow a dot. Refused by the queue rules, at the key the name comes from."""
+    assert stack_error_keys(stack(multiKueue={**BURST, **changes})) == [f"elastic-capacity:{key}"]
+    with pytest.raises(ConfigError, match=r"admissionChecks\[0\]\.parameters\.name breaks a queue rule"):
+        load_stack_config(as_config(stack(multiKueue={**BURST, **changes})))
+
+
+@pytest.mark.parametrize(
+    ("quota", "key"), [({"cpu": "-1", "memory": "1Gi"}, "quota.cpu"), ({"cpu": "1", "memory": "-1"}, "quota.memory")]
+)
+def test_a_burst_quota_the_queue_rules_refuse_is_refused_naming_the_multikueue_key(quota, key):
+    """The section's own model refuses a negative quota first; built past it, the queue rules refuse it at the same
+    key, so the burst ClusterQueue's quota cannot escape them."""
+    burst = MultiKueueConfig.model_validate(BURST)
+    unchecked = burst.model_copy(update={"quota": Quota.model_construct(**quota)})
+    with pytest.raises(RuleViolation) as caught:
+        burst_queues(unchecked)
+    assert caught.value.key == f"multiKueue.{key}"
+    assert "clusterQueues[0].resourceGroups[0].flavors[0].resources" in caught.value.allowed
