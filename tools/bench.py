@@ -8,9 +8,10 @@ prints, in one run (docs/bench.md explains every table):
    the time of all its creates done in series (each one after the other, as a step-by-step manual set-up does them)
    and the minimal chain (only the waits that are really needed), the waits that are not needed, and the time to
    ready of both ephemeral modes;
-2. the render wall time and peak memory of every shipped stack and of synthetic fleets of N queues, workloads and
-   clusters, each in a fresh process, against a flat replay of the same resources measured in the same run, with the
-   ratio and the marginal cost per resource;
+2. the render wall time and peak memory of every shipped stack and of the synthetic fleets of
+   :mod:`tools.bench_fleets` (N queues, workloads, ACK clusters, AKS pools, ACK pools, MultiKueue workers; a fleet with
+   a limit at most its limit), each in a fresh process, against a flat replay of the same resources measured in the
+   same run, with the ratio, the run time per resource and the marginal cost per resource;
 3. program start-up against ``import pulumi``, the test suite's wall time (not with ``--quick``) and the install
    time and size with pip and uv (not with ``--skip-install``).
 
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import bench_env, bench_graph, bench_render, bench_rules, bench_weights
-from tools.bench_fleets import FLEETS, Spec
+from tools.bench_fleets import CAPS, FLEETS, Spec, capped
 from tools.bench_graph import Graph, short
 from tools.bench_render import Measured
 
@@ -219,6 +220,7 @@ def render_row(name: str, real: Measured, flat: Measured) -> dict[str, Any]:
         "flat": dataclasses.asdict(flat),
         "wallRatio": real.wall_seconds / flat.wall_seconds,
         "runRatio": real.run_seconds / flat.run_seconds if flat.run_seconds else float("nan"),
+        "runMsPerResource": 1000 * real.run_seconds / real.resources if real.resources else float("nan"),
     }
 
 
@@ -234,6 +236,7 @@ def print_render(title: str, rows: list[dict[str, Any]]) -> None:
             f"{r['real']['run_seconds']:.3f}",
             f"{r['flat']['run_seconds']:.3f}",
             f"{r['runRatio']:.1f}",
+            f"{r['runMsPerResource']:.1f}",
             f"{r['real']['peak_rss_mb']:.0f}",
             f"{r['flat']['peak_rss_mb']:.0f}",
         ]
@@ -248,6 +251,7 @@ def print_render(title: str, rows: list[dict[str, Any]]) -> None:
         "run s",
         "floor run s",
         "run ratio",
+        "run ms/resource",
         "RSS MB",
         "floor RSS MB",
     ]
@@ -269,13 +273,21 @@ def slopes(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def fleets(sizes_: Sequence[int], workdir: Path, repeat: int) -> dict[str, Any]:
+    """Every fleet at every size; a size past the fleet's limit is rendered at the limit (once, however many sizes
+    exceed it) and its row says so: ``aks-pools N=200 → 99 (AKS limit)``."""
     results: dict[str, Any] = {}
     for fleet, build in FLEETS.items():
-        rows = []
+        rows, measured = [], {}
         for n in sizes_:
-            real, flat, _ = render_pair(build(n), workdir, repeat)
-            rows.append(render_row(f"{fleet} N={n}", real, flat))
-        results[fleet] = {"rows": rows, "slopes": slopes(rows)}
+            built = capped(fleet, n)
+            if built not in measured:
+                real, flat, _ = render_pair(build(n), workdir, repeat)
+                measured[built] = render_row(f"{fleet} N={built}", real, flat)
+            row = dict(measured[built], requested=n, built=built)
+            if built != n:
+                row["name"] = f"{fleet} N={n} → {built} ({CAPS[fleet][1]})"
+            rows.append(row)
+        results[fleet] = {"rows": rows, "slopes": slopes(list(measured.values()))}
         print_render(f"Synthetic fleet: {fleet}", rows)
         print("\nmarginal cost per resource: " + ", ".join(f"{k} {v:.2f}" for k, v in results[fleet]["slopes"].items()))
     return results
