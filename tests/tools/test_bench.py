@@ -110,3 +110,16 @@ def test_a_size_past_a_fleets_limit_is_rendered_once_at_the_limit_and_says_so(mo
     ]
     assert rows[1]["runMsPerResource"] == pytest.approx(10)
     assert "aks-pools N=200 → 99 (AKS limit)" in capsys.readouterr().out
+
+
+def test_the_targets_table_says_which_target_is_met(monkeypatch, capsys):
+    monkeypatch.setattr(bench.bench_env, "import_median", lambda module, runs: {"pulumi": 1.0}.get(module, 1.5))
+    timed = {(): bench.bench_env.Timed(70, True, "9 passed"), bench.FAST_SUBSET: bench.bench_env.Timed(9, True, "")}
+    monkeypatch.setattr(bench.bench_env, "suite_wall_time", lambda args=(): timed[tuple(args)])
+    result = bench.environment(bench.parse_args(["--skip-install"]))
+    assert {k: t["met"] for k, t in result["targets"].items()} == {
+        "start-up ratio": True,
+        "suite wall s": False,
+        "fast subset wall s": True,
+    }
+    assert "| suite wall s | ≤ 60 | 70.00 | MISSED |" in capsys.readouterr().out
