@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -81,10 +82,10 @@ def summary_line(output: str) -> str:
     return closing[-1] if closing else (lines[-1] if lines else "")
 
 
-def suite_wall_time(timeout: float = 1800) -> Timed:
-    """The whole test suite's wall time and CPU time, once."""
+def suite_wall_time(args: Sequence[str] = (), timeout: float = 1800) -> Timed:
+    """The test suite's wall time and CPU time, once: the whole default suite, or what ``args`` select."""
     # --verbosity=0 after the project's addopts (-q): pytest then prints its closing line with the counts.
-    command = [sys.executable, "-m", "pytest", "--verbosity=0", "-p", "no:cacheprovider"]
+    command = [sys.executable, "-m", "pytest", "--verbosity=0", "-p", "no:cacheprovider", *args]
     before = children_cpu_seconds()
     seconds, code, output = run_timed(command, timeout)
     return Timed(seconds, code == 0, summary_line(output), cpu_seconds=children_cpu_seconds() - before)

@@ -89,3 +89,37 @@ def test_tables_are_markdown_and_medians_are_per_field():
     runs = [Measured(1, 100, 0.5, 0.5, 10), Measured(3, 300, 0.1, 2.5, 10), Measured(2, 200, 0.2, 1.5, 10)]
     assert bench.median_of(runs) == Measured(2, 200, 0.2, 1.5, 10)
     assert {"cpu", "cores", "memory", "loadAverage"} <= set(bench.machine())
+
+
+def test_a_size_past_a_fleets_limit_is_rendered_once_at_the_limit_and_says_so(monkeypatch, tmp_path, capsys):
+    built: list[str] = []
+
+    def render_pair(spec, workdir, repeat):
+        built.append(spec.stack)
+        n = int(spec.stack.rsplit("-", 1)[1])
+        return Measured(1 + n, 100, 0.1, n / 100, n), Measured(1, 100, 0.1, n / 200, n), {}
+
+    monkeypatch.setattr(bench, "render_pair", render_pair)
+    monkeypatch.setattr(bench, "FLEETS", {"aks-pools": bench.FLEETS["aks-pools"]})
+    rows = bench.fleets([5, 200, 300], tmp_path, 1)["aks-pools"]["rows"]
+    assert built == ["bench-aks-pools-5", "bench-aks-pools-99"]
+    assert [r["name"] for r in rows] == [
+        "aks-pools N=5",
+        "aks-pools N=200 → 99 (AKS limit)",
+        "aks-pools N=300 → 99 (AKS limit)",
+    ]
+    assert rows[1]["runMsPerResource"] == pytest.approx(10)
+    assert "aks-pools N=200 → 99 (AKS limit)" in capsys.readouterr().out
+
+
+def test_the_targets_table_says_which_target_is_met(monkeypatch, capsys):
+    monkeypatch.setattr(bench.bench_env, "import_median", lambda module, runs: {"pulumi": 1.0}.get(module, 1.5))
+    timed = {(): bench.bench_env.Timed(70, False, "1 failed"), bench.FAST_SUBSET: bench.bench_env.Timed(9, True, "")}
+    monkeypatch.setattr(bench.bench_env, "suite_wall_time", lambda args=(): timed[tuple(args)])
+    result = bench.environment(bench.parse_args(["--skip-install"]))
+    assert {k: t["met"] for k, t in result["targets"].items()} == {
+        "start-up ratio": True,
+        "suite wall s": False,
+        "fast subset wall s": True,
+    }
+    assert "| suite wall s | ≤ 60 | 70.00 | MISSED (not all passed: 1 failed) |" in capsys.readouterr().out
