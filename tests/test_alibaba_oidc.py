@@ -61,6 +61,11 @@ def run(tmp_path: Path, **overrides: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True, check=False, timeout=30)
 
 
+def served(tmp_path: Path) -> list[str]:
+    """The stand-in ``ack-ram-tool`` calls logged so far."""
+    return [call for call in (tmp_path / "calls.log").read_text().splitlines() if call.startswith("ack-ram-tool")]
+
+
 @pytest.fixture
 def signed_in(tmp_path):
     result = run(tmp_path)
@@ -86,8 +91,12 @@ def test_the_github_id_token_is_written_for_the_jobs_user_alone_and_kept_fresh(s
 def test_ack_ram_tool_serves_the_credentials_from_the_oidc_variables_on_loopback(signed_in):
     tmp_path, result = signed_in
     assert result.returncode == 0, result.stdout + result.stderr
+    # The stand-in curl answers the script's readiness probe before the background server has logged its start.
+    deadline = time.monotonic() + 10
+    while not (serving := served(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.1)
     calls = (tmp_path / "calls.log").read_text().splitlines()
-    (serve,) = [call for call in calls if call.startswith("ack-ram-tool")]
+    (serve,) = serving
     token_file = tmp_path / "runner-temp" / "alibaba-oidc-token"
     assert serve == (
         "ack-ram-tool export-credentials --serve 127.0.0.1:6666 role=acs:ram::123:role/github-preview "
