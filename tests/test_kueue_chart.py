@@ -7,15 +7,15 @@ the readiness gate and the waiters name. Skips saying why when the chart sources
 
 from __future__ import annotations
 
+import json
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from components import yaml_text
-from components.config.base import ConfigError
+from components.config.base import PROJECT, ConfigError
 from components.config.kueue.registries import (
     AZURE_CHINA_MIRRORS,
     MAINLAND_CHINA_UNREACHABLE,
@@ -23,6 +23,7 @@ from components.config.kueue.registries import (
     is_mainland_china_region,
     registry_host,
 )
+from components.config.loader import load_stack_config
 from components.config.stack import StackConfig, is_azure_china_region
 from components.manifests.kueue_install import chart_values
 from tests.support import PROJECT_ROOT
@@ -40,6 +41,7 @@ from tests.support.tiers import tiered
 from tools import render, stack_file
 
 CHART = "kubernetes:helm.sh/v4:Chart"
+KUEUE_KEY = f"{PROJECT}:kueue"
 GALLERY = sorted((PROJECT_ROOT / "examples").glob("*/Pulumi.*.yaml"))
 
 
@@ -61,23 +63,26 @@ def moved(stack: Path, version: str, out: Path) -> Path:
     return copy
 
 
-def refusal(stack: Path, version: str) -> str | None:
-    """The config's refusal of ``stack`` moved to ``version`` (it asks for what that minor lacks), or None."""
-    with tempfile.TemporaryDirectory() as out:
+def refusals(stack: Path) -> dict[str, str]:
+    """The verified versions the config refuses ``stack`` at, with the refusal: the stack read once, each version
+    loaded from its engine config with ``chartVersion`` changed, as :func:`moved` edits the file."""
+    source = stack_file.read(stack)
+    found = {}
+    for version, _profile in VERIFIED:
+        config = source.engine_config()
+        kueue = json.loads(config.get(KUEUE_KEY, "{}"))
+        config[KUEUE_KEY] = json.dumps({**kueue, "chartVersion": version})
         try:
-            config_of(moved(stack, version, Path(out)))
+            load_stack_config(config, source.secret_keys, stack=source.stack, yaml_scalars=source.yaml_scalars)
         except ConfigError as error:
-            return str(error)
-    return None
+            found[version] = str(error)
+    return found
 
 
 INSTALLING = [stack for stack in STACKS if installs_kueue(stack)]
 GALLERY_INSTALLING = [stack for stack in GALLERY if installs_kueue(stack)]
 REFUSALS = {
-    (stack, version): reason
-    for stack in INSTALLING + GALLERY_INSTALLING
-    for version, _profile in VERIFIED
-    if (reason := refusal(stack, version)) is not None
+    (stack, version): reason for stack in INSTALLING + GALLERY_INSTALLING for version, reason in refusals(stack).items()
 }
 """The verified versions a stack cannot move to: it asks for a feature of a newer minor (MultiKueue before 0.17.8,
 DRA mappings or concurrent admission before their minors ...)."""
