@@ -50,19 +50,24 @@ def enhanced_nat_zone(report: AckReport, zone: str, offered: Sequence[str]) -> s
     return zone
 
 
+def _unchecked(report: AckReport, check: AckCheck, why: str) -> None:
+    """Warn that ``check`` could not be made (ACK reported nothing, or nothing readable): a deploy goes on."""
+    pulumi.log.warn(report.warning(AckFinding(check, why)))
+
+
 def installed_scheduler(report: AckReport, installed: str, needs: Sequence[SchedulerNeed]) -> str:
     """``installed`` (kube-scheduler's version) if it meets every need; a version it cannot read is only warned."""
     if not needs:
         return installed
     if not installed:
         unlisted = "ACK lists no installed kube-scheduler; its minimums are not checked"
-        pulumi.log.warn(report.warning(AckFinding(AckCheck.SCHEDULER_UNREAD, unlisted)))
+        _unchecked(report, AckCheck.SCHEDULER_UNREAD, unlisted)
         return installed
     try:
         parsed = SchedulerVersion.parse(installed)
     except ValueError:
         unread = f"cannot read kube-scheduler version {installed!r}; its minimums are not checked"
-        pulumi.log.warn(report.warning(AckFinding(AckCheck.SCHEDULER_UNREAD, unread)))
+        _unchecked(report, AckCheck.SCHEDULER_UNREAD, unread)
         return installed
     for need in needs:
         if not need.met_by(parsed):
@@ -77,7 +82,7 @@ def installed_virtual_node(report: AckReport, installed: str, need: VirtualNodeN
         ok = need.met_by(installed)
     except ValueError:
         unread = f"cannot read ack-virtual-node version {installed!r}; v{need.minimum} is not checked"
-        pulumi.log.warn(report.warning(AckFinding(AckCheck.VIRTUAL_NODE_UNREAD, unread)))
+        _unchecked(report, AckCheck.VIRTUAL_NODE_UNREAD, unread)
         return installed
     if not ok:
         found = f"ACK installed ack-virtual-node {installed}, but {need.reason} needs v{need.minimum} or later"
@@ -126,7 +131,7 @@ def held_matches_key(report: AckReport, requested: str, held: str) -> str:
             f"{requested!r}, but the cluster runs {held}, upgraded outside Pulumi; the stack keeps that "
             f"version (ACK cannot go back): set the key to {say} so the stack file says what runs"
         )
-        pulumi.log.warn(report.warning(AckFinding(AckCheck.VERSION_HELD, found)))
+        _unchecked(report, AckCheck.VERSION_HELD, found)
     return held
 
 
@@ -162,7 +167,7 @@ def existing_cluster(report: AckReport, cluster_id: str, minor: str, clusters: S
         reported = KubernetesVersion.parse(version).minor_version
     except ValueError:
         unread = f"cannot read the cluster's Kubernetes version {version!r}; {minor} is not checked"
-        pulumi.log.warn(report.warning(AckFinding(AckCheck.EXISTING_VERSION_UNREAD, unread)))
+        _unchecked(report, AckCheck.EXISTING_VERSION_UNREAD, unread)
         return version
     if reported != minor:
         runs = f"{minor!r}, but ACK reports {version} for cluster {cluster_id}"
@@ -182,7 +187,7 @@ def existing_addons(report: AckReport, installed: Mapping[str, str], needs: Clus
         node_ok = needs.virtual_node.met_by(node)
     except ValueError:
         unread = f"cannot read ack-virtual-node version {node!r}; its minimum is not checked"
-        pulumi.log.warn(report.warning(AckFinding(AckCheck.EXISTING_ADDONS_UNREAD, unread)))
+        _unchecked(report, AckCheck.EXISTING_ADDONS_UNREAD, unread)
         node_ok = True
     if not node_ok:
         need = needs.virtual_node
@@ -194,7 +199,7 @@ def existing_addons(report: AckReport, installed: Mapping[str, str], needs: Clus
             ok = scheduler_need.met_by(SchedulerVersion.parse(scheduler))
         except ValueError:
             unread = f"cannot read kube-scheduler version {scheduler!r}; its minimums are not checked"
-            pulumi.log.warn(report.warning(AckFinding(AckCheck.EXISTING_ADDONS_UNREAD, unread)))
+            _unchecked(report, AckCheck.EXISTING_ADDONS_UNREAD, unread)
             break
         if not ok:
             needed = f"{scheduler_need.reason} needs {scheduler_need.text} or later"
