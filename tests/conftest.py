@@ -66,16 +66,16 @@ def run_program() -> Callable[..., Recording]:
 
 
 @pytest.fixture(scope="session")
-def aks(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The AKS dev stack rendered by ``tools.render``: plan.json and its manifests."""
+def aks() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The AKS dev stack as ``tools.render`` renders it: plan.json and its manifests."""
     from tests.support.stacks import AKS_STACK, rendered
 
-    return rendered(tmp_path_factory.mktemp("aks"), AKS_STACK)
+    return rendered(AKS_STACK)
 
 
 @pytest.fixture(scope="session")
-def ack(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The ACK dev stack rendered by ``tools.render``: plan.json and its manifests."""
+def ack() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The ACK dev stack as ``tools.render`` renders it: plan.json and its manifests."""
     from tests.support.stacks import ACK_STACK, rendered
 
-    return rendered(tmp_path_factory.mktemp("ack"), ACK_STACK)
+    return rendered(ACK_STACK)

@@ -26,8 +26,8 @@ TOKEN = "pulumi-python:dynamic/multikueue:WorkerToken"
 
 
 @pytest.fixture(scope="module")
-def burst(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("burst"), BURST_STACK)
+def burst() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(BURST_STACK)
 
 
 def provider(resource: dict[str, Any]) -> str:

@@ -50,13 +50,13 @@ def manager_settings(plan: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def gallery(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Rendered]:
+def gallery() -> Callable[[str], Rendered]:
     """Renders each stack once for the tests that read it, as ``python -m tools.render`` does."""
     cache: dict[str, Rendered] = {}
 
     def render_stack(name: str) -> Rendered:
         if name not in cache:
-            cache[name] = rendered(tmp_path_factory.mktemp(name), GALLERY_DIR / f"Pulumi.{name}.yaml")
+            cache[name] = rendered(GALLERY_DIR / f"Pulumi.{name}.yaml")
         return cache[name]
 
     return render_stack

@@ -18,12 +18,12 @@ NAMES = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml") for path 
 
 
 @pytest.fixture(scope="module")
-def gallery(tmp_path_factory: pytest.TempPathFactory):
+def gallery():
     cache: dict[str, Any] = {}
 
     def render_stack(name: str):
         if name not in cache:
-            cache[name] = rendered(tmp_path_factory.mktemp(name), GALLERY_DIR / f"Pulumi.{name}.yaml")
+            cache[name] = rendered(GALLERY_DIR / f"Pulumi.{name}.yaml")
         return cache[name]
 
     return render_stack

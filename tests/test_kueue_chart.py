@@ -109,7 +109,7 @@ def test_a_stack_is_refused_only_at_an_older_minor_and_says_which():
 def kueue_charts(stack: Path, version: str, out: Path) -> list[dict[str, Any]]:
     """The Kueue Chart resources of ``stack`` moved to ``version``, the manager's and any worker's, once
     every Kueue object the copy emits has validated against the CRDs of ``version`` (OpenAPI + CEL)."""
-    plan, manifests = rendered(out / "out", moved(stack, version, out))
+    plan, manifests = rendered(moved(stack, version, out))
     kueue_objects = [obj for obj in manifests.values() if str(obj["apiVersion"]).startswith("kueue.x-k8s.io/")]
     assert kueue_objects
     for obj in kueue_objects:
@@ -239,7 +239,7 @@ def test_the_chart_renders_what_each_gallery_stack_asked_for(stack, version, pro
     )
 
 
-def test_a_value_no_template_reads_is_found(tmp_path):
+def test_a_value_no_template_reads_is_found():
     """The check above would pass a key the chart ignores (a misspelling, a key of another minor) only if it were
     blind to one."""
     version = VERIFIED[0][0]

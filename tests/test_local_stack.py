@@ -20,8 +20,8 @@ CLOUD_FREE_TYPES = ("kubernetes:", "pulumi:providers:kubernetes", "elastic-capac
 
 
 @pytest.fixture(scope="module")
-def local(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("local") / "out", LOCAL_STACK)
+def local() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(LOCAL_STACK)
 
 
 def test_the_local_stack_renders_without_its_kubeconfig_and_says_it_used_a_stand_in(tmp_path, capsys):

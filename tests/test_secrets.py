@@ -34,8 +34,8 @@ def credential_findings(text: str) -> list[str]:
 
 
 @pytest.fixture(scope="module", params=STACKS, ids=STACK_IDS)
-def rendered_stack(request, tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    return rendered(tmp_path_factory.mktemp("secrets"), request.param)
+def rendered_stack(request) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    return rendered(request.param)
 
 
 def test_the_markers_find_what_the_mock_cloud_hands_out():

@@ -103,7 +103,7 @@ def test_aks_plan_installs_kueue_in_kueue_system_from_the_official_registry(aks)
 
 def test_aks_stack_smoke_job_pulls_from_microsofts_global_registry(tmp_path):
     enabled = edited_stack(AKS_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
-    _, manifests = rendered(tmp_path / "out", enabled)
+    _, manifests = rendered(enabled)
     [job] = [m for m in manifests.values() if m["kind"] == "Job" and m["metadata"]["name"] == "kueue-cas-job"]
     images = [c["image"] for c in job["spec"]["template"]["spec"]["containers"]]
     assert images == ["mcr.microsoft.com/azurelinux/busybox:1.36"]
@@ -114,7 +114,7 @@ def test_aks_stack_smoke_job_pulls_from_microsofts_global_registry(tmp_path):
 
 def test_china_stack_pulls_chart_and_every_image_from_azure_china_mirrors(tmp_path):
     enabled = edited_stack(CHINA_STACK, lambda c: c["elastic-capacity:smokeJob"].update(enabled=True), tmp_path)
-    plan, manifests = rendered(tmp_path / "out", enabled)
+    plan, manifests = rendered(enabled)
     (chart,) = of_type(plan, "kubernetes:helm.sh/v4:Chart")
     assert chart["inputs"]["chart"] == "oci://k8sgcr.azk8s.cn/kueue/charts/kueue"
     assert chart["inputs"]["version"] == kueue_version(CHINA_STACK)

@@ -7,12 +7,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from components import yaml_text
 from components.config.kueue.profiles import LATEST_CHART_VERSION
 from tests.support import PROJECT_ROOT, run_cache
-from tools import render
+from tools import render, stack_file
 from tools.recording import Recording
 
 PERSONAL = "Pulumi.dev-*.yaml"
@@ -91,13 +90,15 @@ def kueue_version(stack: Path) -> str:
     return str((config.get("elastic-capacity:kueue") or {}).get("chartVersion", LATEST_CHART_VERSION))
 
 
-def rendered(out: Path, stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Run ``python -m tools.render`` in-process, its program run made once per session (:mod:`.run_cache`); return
-    plan.json and every manifest file, by relative path."""
-    with mock.patch.object(render, "run_main", run_cache.run_main):
-        assert render.main([str(stack), "--out", str(out)]) == 0
-    plan = json.loads((out / "plan.json").read_text())
-    manifests = {str(p.relative_to(out / "manifests")): yaml_text.load(p.read_text()) for p in out.rglob("*.yaml")}
+def rendered(stack: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """What ``python -m tools.render`` writes for ``stack``, without the files: plan.json and every manifest by its
+    path under ``manifests/``, each a copy through JSON (the file round trip is tests/tools/test_render.py's and
+    tests/components/test_yaml_text.py's), its program run made once per session (:mod:`.run_cache`)."""
+    source = stack_file.read(stack)
+    render.validate(source)
+    recording = run_cache.run_main(source.stack, source.engine_config(), set(source.secret_keys))
+    plan = json.loads(json.dumps(render.plan(source.stack, recording)))
+    manifests = {path: json.loads(json.dumps(obj)) for path, obj in render.manifests(recording).items()}
     return plan, manifests
 
 

@@ -10,9 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from components import yaml_text
 from tests.support import PROJECT_ROOT
-from tests.support.stacks import AKS_STACK, edited_stack, rendered
+from tests.support.stacks import AKS_STACK, MULTICLOUD_STACK, edited_stack, rendered
 from tools import render
+
+
+def test_the_files_written_are_the_plan_and_manifests_the_tests_read(tmp_path):
+    """Every other test reads a render in memory (``tests.support.stacks.rendered``): the files of
+    ``python -m tools.render`` hold exactly that, for a stack of both clouds."""
+    out = tmp_path / "out"
+    assert render.main([str(MULTICLOUD_STACK), "--out", str(out)]) == 0
+    plan, manifests = rendered(MULTICLOUD_STACK)
+    assert json.loads((out / "plan.json").read_text()) == plan
+    written = {str(p.relative_to(out / "manifests")): yaml_text.load(p.read_text()) for p in out.rglob("*.yaml")}
+    assert written == manifests and manifests
 
 
 def test_kubeconfigs_are_secrets_and_redacted_in_the_plan(aks, ack):
@@ -50,7 +62,7 @@ def test_the_plan_says_which_resources_are_protected(aks, tmp_path):
     production = edited_stack(
         AKS_STACK, lambda c: c.update({"elastic-capacity:environment": {"kind": "production"}}), tmp_path
     )
-    plan, _ = rendered(tmp_path / "out", production)
+    plan, _ = rendered(production)
     assert {r["name"] for r in plan["resources"] if r["protect"]} == {"aks-cluster", "kueue-chart"}
 
 
