@@ -310,8 +310,8 @@ def suite_line(suite: bench_env.Timed) -> str:
 
 
 def environment(args: argparse.Namespace) -> dict[str, Any]:
-    runs = 3 if args.quick else 5
-    startup = {m: bench_env.import_median(m, runs) for m in ("pulumi", "components.fleet")}
+    runs = 3 if args.quick else 9
+    startup = bench_env.import_medians(("pulumi", "components.fleet"), runs)
     print("\n## Program start-up (median of fresh processes)\n")
     ratio = startup["components.fleet"] / startup["pulumi"]
     print(table(["import", "seconds"], [[m, f"{s:.2f}"] for m, s in startup.items()] + [["ratio", f"{ratio:.2f}"]]))

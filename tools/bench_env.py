@@ -2,8 +2,10 @@
 
 Each runs in fresh processes started with ``sys.executable`` from the project root:
 
-- start-up: ``python -c "import components.fleet"`` against ``python -c "import pulumi"``, the median of several runs;
+- start-up: ``python -c "import components.fleet"`` against ``python -c "import pulumi"``, the median of several runs
+  taken in turns;
 - the test suite: ``python -m pytest``, once, with its closing line;
+both with bytecode written as a developer's machine writes it (:func:`with_bytecode_written`);
 - install: ``requirements-dev.txt`` into a new temporary virtual environment, once with pip and once with uv (as
   ``uv`` on the PATH or ``python -m uv``), each without a cache, with the package indexes pip is configured with
   (``pip config list``) handed to uv too and uv compiling bytecode as pip does, so both install the same files; the
@@ -59,20 +61,29 @@ def run_timed(command: list[str], timeout: float, env: dict[str, str] | None = N
     return time.perf_counter() - started, done.returncode, done.stdout + done.stderr
 
 
-def import_median(module: str, runs: int) -> float:
-    """The median wall time of a fresh ``python -c "import MODULE"``, with bytecode cached as a real run has it: one
-    unmeasured import writes it first, even where ``PYTHONDONTWRITEBYTECODE`` is set (the installed SDKs always have
-    theirs, so without it only the project's own modules would be compiled on every run)."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    command = [sys.executable, "-c", f"import {module}"]
-    run_timed(command, timeout=120, env=env)
-    times = []
+def with_bytecode_written() -> dict[str, str]:
+    """This environment without ``PYTHONDONTWRITEBYTECODE``: a developer's machine and GitHub's runners write every
+    module's bytecode on the first run and read it on the next; with the variable set (some containers set it) every
+    process, each pytest worker and each subprocess a test starts, compiles the project's modules from source again."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
+def import_medians(modules: Sequence[str], runs: int) -> dict[str, float]:
+    """The median wall time of a fresh ``python -c "import MODULE"`` for each module, with bytecode cached as a real
+    run has it: one unmeasured import of each writes it first (the installed SDKs always have theirs). The modules
+    take turns, run after run, so a change in the machine's speed during the measure weighs on each alike."""
+    env = with_bytecode_written()
+    commands = {module: [sys.executable, "-c", f"import {module}"] for module in modules}
+    for command in commands.values():
+        run_timed(command, timeout=120, env=env)
+    times: dict[str, list[float]] = {module: [] for module in modules}
     for _ in range(runs):
-        seconds, code, output = run_timed(command, timeout=120, env=env)
-        if code != 0:
-            raise RuntimeError(f"import {module} failed: {output[-500:]}")
-        times.append(seconds)
-    return statistics.median(times)
+        for module, command in commands.items():
+            seconds, code, output = run_timed(command, timeout=120, env=env)
+            if code != 0:
+                raise RuntimeError(f"import {module} failed: {output[-500:]}")
+            times[module].append(seconds)
+    return {module: statistics.median(measured) for module, measured in times.items()}
 
 
 def summary_line(output: str) -> str:
@@ -83,11 +94,15 @@ def summary_line(output: str) -> str:
 
 
 def suite_wall_time(args: Sequence[str] = (), timeout: float = 1800) -> Timed:
-    """The test suite's wall time and CPU time, once: the whole default suite, or what ``args`` select."""
+    """The test suite's wall time and CPU time, once: the whole default suite, or what ``args`` select; after an
+    unmeasured collection of the same tests has written the bytecode of every module they import
+    (:func:`with_bytecode_written`), as a developer's second run has it."""
+    env = with_bytecode_written()
+    run_timed([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", *args], timeout, env=env)
     # --verbosity=0 after the project's addopts (-q): pytest then prints its closing line with the counts.
     command = [sys.executable, "-m", "pytest", "--verbosity=0", "-p", "no:cacheprovider", *args]
     before = children_cpu_seconds()
-    seconds, code, output = run_timed(command, timeout)
+    seconds, code, output = run_timed(command, timeout, env=env)
     return Timed(seconds, code == 0, summary_line(output), cpu_seconds=children_cpu_seconds() - before)
 
 

@@ -113,7 +113,9 @@ def test_a_size_past_a_fleets_limit_is_rendered_once_at_the_limit_and_says_so(mo
 
 
 def test_the_targets_table_says_which_target_is_met(monkeypatch, capsys):
-    monkeypatch.setattr(bench.bench_env, "import_median", lambda module, runs: {"pulumi": 1.0}.get(module, 1.5))
+    monkeypatch.setattr(
+        bench.bench_env, "import_medians", lambda modules, runs: {"pulumi": 1.0, "components.fleet": 1.5}
+    )
     timed = {(): bench.bench_env.Timed(70, False, "1 failed"), bench.FAST_SUBSET: bench.bench_env.Timed(9, True, "")}
     monkeypatch.setattr(bench.bench_env, "suite_wall_time", lambda args=(): timed[tuple(args)])
     result = bench.environment(bench.parse_args(["--skip-install"]))

@@ -71,20 +71,40 @@ def test_uv_installs_what_pip_installs_from_the_same_indexes_and_is_reported_mis
     assert install[-2:] == ["-r", str(bench_env.REQUIREMENTS)]
 
 
-def test_an_import_is_timed_with_its_bytecode_written_first(monkeypatch):
-    """A real run has every module's bytecode cached; PYTHONDONTWRITEBYTECODE would compile only the project's."""
+def recording_runs(monkeypatch, times: list[float]) -> list[tuple[list[str], dict[str, str]]]:
+    """``run_timed`` answering ``times`` in turn, each command and environment recorded; PYTHONDONTWRITEBYTECODE set."""
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    calls = []
-    times = iter([9.0, 0.3, 0.1, 0.2])
+    calls: list[tuple[list[str], dict[str, str]]] = []
+    answers = iter(times)
 
     def timed(command, timeout, env=None):
         calls.append((command, env))
-        return next(times), 0, ""
+        return next(answers), 0, "3 passed in 1.00s"
 
     monkeypatch.setattr(bench_env, "run_timed", timed)
-    assert bench_env.import_median("pulumi", runs=3) == 0.2, "the warm-up (9 s) is not measured"
-    assert len(calls) == 4 and all("PYTHONDONTWRITEBYTECODE" not in env for _, env in calls)
-    assert {tuple(command[1:]) for command, _ in calls} == {("-c", "import pulumi")}
+    return calls
+
+
+def test_imports_are_timed_in_turns_with_their_bytecode_written_first(monkeypatch):
+    """A real run has every module's bytecode cached; PYTHONDONTWRITEBYTECODE would compile only the project's."""
+    calls = recording_runs(monkeypatch, [9.0, 8.0, 0.3, 0.6, 0.1, 0.2, 0.2, 0.4])
+    assert bench_env.import_medians(["pulumi", "components.fleet"], runs=3) == {
+        "pulumi": 0.2,
+        "components.fleet": 0.4,
+    }, "the warm-ups (9 s, 8 s) are not measured"
+    assert all("PYTHONDONTWRITEBYTECODE" not in env for _, env in calls)
+    imported = [command[2].removeprefix("import ") for command, _ in calls]
+    assert imported == ["pulumi", "components.fleet"] * 4
+
+
+def test_the_suite_is_timed_after_a_collection_has_written_the_bytecode(monkeypatch):
+    calls = recording_runs(monkeypatch, [20.0, 60.0])
+    timed = bench_env.suite_wall_time(["tests/components"])
+    assert (timed.seconds, timed.ok, timed.note) == (60.0, True, "3 passed in 1.00s"), "the collection is not measured"
+    (collect, _), (measured, _) = calls
+    assert collect[-5:] == ["--collect-only", "-q", "-n", "0", "tests/components"]
+    assert "--collect-only" not in measured and measured[-1] == "tests/components"
+    assert all("PYTHONDONTWRITEBYTECODE" not in env for _, env in calls)
 
 
 def test_the_cpu_time_counts_the_processes_a_child_waited_for():

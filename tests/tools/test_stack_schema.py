@@ -135,14 +135,3 @@ def test_provider_namespaces_take_any_value_and_others_are_refused():
     config = {"azure-native:location": "eastus2", "alicloud:region": "cn-hangzhou", "pulumi:tags": {"a": "b"}}
     assert list(VALIDATOR.iter_errors({"config": config})) == []
     assert list(VALIDATOR.iter_errors({"config": {"aws:region": "us-east-1"}})) != []
-
-
-def test_every_shipped_stack_file_points_editors_at_the_schema():
-    target = stack_schema.MODELINE.split("$schema=")[1]
-    pointing_elsewhere = [
-        path.name
-        for path in SHIPPED
-        if path.read_text().splitlines()[0] != stack_schema.MODELINE
-        or (path.parent / target).resolve() != stack_schema.SCHEMA_FILE
-    ]
-    assert SHIPPED and pointing_elsewhere == []
