@@ -1,9 +1,13 @@
-"""Each shipped and gallery stack that installs Kueue, moved to every verified version (edited copies; 0.17.1 is the
-AKS walkthrough's): every Kueue object it emits validates against that version's CRDs, and the real chart of the
-version, rendered by Helm's own library with the values the program passes (the Chart resource's recorded inputs),
-holds what the stack asked for: a manager Configuration that decodes strictly into that version's Configuration type,
-values a template reads, the image and gates of the stack from a registry the cluster's region reaches, and the objects
-the readiness gate and the waiters name. Skips saying why when the chart sources or helm-python-sdk are absent."""
+"""Each shipped and gallery stack that installs Kueue, through the real chart of its version, rendered by Helm's own
+library with the values the program passes (the Chart resource's recorded inputs): every Kueue object a shipped stack
+emits validates against that version's CRDs, and the chart holds what the stack asked for: a manager Configuration
+that decodes strictly into that version's Configuration type, values a template reads, the image and gates of the
+stack from a registry the cluster's region reaches, and the objects the readiness gate and the waiters name.
+
+By default each stack at its own version, the first shipped stack at every verified version, and each distinct set
+of the gallery's chart inputs once; the slow tier moves every stack to every other verified version (edited copies;
+0.17.1 is the AKS walkthrough's), where a stack asking for a newer minor's feature is refused naming the minor.
+Skips saying why when the chart sources or helm-python-sdk are absent."""
 
 from __future__ import annotations
 
